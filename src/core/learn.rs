@@ -1,0 +1,395 @@
+//! Rule learning: the paper's Algorithm 2 (§3.4) and the vote of Algorithm 1 (§3.2).
+//!
+//! For each (post page, feed entry) pair, one post-order pass over the page scores every element
+//! by the Sørensen–Dice coefficient between its text's bigram set and each target's: an element's
+//! bigram set is the union of its children's sets, plus the bigrams of its own text and those
+//! that cross child boundaries. The union reuses the largest child's set and inserts the others
+//! into it (small-to-large), so each bigram is inserted O(log n) times and no subtree is ever
+//! serialised; intersection counts with every target are kept incrementally. The best element of
+//! each page becomes one rule (id > class > absolute path); the rule most pages vote for wins,
+//! ties broken by the summed score.
+//!
+//! Summary-only feeds: Dice prefers the paragraph that resembles the summary over the article
+//! that contains it, so when a target is a summary the page's best element is replaced by its
+//! highest ancestor whose text still *starts* like the summary (excerpts are article prefixes).
+
+use super::page::{ElementIdx, Page};
+use super::rules::{rule_for, Rule, RuleKind};
+use super::text::{bigram, bigram_set, dice_from_counts, normalise, Bigram};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// A field of a post that rules are learned for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Field {
+    /// The post body.
+    Article,
+    /// The post title.
+    Title,
+}
+
+impl Field {
+    /// Stable name used in the store and the CLI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Field::Article => "article",
+            Field::Title => "title",
+        }
+    }
+}
+
+/// One training target for one page.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// Normalised characters of the target text.
+    chars: Vec<char>,
+    set: FxHashSet<Bigram>,
+    /// The target is a summary of the article, not all of it.
+    pub summary: bool,
+}
+
+impl Target {
+    /// A target from text (normalised here).
+    pub fn new(text: &str, summary: bool) -> Target {
+        let mut chars = normalise(text);
+        if summary {
+            // Excerpt markers are not on the page: "…", "[…]", "...", "Read more", "Continue reading".
+            let s: String = chars.iter().collect();
+            let mut s = s.trim_end().to_string();
+            for marker in [
+                "continue reading",
+                "read more",
+                "[…]",
+                "[...]",
+                "…",
+                "...",
+                "→",
+                "»",
+            ] {
+                if let Some(t) = s.strip_suffix(marker) {
+                    s = t.trim_end().to_string();
+                }
+            }
+            chars = s.chars().collect();
+        }
+        let set = bigram_set(&chars);
+        Target {
+            chars,
+            set,
+            summary,
+        }
+    }
+}
+
+/// Dice score of every element of `page` against each target: `scores[t][element]`.
+///
+/// Paper §3.4, Algorithm 2. Runs in O(n log n) set operations for n characters of page text.
+pub fn score_elements(page: &Page, targets: &[&Target]) -> Vec<Vec<f32>> {
+    let n = page.elements.len();
+    let k = targets.len();
+    let text = &page.text;
+    let mut sets: Vec<Option<FxHashSet<Bigram>>> = (0..n).map(|_| None).collect();
+    let mut inter: Vec<u32> = vec![0; n * k]; // inter[element * k + t]
+    let mut scores = vec![vec![0f32; n]; k];
+    for i in (0..n).rev() {
+        let e = &page.elements[i];
+        // Reuse the largest child's set.
+        let largest = e
+            .children
+            .iter()
+            .copied()
+            .filter(|&c| sets[c as usize].is_some())
+            .max_by_key(|&c| sets[c as usize].as_ref().map_or(0, |s| s.len()));
+        let mut set = largest
+            .and_then(|c| sets[c as usize].take())
+            .unwrap_or_default();
+        let mut counts: Vec<u32> = match largest {
+            Some(c) => inter[c as usize * k..(c as usize + 1) * k].to_vec(),
+            None => vec![0; k],
+        };
+        let insert = |b: Bigram, set: &mut FxHashSet<Bigram>, counts: &mut [u32]| {
+            if set.insert(b) {
+                for (t, target) in targets.iter().enumerate() {
+                    if target.set.contains(&b) {
+                        counts[t] += 1;
+                    }
+                }
+            }
+        };
+        for &c in &e.children {
+            if Some(c) == largest {
+                continue;
+            }
+            if let Some(child_set) = sets[c as usize].take() {
+                for b in child_set {
+                    insert(b, &mut set, &mut counts);
+                }
+            }
+        }
+        // Bigrams owned by this element: its own text and those crossing child boundaries.
+        let (start, end) = (e.start as usize, e.end as usize);
+        let mut cursor = start;
+        let own = |from: usize, to: usize, set: &mut FxHashSet<Bigram>, counts: &mut [u32]| {
+            for pos in from..to.min(end.saturating_sub(1)) {
+                insert(bigram(text[pos], text[pos + 1]), set, counts);
+            }
+        };
+        for &c in &e.children {
+            let ce = &page.elements[c as usize];
+            if ce.start >= ce.end {
+                continue;
+            }
+            own(cursor, ce.start as usize, &mut set, &mut counts);
+            cursor = cursor.max(ce.end as usize - 1);
+        }
+        own(cursor, end, &mut set, &mut counts);
+        for t in 0..k {
+            scores[t][i] =
+                dice_from_counts(counts[t] as usize, set.len(), targets[t].set.len()) as f32;
+        }
+        inter[i * k..(i + 1) * k].copy_from_slice(&counts);
+        sets[i] = Some(set);
+    }
+    scores
+}
+
+/// The best element of a page for one target and its rule. Ties (equal bigram-set Dice) go to the
+/// element with less text (a wrapper whose extra text adds no new bigram is noise around the
+/// target), then by the paper's order id > class > path, then to the deeper element, then to
+/// the first in document order.
+fn best_element(page: &Page, scores: &[f32], target: &Target) -> Option<(ElementIdx, String, f32)> {
+    let max = scores.iter().copied().fold(0f32, f32::max);
+    if max <= 0.0 {
+        return None;
+    }
+    let mut best: Option<(ElementIdx, String, RuleKind)> = None;
+    for (i, &s) in scores.iter().enumerate() {
+        if s < max {
+            continue;
+        }
+        let Some((rule, kind)) = rule_for(page, i as u32) else {
+            continue;
+        };
+        let better = match &best {
+            None => true,
+            Some((b, _, bk)) => {
+                let key = |e: &super::page::Element, k: RuleKind| {
+                    (e.end - e.start, k, std::cmp::Reverse(e.depth))
+                };
+                key(&page.elements[i], kind) < key(&page.elements[*b as usize], *bk)
+            }
+        };
+        if better {
+            best = Some((i as u32, rule, kind));
+        }
+    }
+    let (mut idx, mut rule, _) = best?;
+    if target.summary {
+        if let Some(up) = climb_summary(page, idx, target) {
+            if let Some((r, _)) = rule_for(page, up) {
+                idx = up;
+                rule = r;
+            }
+        }
+    }
+    Some((idx, rule, scores[idx as usize]))
+}
+
+/// Dice between the target and the first `len(target)` characters of an element's text.
+fn prefix_dice(page: &Page, idx: ElementIdx, target: &Target) -> f64 {
+    let text = page.normalised_text_of(idx);
+    let prefix = &text[..text.len().min(target.chars.len())];
+    let set = bigram_set(prefix);
+    let inter = set.iter().filter(|b| target.set.contains(b)).count();
+    dice_from_counts(inter, set.len(), target.set.len())
+}
+
+/// For a summary target: the highest ancestor of `idx` (or `idx` itself) whose text starts where
+/// `idx`'s text starts, i.e. still begins with the summary. `None` when the summary is not a
+/// prefix of `idx`'s text.
+fn climb_summary(page: &Page, idx: ElementIdx, target: &Target) -> Option<ElementIdx> {
+    if prefix_dice(page, idx, target) < 0.5 {
+        return None;
+    }
+    let start = page.elements[idx as usize].start;
+    let mut best = idx;
+    let mut cur = page.elements[idx as usize].parent;
+    while let Some(c) = cur {
+        if page.elements[c as usize].start != start {
+            break;
+        }
+        best = c;
+        cur = page.elements[c as usize].parent;
+    }
+    Some(best)
+}
+
+/// A learned rule for one field with its evidence.
+#[derive(Debug, Clone)]
+pub struct LearnedRule {
+    /// The field.
+    pub field: Field,
+    /// The winning XPath.
+    pub xpath: String,
+    /// Mean Dice score of what the winning rule extracts, over all training pages (0–1).
+    pub score: f64,
+    /// Pages whose best rule was this one.
+    pub votes: u32,
+    /// Training pages for this field.
+    pub samples: u32,
+}
+
+/// One training pair: a post page and the targets of its feed entry.
+pub struct Sample<'a> {
+    /// The parsed post page.
+    pub page: &'a Page,
+    /// Title target, if the entry has a title.
+    pub title: Option<Target>,
+    /// Article target, if the entry has content or a summary.
+    pub article: Option<Target>,
+}
+
+/// Learns one rule per field from the samples (Algorithm 1 with Algorithm 2 inside).
+/// Fields without any usable sample are absent from the result.
+pub fn learn(samples: &[Sample<'_>]) -> Vec<LearnedRule> {
+    let mut votes: FxHashMap<(Field, String), (u32, f64)> = FxHashMap::default();
+    let mut n_samples: FxHashMap<Field, u32> = FxHashMap::default();
+    let mut per_page: Vec<Vec<(Field, Vec<f32>)>> = Vec::new();
+    for s in samples {
+        let fields: Vec<(Field, &Target)> = [
+            (Field::Article, s.article.as_ref()),
+            (Field::Title, s.title.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(f, t)| t.map(|t| (f, t)))
+        .collect();
+        let targets: Vec<&Target> = fields.iter().map(|(_, t)| *t).collect();
+        let scores = score_elements(s.page, &targets);
+        let mut page_scores = Vec::new();
+        for ((field, target), sc) in fields.iter().zip(scores) {
+            *n_samples.entry(*field).or_default() += 1;
+            if let Some((_, rule, score)) = best_element(s.page, &sc, target) {
+                let v = votes.entry((*field, rule)).or_default();
+                v.0 += 1;
+                v.1 += score as f64;
+            }
+            page_scores.push((*field, sc));
+        }
+        per_page.push(page_scores);
+    }
+    let mut winners: FxHashMap<Field, (String, u32, f64)> = FxHashMap::default();
+    for ((field, rule), (n, sum)) in votes {
+        let w = winners
+            .entry(field)
+            .or_insert_with(|| (rule.clone(), n, sum));
+        if (n, sum, std::cmp::Reverse(&rule)) > (w.1, w.2, std::cmp::Reverse(&w.0)) {
+            *w = (rule, n, sum);
+        }
+    }
+    let mut out: Vec<LearnedRule> = winners
+        .into_iter()
+        .filter_map(|(field, (xpath, n, _))| {
+            let rule = Rule::parse(&xpath).ok()?;
+            let mut total = 0.0;
+            for (s, page_scores) in samples.iter().zip(&per_page) {
+                if let Some((_, sc)) = page_scores.iter().find(|(f, _)| *f == field) {
+                    total += rule
+                        .apply_first(s.page)
+                        .map_or(0.0, |i| sc[i as usize] as f64);
+                }
+            }
+            let count = n_samples.get(&field).copied().unwrap_or(1);
+            Some(LearnedRule {
+                field,
+                xpath,
+                score: total / count.max(1) as f64,
+                votes: n,
+                samples: count,
+            })
+        })
+        .collect();
+    out.sort_by_key(|r| r.field);
+    out
+}
+
+/// Per-page best rules for one field (debugging aid for `archive rules --explain` and tests).
+pub fn page_votes(samples: &[Sample<'_>], field: Field) -> Vec<Option<(String, f32)>> {
+    samples
+        .iter()
+        .map(|s| {
+            let target = match field {
+                Field::Article => s.article.as_ref()?,
+                Field::Title => s.title.as_ref()?,
+            };
+            let scores = score_elements(s.page, &[target]);
+            best_element(s.page, &scores[0], target).map(|(_, r, sc)| (r, sc))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(body: &str) -> Page {
+        Page::parse(&format!(
+            "<html><head><title>My post | Blog</title></head><body>{body}</body></html>"
+        ))
+    }
+
+    #[test]
+    fn scores_match_direct_dice() {
+        let p = page("<div id=side>Recent posts: other things</div><div class=post><h1>My post</h1><div class=entry><p>Alpha beta gamma.</p><p>Delta <b>epsilon</b> zeta.</p></div></div>");
+        let t = Target::new("Alpha beta gamma. Delta epsilon zeta.", false);
+        let scores = score_elements(&p, &[&t]);
+        for (i, &s) in scores[0].iter().enumerate() {
+            let direct = crate::core::text::dice(
+                &p.text_of(i as u32),
+                "Alpha beta gamma. Delta epsilon zeta.",
+            );
+            assert!(
+                (s as f64 - direct).abs() < 1e-6,
+                "element {i}: dp {s} vs direct {direct}"
+            );
+        }
+        let entry = p.by_class("entry")[0];
+        assert_eq!(scores[0][entry as usize], 1.0);
+    }
+
+    #[test]
+    fn learns_class_rules_by_vote() {
+        let pages: Vec<Page> = (0..3)
+            .map(|i| page(&format!("<div id=side>Recent posts</div><article><h1 class=t>Post number {i} title words</h1><div class=entry><p>Body {i} of the post with some unique words {i}{i}.</p><p>More text.</p></div></article>")))
+            .collect();
+        let samples: Vec<Sample> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Sample {
+                page: p,
+                title: Some(Target::new(&format!("Post number {i} title words"), false)),
+                article: Some(Target::new(
+                    &format!("Body {i} of the post with some unique words {i}{i}. More text."),
+                    false,
+                )),
+            })
+            .collect();
+        let rules = learn(&samples);
+        assert_eq!(rules[0].xpath, "//*[@class='entry']");
+        assert_eq!(rules[0].votes, 3);
+        assert_eq!(rules[1].xpath, "//*[@class='t']");
+    }
+
+    #[test]
+    fn summary_targets_climb_to_the_article() {
+        let p = page("<article><h1>Title</h1><div class=content><p>First paragraph of the article is long enough to be the summary of it all.</p><p>Second paragraph says other things entirely.</p></div></article>");
+        let t = Target::new(
+            "First paragraph of the article is long enough to be the summary …",
+            true,
+        );
+        let rules = learn(&[Sample {
+            page: &p,
+            title: None,
+            article: Some(t),
+        }]);
+        assert_eq!(rules[0].xpath, "//*[@class='content']");
+    }
+}

@@ -1,0 +1,370 @@
+//! A parsed HTML page: the HTML5 tree (html5ever via `scraper`), a flat element table in
+//! document order, the page's normalised text stream, and indexes of elements by their whole
+//! `id` and `class` attribute values (paper §3.4: "indexing HTML nodes on their id and class
+//! attributes, effectively making Apply ∈ O(1)").
+//!
+//! Every element owns a contiguous range `[start, end)` of the text stream: its visible text
+//! (script, style, noscript and template text excluded; a space at block boundaries and `<br>`).
+//! Rule learning scores nodes from these ranges without ever serialising a subtree.
+
+use ego_tree::NodeId;
+use rustc_hash::FxHashMap;
+use scraper::{ElementRef, Html, Node};
+
+/// Index of an element in [`Page::elements`] (document order).
+pub type ElementIdx = u32;
+
+/// Elements whose text is not visible content.
+const SKIP_TEXT: &[&str] = &["script", "style", "noscript", "template"];
+/// Inline elements: entering or leaving them does not separate words.
+const INLINE: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins",
+    "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var",
+];
+const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
+
+/// One element of the page.
+#[derive(Debug, Clone)]
+pub struct Element {
+    /// Node in the `scraper` tree.
+    pub node: NodeId,
+    /// Parent element, `None` for `<html>`.
+    pub parent: Option<ElementIdx>,
+    /// Child elements in document order.
+    pub children: Vec<ElementIdx>,
+    /// Depth below `<html>` (which has depth 0).
+    pub depth: u32,
+    /// Local tag name, lower case.
+    pub name: String,
+    /// True for HTML elements (not SVG or MathML), which absolute-path rules can address.
+    pub html_ns: bool,
+    /// 1-based position among the parent's child elements with the same name (XPath `name[k]`).
+    pub position: u32,
+    /// Start of this element's text in [`Page::text`].
+    pub start: u32,
+    /// End (exclusive) of this element's text in [`Page::text`].
+    pub end: u32,
+}
+
+/// A parsed page. Not `Send` (the HTML tree is `!Send`): parse and query on one thread.
+pub struct Page {
+    html: Html,
+    /// Elements in document order; index 0 is `<html>`.
+    pub elements: Vec<Element>,
+    /// The normalised (lower-cased, whitespace-collapsed) visible text of the whole page.
+    pub text: Vec<char>,
+    /// The same text with original case, aligned char for char with `text`.
+    display: Vec<char>,
+    id_index: FxHashMap<String, Vec<ElementIdx>>,
+    class_index: FxHashMap<String, Vec<ElementIdx>>,
+}
+
+struct Builder {
+    elements: Vec<Element>,
+    text: Vec<char>,
+    display: Vec<char>,
+    pending_space: bool,
+}
+
+impl Builder {
+    fn push_text(&mut self, s: &str) {
+        for c in s.chars() {
+            if c.is_whitespace() {
+                self.pending_space = true;
+                continue;
+            }
+            if self.pending_space && !self.text.is_empty() {
+                self.text.push(' ');
+                self.display.push(' ');
+            }
+            self.pending_space = false;
+            let mut lower = c.to_lowercase();
+            let l = match (lower.next(), lower.next()) {
+                (Some(l), None) => l,
+                _ => c,
+            };
+            self.text.push(l);
+            self.display.push(c);
+        }
+    }
+
+    fn walk(&mut self, node: ego_tree::NodeRef<'_, Node>, parent: Option<ElementIdx>, depth: u32) {
+        let Node::Element(el) = node.value() else {
+            return;
+        };
+        let name = el.name().to_ascii_lowercase();
+        let idx = self.elements.len() as ElementIdx;
+        let position = match parent {
+            Some(p) => {
+                1 + self.elements[p as usize]
+                    .children
+                    .iter()
+                    .filter(|&&c| self.elements[c as usize].name == name)
+                    .count() as u32
+            }
+            None => 1,
+        };
+        if let Some(p) = parent {
+            self.elements[p as usize].children.push(idx);
+        }
+        let ns = &*el.name.ns;
+        let inline = INLINE.contains(&name.as_str());
+        let skip = SKIP_TEXT.contains(&name.as_str());
+        self.elements.push(Element {
+            node: node.id(),
+            parent,
+            children: Vec::new(),
+            depth,
+            html_ns: ns.is_empty() || ns == XHTML_NS,
+            name,
+            position,
+            start: 0,
+            end: 0,
+        });
+        if !inline {
+            self.pending_space = true;
+        }
+        let start = self.text.len();
+        for child in node.children() {
+            match child.value() {
+                Node::Element(_) => self.walk(child, Some(idx), depth + 1),
+                Node::Text(t) if !skip => self.push_text(t),
+                _ => {}
+            }
+        }
+        if !inline {
+            self.pending_space = true;
+        }
+        let end = self.text.len();
+        // A separator space pushed just before this element's first char is not its text.
+        let start = if start < end && self.text[start] == ' ' {
+            start + 1
+        } else {
+            start
+        };
+        let e = &mut self.elements[idx as usize];
+        e.start = start as u32;
+        e.end = end.max(start) as u32;
+    }
+}
+
+impl Page {
+    /// Parses an HTML document (any HTML: html5ever repairs it as browsers do). Linear in the
+    /// size of the input.
+    pub fn parse(source: &str) -> Page {
+        let html = Html::parse_document(source);
+        let mut b = Builder {
+            elements: Vec::new(),
+            text: Vec::new(),
+            display: Vec::new(),
+            pending_space: false,
+        };
+        let root = html.root_element();
+        b.walk(*root, None, 0);
+        let mut id_index: FxHashMap<String, Vec<ElementIdx>> = FxHashMap::default();
+        let mut class_index: FxHashMap<String, Vec<ElementIdx>> = FxHashMap::default();
+        for (i, e) in b.elements.iter().enumerate() {
+            let el = html.tree.get(e.node).and_then(|n| n.value().as_element());
+            if let Some(el) = el {
+                if let Some(v) = el.attr("id") {
+                    id_index
+                        .entry(v.to_string())
+                        .or_default()
+                        .push(i as ElementIdx);
+                }
+                if let Some(v) = el.attr("class") {
+                    class_index
+                        .entry(v.to_string())
+                        .or_default()
+                        .push(i as ElementIdx);
+                }
+            }
+        }
+        Page {
+            html,
+            elements: b.elements,
+            text: b.text,
+            display: b.display,
+            id_index,
+            class_index,
+        }
+    }
+
+    /// The `scraper` element for an index.
+    pub fn element_ref(&self, idx: ElementIdx) -> ElementRef<'_> {
+        let node = self
+            .html
+            .tree
+            .get(self.elements[idx as usize].node)
+            .expect("element node");
+        ElementRef::wrap(node).expect("element")
+    }
+
+    /// An attribute of an element.
+    pub fn attr(&self, idx: ElementIdx, name: &str) -> Option<&str> {
+        self.element_ref(idx).value().attr(name)
+    }
+
+    /// Elements whose whole `id` attribute equals `value`, in document order.
+    pub fn by_id(&self, value: &str) -> &[ElementIdx] {
+        self.id_index.get(value).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Elements whose whole `class` attribute equals `value`, in document order.
+    pub fn by_class(&self, value: &str) -> &[ElementIdx] {
+        self.class_index.get(value).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The element's visible text, original case, whitespace collapsed.
+    pub fn text_of(&self, idx: ElementIdx) -> String {
+        let e = &self.elements[idx as usize];
+        self.display[e.start as usize..e.end as usize]
+            .iter()
+            .collect()
+    }
+
+    /// The element's normalised (lower-cased) text.
+    pub fn normalised_text_of(&self, idx: ElementIdx) -> &[char] {
+        let e = &self.elements[idx as usize];
+        &self.text[e.start as usize..e.end as usize]
+    }
+
+    /// The element's inner HTML (its children serialised).
+    pub fn inner_html(&self, idx: ElementIdx) -> String {
+        self.element_ref(idx).inner_html()
+    }
+
+    /// The `scraper` document, for callers that need CSS selectors or raw attributes.
+    pub fn html(&self) -> &Html {
+        &self.html
+    }
+
+    /// True when `a` is `b` or an ancestor of `b`.
+    pub fn contains(&self, a: ElementIdx, b: ElementIdx) -> bool {
+        let mut cur = Some(b);
+        while let Some(c) = cur {
+            if c == a {
+                return true;
+            }
+            cur = self.elements[c as usize].parent;
+        }
+        false
+    }
+
+    /// Converts the page into an `sxd_document` package for general XPath evaluation, linear in
+    /// the page size (`sxd_html` is quadratic on long text nodes: see the dependency notes).
+    /// Elements appear in the same pre-order as [`Page::elements`], which
+    /// [`SxdPage::select`] relies on to map results back.
+    pub fn to_sxd(&self) -> SxdPage {
+        let package = sxd_document::Package::new();
+        {
+            let doc = package.as_document();
+            let root = self.html.root_element();
+            let el = doc.create_element(qname(&root.value().name.ns, root.value().name()));
+            for (k, v) in root.value().attrs() {
+                el.set_attribute_value(k, v);
+            }
+            doc.root().append_child(el);
+            sxd_walk(&doc, el, *root);
+        }
+        SxdPage { package }
+    }
+}
+
+fn qname<'a>(ns: &'a str, local: &'a str) -> sxd_document::QName<'a> {
+    if ns.is_empty() || ns == XHTML_NS {
+        sxd_document::QName::new(local)
+    } else {
+        sxd_document::QName::with_namespace_uri(Some(ns), local)
+    }
+}
+
+fn sxd_walk<'d>(
+    doc: &sxd_document::dom::Document<'d>,
+    parent: sxd_document::dom::Element<'d>,
+    node: ego_tree::NodeRef<'_, Node>,
+) {
+    for c in node.children() {
+        match c.value() {
+            Node::Element(e) => {
+                let el = doc.create_element(qname(&e.name.ns, e.name()));
+                for (k, v) in e.attrs() {
+                    el.set_attribute_value(k, v);
+                }
+                parent.append_child(el);
+                sxd_walk(doc, el, c);
+            }
+            Node::Text(t) => parent.append_child(doc.create_text(t)),
+            Node::Comment(x) => parent.append_child(doc.create_comment(x)),
+            _ => {}
+        }
+    }
+}
+
+/// A page converted to `sxd_document` for general XPath 1.0 evaluation (the slow path of
+/// [`crate::core::rules::Rule::apply`]).
+pub struct SxdPage {
+    package: sxd_document::Package,
+}
+
+impl SxdPage {
+    /// Evaluates `xpath` and returns the indexes (into [`Page::elements`], document order) of the
+    /// element nodes it selects. Errors are XPath syntax or evaluation errors, as text.
+    pub fn select(&self, xpath: &sxd_xpath::XPath) -> Result<Vec<ElementIdx>, String> {
+        let doc = self.package.as_document();
+        // Element order of this document equals Page::elements order (same pre-order walk).
+        #[allow(clippy::mutable_key_type)] // sxd elements hash by node pointer, which never changes
+        let mut index = rustc_hash::FxHashMap::default();
+        let Some(html) = doc.root().children().into_iter().find_map(|c| c.element()) else {
+            return Ok(Vec::new());
+        };
+        index.insert(html, 0);
+        let mut stack = vec![(html.children(), 0usize)];
+        let mut n: ElementIdx = 1;
+        while let Some((children, pos)) = stack.last_mut() {
+            let Some(child) = children.get(*pos).copied() else {
+                stack.pop();
+                continue;
+            };
+            *pos += 1;
+            if let Some(el) = child.element() {
+                index.insert(el, n);
+                n += 1;
+                stack.push((el.children(), 0));
+            }
+        }
+        let ctx = sxd_xpath::Context::new();
+        let value = xpath
+            .evaluate(&ctx, doc.root())
+            .map_err(|e| e.to_string())?;
+        let sxd_xpath::Value::Nodeset(nodes) = value else {
+            return Ok(Vec::new());
+        };
+        Ok(nodes
+            .document_order()
+            .into_iter()
+            .filter_map(|node| node.element().and_then(|el| index.get(&el).copied()))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_cover_tails_and_separate_blocks() {
+        let p = Page::parse("<html><body><div id=a><p>Hello <b>big</b> world</p><p>line1<br>line2</p></div><script>x<y</script></body></html>");
+        let a = p.by_id("a")[0];
+        assert_eq!(p.text_of(a), "Hello big world line1 line2");
+        let body = p.elements.iter().position(|e| e.name == "body").unwrap() as u32;
+        assert_eq!(p.text_of(body), "Hello big world line1 line2");
+    }
+
+    #[test]
+    fn positions_count_same_name_siblings() {
+        let p = Page::parse("<html><body><div></div><p></p><div id=x></div></body></html>");
+        let x = p.by_id("x")[0];
+        assert_eq!(p.elements[x as usize].position, 2);
+    }
+}

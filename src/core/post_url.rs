@@ -1,0 +1,226 @@
+//! Post identification (paper §4.3): a URL pattern learned from the feed entries' permalinks,
+//! and URL canonicalisation.
+//!
+//! Permalinks are grouped by shape (number of path segments, query key); in each group a segment
+//! position is a literal when every permalink has the same value there, digits when all are
+//! numeric, and any slug otherwise (keeping a shared extension such as `.html`). The pattern is
+//! anchored at both ends, trailing slashes and `index.html` are insignificant, and a URL with a
+//! query string is a post only for `?p=123`-style permalinks. Unlike the original crawler's
+//! prefix regex this never accepts `…/post.html?replytocom=5` or `/feed/` under a post.
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+/// One path segment of a pattern.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Segment {
+    /// Exactly this text.
+    Literal(String),
+    /// One or more ASCII digits.
+    Digits,
+    /// Any non-empty segment ending with this suffix (e.g. ".html"; empty for none).
+    Slug(String),
+}
+
+/// One permalink shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shape {
+    /// Path segments.
+    pub segments: Vec<Segment>,
+    /// Name of the query parameter carrying a numeric post id (`p` for `?p=123`).
+    pub query_key: Option<String>,
+}
+
+/// The learned post URL pattern of one blog: a URL is a post iff it matches one of the shapes on
+/// the blog's host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PostUrlPattern {
+    /// Host (with port) the posts live on.
+    pub host: String,
+    /// Accepted shapes.
+    pub shapes: Vec<Shape>,
+}
+
+/// Canonical form of a URL for de-duplication: fragment removed, tracking and comment-reply
+/// parameters removed (`utm_*`, `fbclid`, `gclid`, `replytocom`), `index.html`/`index.htm`
+/// dropped from the path.
+pub fn canonical(url: &Url) -> Url {
+    let mut u = url.clone();
+    u.set_fragment(None);
+    if u.query().is_some() {
+        let kept: Vec<(String, String)> = u
+            .query_pairs()
+            .filter(|(k, _)| {
+                !(k.starts_with("utm_") || matches!(k.as_ref(), "fbclid" | "gclid" | "replytocom"))
+            })
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        if kept.is_empty() {
+            u.set_query(None);
+        } else {
+            u.query_pairs_mut().clear().extend_pairs(kept);
+        }
+    }
+    for index in ["index.html", "index.htm"] {
+        if let Some(dir) = u.path().strip_suffix(index).filter(|d| d.ends_with('/')) {
+            let dir = dir.to_string();
+            u.set_path(&dir);
+        }
+    }
+    u
+}
+
+fn host_of(url: &Url) -> String {
+    let host = url
+        .host_str()
+        .unwrap_or("")
+        .trim_start_matches("www.")
+        .to_ascii_lowercase();
+    match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host,
+    }
+}
+
+fn segments(url: &Url) -> Vec<String> {
+    url.path()
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn numeric_query(url: &Url) -> Option<String> {
+    let pairs: Vec<_> = url.query_pairs().collect();
+    match pairs.as_slice() {
+        [(k, v)] if !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) => Some(k.to_string()),
+        _ => None,
+    }
+}
+
+fn suffix_of(s: &str) -> &str {
+    s.rfind('.').map_or("", |i| &s[i..])
+}
+
+impl PostUrlPattern {
+    /// Learns the pattern from the feed entries' permalinks. `None` when no URL is usable.
+    pub fn learn(urls: &[Url]) -> Option<PostUrlPattern> {
+        let urls: Vec<Url> = urls.iter().map(canonical).collect();
+        let host = host_of(urls.first()?);
+        // (segment count, query key) → the permalinks' path segments.
+        type Group = ((usize, Option<String>), Vec<Vec<String>>);
+        let mut groups: Vec<Group> = Vec::new();
+        for u in urls.iter().filter(|u| host_of(u) == host) {
+            let key = (segments(u).len(), numeric_query(u));
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, g)) => g.push(segments(u)),
+                None => groups.push((key, vec![segments(u)])),
+            }
+        }
+        let shapes = groups
+            .into_iter()
+            .map(|((len, query_key), group)| {
+                let segments = (0..len)
+                    .map(|i| {
+                        let values: Vec<&str> = group.iter().map(|s| s[i].as_str()).collect();
+                        let last = i + 1 == len;
+                        if values.iter().all(|v| v.chars().all(|c| c.is_ascii_digit())) {
+                            Segment::Digits
+                        } else if values.iter().all(|v| *v == values[0])
+                            && !(last && group.len() == 1)
+                        {
+                            Segment::Literal(values[0].to_string())
+                        } else {
+                            let sfx = suffix_of(values[0]);
+                            let common = values.iter().all(|v| suffix_of(v) == sfx);
+                            Segment::Slug(if common {
+                                sfx.to_string()
+                            } else {
+                                String::new()
+                            })
+                        }
+                    })
+                    .collect();
+                Shape {
+                    segments,
+                    query_key,
+                }
+            })
+            .collect();
+        Some(PostUrlPattern { host, shapes })
+    }
+
+    /// True when `url` is a post permalink under this pattern.
+    pub fn is_post(&self, url: &Url) -> bool {
+        let url = canonical(url);
+        if host_of(&url) != self.host {
+            return false;
+        }
+        let segs = segments(&url);
+        let query = numeric_query(&url);
+        self.shapes.iter().any(|shape| {
+            if shape.query_key != query || (shape.query_key.is_none() && url.query().is_some()) {
+                return false;
+            }
+            shape.segments.len() == segs.len()
+                && shape.segments.iter().zip(&segs).all(|(p, s)| match p {
+                    Segment::Literal(l) => l == s,
+                    Segment::Digits => s.chars().all(|c| c.is_ascii_digit()),
+                    Segment::Slug(sfx) => {
+                        s.ends_with(sfx.as_str())
+                            && s.len() > sfx.len()
+                            && !matches!(s.as_str(), "feed" | "rss" | "atom.xml" | "page")
+                    }
+                })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn urls(v: &[&str]) -> Vec<Url> {
+        v.iter().map(|u| Url::parse(u).unwrap()).collect()
+    }
+
+    #[test]
+    fn wordpress_dates() {
+        let p = PostUrlPattern::learn(&urls(&[
+            "http://b.org/2013/08/15/a-post/",
+            "http://b.org/2014/01/02/other/",
+        ]))
+        .unwrap();
+        assert!(p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/").unwrap()));
+        assert!(p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/#respond").unwrap()));
+        // replytocom is a view of the same post: canonicalised away, not a second post.
+        assert!(p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/?replytocom=5").unwrap()));
+        assert!(!p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/?share=x").unwrap()));
+        assert!(!p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/feed/").unwrap()));
+        assert!(!p.is_post(&Url::parse("http://b.org/2010/11/").unwrap()));
+        assert!(!p.is_post(&Url::parse("http://other.org/2010/11/30/x/").unwrap()));
+    }
+
+    #[test]
+    fn extensions_literals_and_queries() {
+        let p = PostUrlPattern::learn(&urls(&[
+            "http://k.info/posts/a.html",
+            "http://k.info/posts/b.html",
+        ]))
+        .unwrap();
+        assert!(p.is_post(&Url::parse("http://k.info/posts/zz.html").unwrap()));
+        assert!(!p.is_post(&Url::parse("http://k.info/tags/zz.html").unwrap()));
+        assert!(!p.is_post(&Url::parse("http://k.info/posts/zz.html?showComment=1").unwrap()));
+        let q =
+            PostUrlPattern::learn(&urls(&["http://e.com/?p=234", "http://e.com/?p=235"])).unwrap();
+        assert!(q.is_post(&Url::parse("http://e.com/?p=1").unwrap()));
+        assert!(!q.is_post(&Url::parse("http://e.com/about").unwrap()));
+        assert!(!q.is_post(&Url::parse("http://e.com/?cat=3&x=1").unwrap()));
+    }
+
+    #[test]
+    fn canonical_drops_noise() {
+        let u = Url::parse("http://a.b/x/index.html?utm_source=f&id=3#c").unwrap();
+        assert_eq!(canonical(&u).as_str(), "http://a.b/x/?id=3");
+    }
+}

@@ -1,0 +1,2 @@
+//! everblog core (temporary)
+pub mod core;
