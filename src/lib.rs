@@ -1,2 +1,14 @@
-//! everblog core (temporary)
+//! everblog: archives whole blogs, following the BlogForever crawler (Blanvillain, Kasioumis,
+//! Banos, WIMS'14). The blog's feed is training data for XPath extraction rules; a crawl then
+//! finds every post of the blog and the rules extract it; everything lives in SQLite.
+//!
+//! Pipeline, top-down: [`crawl`] drives [`fetch`] → [`core`] (learn, identify, extract) →
+//! [`store`]. The [`cli`] is a thin layer over these.
+
+pub mod cli;
 pub mod core;
+pub mod crawl;
+pub mod export;
+pub mod fetch;
+pub mod serve;
+pub mod store;

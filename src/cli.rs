@@ -1,0 +1,511 @@
+//! The `archive` command line: clap definitions, one function per subcommand, human output.
+//! Errors propagate to `main`, which prints them on one line and exits non-zero.
+
+use crate::crawl::frontier::BreadthFirst;
+use crate::crawl::{self, CrawlOptions, CrawlSummary, Progress};
+use crate::fetch::Fetcher;
+use crate::store::{Blog, Store};
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// everblog: archive whole blogs, faithfully and for good.
+///
+/// Point it at a blog's feed (or home page): it learns where each post's title and article sit
+/// in the blog's HTML from the feed's own entries (BlogForever crawler, WIMS'14), then crawls the
+/// blog and archives every post, including the many the feed no longer lists, into SQLite.
+///
+/// Typical use: `archive add https://blog.example/feed/`, then `archive crawl`, then
+/// `archive export > posts.jsonl`. Try `archive demo` first: it needs no blog.
+#[derive(Debug, Parser)]
+#[command(name = "archive", version, max_term_width = 100)]
+pub struct Cli {
+    /// The archive database (SQLite; created if missing).
+    #[arg(long, global = true, env = "EVERBLOG_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// More log output on stderr (-v: info, -vv: debug). RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Add a blog by its feed URL (RSS, Atom, JSON Feed) or home page (its feed is discovered).
+    ///
+    /// The feed is fetched and parsed before anything is stored. Adding a blog twice is a no-op.
+    Add {
+        /// Feed or home page URLs.
+        #[arg(required = true, value_name = "URL")]
+        urls: Vec<String>,
+    },
+    /// Run NewCrawl for blogs never (completely) crawled: learn rules, crawl, archive every post.
+    ///
+    /// Interrupted crawls resume where they stopped. Progress goes to stderr; a summary to stdout.
+    Crawl {
+        /// Only this blog (its feed or home URL as given to `add`).
+        #[arg(value_name = "BLOG")]
+        blog: Option<String>,
+        /// Crawl every blog not yet completely crawled (the default when no BLOG is given).
+        #[arg(long)]
+        all: bool,
+        /// Stop a blog's crawl after this many pages (resume later by running crawl again).
+        #[arg(long, default_value_t = 10_000, value_name = "N")]
+        max_pages: u64,
+        /// Requests in flight at once.
+        #[arg(long, default_value_t = 4, value_name = "N")]
+        concurrency: usize,
+        /// Per-request timeout in seconds.
+        #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+        timeout: u64,
+    },
+    /// List blogs (with post counts and crawl state), or the posts of one blog.
+    List {
+        /// List the posts of this blog (feed or home URL).
+        #[arg(long, value_name = "BLOG")]
+        blog: Option<String>,
+    },
+    /// Show one archived post: its fields, readable.
+    Show {
+        /// The post's URL.
+        url: String,
+    },
+    /// Export archived posts as JSON Lines on stdout (format in README.md).
+    Export {
+        /// Only this blog (feed or home URL).
+        #[arg(long, value_name = "BLOG")]
+        blog: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+        format: Format,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Show the learned extraction rules of each blog (XPath, score, votes).
+    Rules {
+        /// Only this blog.
+        #[arg(value_name = "BLOG")]
+        blog: Option<String>,
+    },
+    /// Archive a bundled fixture blog served on 127.0.0.1 into a temporary database, and show
+    /// the summary and a sample post. Needs no network and no blog.
+    Demo {
+        /// Keep the demo database in this directory instead of a temporary one.
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
+    },
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// The default database: `$XDG_DATA_HOME/everblog/archive.db` (`~/.local/share/…`).
+pub fn default_db() -> Result<PathBuf> {
+    let dir = dirs::data_dir()
+        .context("cannot find a data directory (set XDG_DATA_HOME or HOME, or pass --db)")?;
+    Ok(dir.join("everblog").join("archive.db"))
+}
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> Result<()> {
+    let db = match &cli.db {
+        Some(p) => p.clone(),
+        None => default_db()?,
+    };
+    match cli.command {
+        Command::Add { urls } => add(&db, &urls).await,
+        Command::Crawl {
+            blog,
+            all,
+            max_pages,
+            concurrency,
+            timeout,
+        } => {
+            let _ = all;
+            let opts = CrawlOptions {
+                max_pages,
+                concurrency,
+            };
+            crawl_blogs(&db, blog.as_deref(), &opts, Duration::from_secs(timeout))
+                .await
+                .map(|_| ())
+        }
+        Command::List { blog } => list(&db, blog.as_deref()),
+        Command::Show { url } => show(&db, &url),
+        Command::Export {
+            blog,
+            format: Format::Jsonl,
+            output,
+        } => export(&db, blog.as_deref(), output),
+        Command::Rules { blog } => rules(&db, blog.as_deref()),
+        Command::Demo { keep } => demo(keep).await,
+    }
+}
+
+fn open(db: &std::path::Path) -> Result<Store> {
+    Store::open(db)
+}
+
+fn find(store: &Store, url: &str) -> Result<Blog> {
+    let trimmed = url.trim();
+    if let Some(b) = store.find_blog(trimmed)? {
+        return Ok(b);
+    }
+    let alt = if let Some(t) = trimmed.strip_suffix('/') {
+        t.to_string()
+    } else {
+        format!("{trimmed}/")
+    };
+    store.find_blog(&alt)?.with_context(|| format!("no blog {trimmed} in the archive; `archive list` shows the blogs, `archive add` adds one"))
+}
+
+async fn add(db: &std::path::Path, urls: &[String]) -> Result<()> {
+    let mut store = open(db)?;
+    let fetcher = Fetcher::new(Duration::from_secs(30))?;
+    let mut failed = 0;
+    for u in urls {
+        match crawl::add(&mut store, &fetcher, u).await {
+            Ok(a) if a.already => println!(
+                "{} is already in the archive (feed {}); nothing to do",
+                a.blog.home_url, a.blog.feed_url
+            ),
+            Ok(a) => {
+                println!(
+                    "added {}",
+                    a.blog.title.as_deref().unwrap_or("(untitled blog)")
+                );
+                println!("  home   {}", a.blog.home_url);
+                println!(
+                    "  feed   {} ({}, {} entries)",
+                    a.blog.feed_url,
+                    kind_name(&a.blog.feed_kind),
+                    a.feed.entries.len()
+                );
+                let summaries = a
+                    .feed
+                    .entries
+                    .iter()
+                    .filter(|e| e.content_html.is_none())
+                    .count();
+                if summaries > 0 {
+                    println!("  note   {summaries} entries carry only a summary; rules are learned from those");
+                }
+                println!("next: archive crawl");
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("error: {e:#}");
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {} URLs could not be added", urls.len());
+    }
+    Ok(())
+}
+
+fn kind_name(kind: &str) -> &str {
+    match kind {
+        "atom" => "Atom",
+        "rss2" => "RSS 2.0",
+        "rss1" => "RSS 1.0",
+        "rss0" => "RSS 0.9x",
+        "json" => "JSON Feed",
+        other => other,
+    }
+}
+
+struct Bar(indicatif::ProgressBar);
+
+impl Bar {
+    fn new(name: &str) -> Bar {
+        let pb =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {prefix} {elapsed} {wide_msg}")
+                .expect("static template"),
+        );
+        pb.set_prefix(name.to_string());
+        pb.enable_steady_tick(Duration::from_millis(120));
+        Bar(pb)
+    }
+}
+
+impl Progress for Bar {
+    fn update(&self, pages: u64, posts: u64, errors: u64, queued: u64) {
+        self.0.set_message(format!(
+            "pages fetched {pages} · posts {posts} · errors {errors} · queued {queued}"
+        ));
+    }
+    fn phase(&self, message: &str) {
+        self.0.set_message(message.to_string());
+    }
+}
+
+/// Runs NewCrawl on the selected blogs and prints a summary per blog. Returns the summaries.
+pub async fn crawl_blogs(
+    db: &std::path::Path,
+    blog: Option<&str>,
+    opts: &CrawlOptions,
+    timeout: Duration,
+) -> Result<Vec<(Blog, CrawlSummary)>> {
+    let mut store = open(db)?;
+    let fetcher = Fetcher::new(timeout)?;
+    let blogs = match blog {
+        Some(b) => vec![find(&store, b)?],
+        None => store
+            .blogs()?
+            .into_iter()
+            .filter(|b| b.crawled_at.is_none())
+            .collect(),
+    };
+    if blogs.is_empty() {
+        println!("every blog in the archive is completely crawled; `archive add` adds another");
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    let mut failed = 0;
+    for b in blogs {
+        let bar = Bar::new(b.title.as_deref().unwrap_or(&b.home_url));
+        let started = std::time::Instant::now();
+        let result =
+            crawl::new_crawl(&mut store, &fetcher, &b, &mut BreadthFirst, opts, &bar).await;
+        bar.0.finish_and_clear();
+        match result {
+            Ok(s) => {
+                print_summary(&b, &s, started.elapsed());
+                out.push((b, s));
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("error: {}: {e:#}", b.home_url);
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} blog(s) could not be crawled");
+    }
+    Ok(out)
+}
+
+fn print_summary(b: &Blog, s: &CrawlSummary, elapsed: Duration) {
+    println!(
+        "{} ({})",
+        b.title.as_deref().unwrap_or("(untitled blog)"),
+        b.home_url
+    );
+    println!(
+        "  {} · {} posts archived · {} pages fetched · {} errors · {:.1}s",
+        if s.complete {
+            "crawl complete"
+        } else {
+            "crawl incomplete (page budget reached; run crawl again to resume)"
+        },
+        s.posts,
+        s.pages_fetched,
+        s.errors,
+        elapsed.as_secs_f64()
+    );
+    for r in &s.rules {
+        println!(
+            "  rule {:<8} {}  (score {:.2}, {} of {} entries voted)",
+            r.field, r.xpath, r.score, r.votes, r.samples
+        );
+    }
+    for (u, why) in &s.error_samples {
+        println!("  error {u}: {why}");
+    }
+}
+
+fn list(db: &std::path::Path, blog: Option<&str>) -> Result<()> {
+    let store = open(db)?;
+    if let Some(b) = blog {
+        let b = find(&store, b)?;
+        for p in store.posts(Some(b.id))? {
+            println!(
+                "{}  {}  {}",
+                p.published
+                    .as_deref()
+                    .map(|d| &d[..d.len().min(10)])
+                    .unwrap_or("----------"),
+                p.url,
+                p.title.unwrap_or_default()
+            );
+        }
+        return Ok(());
+    }
+    let blogs = store.blogs()?;
+    if blogs.is_empty() {
+        println!("the archive is empty; add a blog with `archive add <feed-or-blog-url>`");
+    }
+    for b in blogs {
+        let c = store.counts(b.id)?;
+        let state = match (&b.crawled_at, &b.crawl_started_at) {
+            (Some(at), _) => format!("crawled {at}"),
+            (None, Some(_)) => format!("crawl in progress ({} queued)", c.queued),
+            (None, None) => "never crawled".into(),
+        };
+        println!("{}  {}", b.home_url, b.title.as_deref().unwrap_or(""));
+        println!(
+            "  feed {} · {} posts · {} fetches ({} errors) · {state}",
+            b.feed_url, c.posts, c.fetches, c.errors
+        );
+    }
+    Ok(())
+}
+
+fn show(db: &std::path::Path, url: &str) -> Result<()> {
+    let store = open(db)?;
+    let post = store.post(url.trim())?.with_context(|| {
+        format!("no post {url} in the archive; `archive list --blog <blog>` lists posts")
+    })?;
+    print_post(&post);
+    Ok(())
+}
+
+fn print_post(p: &crate::store::Post) {
+    println!("url        {}", p.url);
+    println!("blog       {}", p.blog);
+    println!("title      {}", p.title.as_deref().unwrap_or("(none)"));
+    println!(
+        "authors    {}",
+        if p.authors.is_empty() {
+            "(none)".to_string()
+        } else {
+            p.authors.join(", ")
+        }
+    );
+    println!(
+        "published  {}",
+        p.published.as_deref().unwrap_or("(unknown)")
+    );
+    println!("fetched    {}", p.fetched_at);
+    println!("words      {}", p.content_text.split_whitespace().count());
+    println!();
+    let text = textwrap(&p.content_text, 96);
+    println!("{text}");
+}
+
+fn textwrap(s: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for w in s.split_whitespace() {
+        if line > 0 && line + 1 + w.chars().count() > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(w);
+        line += w.chars().count();
+    }
+    out
+}
+
+fn export(db: &std::path::Path, blog: Option<&str>, output: Option<PathBuf>) -> Result<()> {
+    let store = open(db)?;
+    let id = blog.map(|b| find(&store, b)).transpose()?.map(|b| b.id);
+    let posts = store.posts(id)?;
+    match output {
+        Some(path) => {
+            let tmp = path.with_extension("partial");
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(&tmp)
+                    .with_context(|| format!("creating {}", tmp.display()))?,
+            );
+            crate::export::write_jsonl(&posts, &mut f)?;
+            drop(f);
+            std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+            eprintln!("exported {} posts to {}", posts.len(), path.display());
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = std::io::BufWriter::new(stdout.lock());
+            match crate::export::write_jsonl(&posts, &mut lock) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other?,
+            }
+        }
+    }
+    Ok(())
+}
+
+fn rules(db: &std::path::Path, blog: Option<&str>) -> Result<()> {
+    let store = open(db)?;
+    let blogs = match blog {
+        Some(b) => vec![find(&store, b)?],
+        None => store.blogs()?,
+    };
+    for b in blogs {
+        println!("{}", b.home_url);
+        let rules = store.rules(b.id)?;
+        if rules.is_empty() {
+            println!("  no rules yet (learned by `archive crawl`)");
+        }
+        for r in rules {
+            println!(
+                "  {:<8} {}  score {:.3} · {}/{} votes · learned {}",
+                r.field, r.xpath, r.score, r.votes, r.samples, r.learned_at
+            );
+        }
+        if let Some(p) = &b.post_pattern {
+            println!("  posts    {p}");
+        }
+    }
+    Ok(())
+}
+
+async fn demo(keep: Option<PathBuf>) -> Result<()> {
+    let (site, truth_feed, base) = crate::serve::demo_site();
+    let server = crate::serve::Server::start(site, base)
+        .context("starting the demo web server on 127.0.0.1")?;
+    let tmp;
+    let dir = match keep {
+        Some(d) => d,
+        None => {
+            tmp = tempfile::tempdir()?;
+            tmp.path().to_path_buf()
+        }
+    };
+    let db = dir.join("demo.db");
+    println!("serving the bundled fixture blog at {}/", server.origin);
+    println!("archiving it into {}", db.display());
+    println!();
+    let feed = format!("{}{truth_feed}", server.origin);
+    add(&db, std::slice::from_ref(&feed)).await?;
+    println!();
+    let opts = CrawlOptions {
+        max_pages: 10_000,
+        concurrency: 4,
+    };
+    crawl_blogs(&db, Some(&feed), &opts, Duration::from_secs(30)).await?;
+    let store = open(&db)?;
+    let posts = store.posts(None)?;
+    println!();
+    if let Some(p) = posts
+        .iter()
+        .find(|p| p.content_text.len() > 400)
+        .or(posts.first())
+    {
+        println!(
+            "a sample post (`archive --db {} show {}`):",
+            db.display(),
+            p.url
+        );
+        println!();
+        print_post(p);
+    }
+    let _ = std::io::stdout().flush();
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! A static web server on 127.0.0.1 for fixture blogs: `archive demo` serves the bundled blog
+//! with it, and tests serve the generated blogs of `fixtures/` with it. Not a production server.
+//!
+//! Fixture sites generated with an absolute base URL (`http://127.0.0.1:8000`) are rewritten on
+//! the fly to the server's real origin, so any free port works.
+
+use include_dir::Dir;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Where served files come from.
+#[derive(Clone)]
+pub enum Root {
+    /// A directory on disk.
+    Disk(PathBuf),
+    /// A directory compiled into the binary.
+    Embedded(&'static Dir<'static>),
+}
+
+/// A running server; stops when dropped.
+pub struct Server {
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    pub origin: String,
+    stop: Arc<AtomicBool>,
+    requests: Arc<AtomicU64>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// Serves `root` on a free port of 127.0.0.1, rewriting `base_url` (if any) in text bodies
+    /// to the server's origin.
+    pub fn start(root: Root, base_url: Option<String>) -> std::io::Result<Server> {
+        let server = tiny_http::Server::http("127.0.0.1:0")
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(0);
+        let origin = format!("http://127.0.0.1:{port}");
+        let stop = Arc::new(AtomicBool::new(false));
+        let requests = Arc::new(AtomicU64::new(0));
+        let (stop2, requests2, origin2) = (stop.clone(), requests.clone(), origin.clone());
+        let handle = std::thread::spawn(move || {
+            while !stop2.load(Ordering::Relaxed) {
+                let Ok(Some(req)) = server.recv_timeout(std::time::Duration::from_millis(50))
+                else {
+                    continue;
+                };
+                requests2.fetch_add(1, Ordering::Relaxed);
+                let path = req
+                    .url()
+                    .split(['?', '#'])
+                    .next()
+                    .unwrap_or("/")
+                    .to_string();
+                let resp = match lookup(&root, &path) {
+                    Some((bytes, ctype)) => {
+                        let body = match (&base_url, is_text(ctype)) {
+                            (Some(b), true) => String::from_utf8_lossy(&bytes)
+                                .replace(b.trim_end_matches('/'), &origin2)
+                                .into_bytes(),
+                            _ => bytes,
+                        };
+                        tiny_http::Response::from_data(body).with_header(
+                            tiny_http::Header::from_bytes("Content-Type", ctype)
+                                .expect("static header"),
+                        )
+                    }
+                    None => tiny_http::Response::from_string("not found").with_status_code(404),
+                };
+                let _ = req.respond(resp);
+            }
+        });
+        Ok(Server {
+            origin,
+            stop,
+            requests,
+            handle: Some(handle),
+        })
+    }
+
+    /// Number of requests served so far.
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn is_text(ctype: &str) -> bool {
+    ctype.starts_with("text/")
+        || ctype.contains("xml")
+        || ctype.contains("json")
+        || ctype.contains("javascript")
+}
+
+fn content_type(path: &str, bytes: &[u8]) -> &'static str {
+    let ext = path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "html" | "htm" => "text/html; charset=utf-8",
+        "xml" | "rss" | "atom" => "application/xml",
+        "json" => "application/json",
+        "css" => "text/css",
+        "js" => "application/javascript",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "svg" => "image/svg+xml",
+        "txt" => "text/plain; charset=utf-8",
+        _ => {
+            let head = String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).to_ascii_lowercase();
+            if head.trim_start().starts_with("<?xml")
+                || head.contains("<rss")
+                || head.contains("<feed")
+            {
+                "application/xml"
+            } else if head.contains("<html") || head.contains("<!doctype") {
+                "text/html; charset=utf-8"
+            } else {
+                "application/octet-stream"
+            }
+        }
+    }
+}
+
+fn read(root: &Root, rel: &str) -> Option<Vec<u8>> {
+    match root {
+        Root::Disk(dir) => {
+            let p = dir.join(rel);
+            p.is_file().then(|| std::fs::read(p).ok()).flatten()
+        }
+        Root::Embedded(dir) => dir.get_file(rel).map(|f| f.contents().to_vec()),
+    }
+}
+
+fn lookup(root: &Root, url_path: &str) -> Option<(Vec<u8>, &'static str)> {
+    let decoded = percent_decode(url_path);
+    let rel = decoded.trim_start_matches('/');
+    if rel.split('/').any(|s| s == "..") {
+        return None;
+    }
+    let candidates = [
+        rel.to_string(),
+        format!("{}/index.html", rel.trim_end_matches('/'))
+            .trim_start_matches('/')
+            .to_string(),
+        format!("{rel}.html"),
+    ];
+    for c in candidates {
+        if c.is_empty() {
+            continue;
+        }
+        if let Some(bytes) = read(root, &c) {
+            let ct = content_type(&c, &bytes);
+            return Some((bytes, ct));
+        }
+    }
+    None
+}
+
+fn percent_decode(s: &str) -> String {
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+/// Serves a directory on disk.
+pub fn serve_dir(dir: &Path, base_url: Option<String>) -> std::io::Result<Server> {
+    Server::start(Root::Disk(dir.to_path_buf()), base_url)
+}
+
+/// The bundled demo blog: (root, feed path, base URL to rewrite).
+pub fn demo_site() -> (Root, &'static str, Option<String>) {
+    (
+        Root::Disk(PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/sites/pelican/site"
+        ))),
+        "/feeds/all.atom.xml",
+        None,
+    )
+}

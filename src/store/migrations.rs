@@ -1,0 +1,87 @@
+//! Schema migrations, append-only: migration `i` moves the database from `user_version = i` to
+//! `i + 1`. Never edit a released migration; add a new one at the end.
+
+/// The migrations in order.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: blogs, feed entries, raw responses, fetch log, rules, frontier, posts.
+    r#"
+    CREATE TABLE blogs (
+        id            INTEGER PRIMARY KEY,
+        home_url      TEXT NOT NULL,
+        feed_url      TEXT NOT NULL UNIQUE,
+        title         TEXT,
+        feed_kind     TEXT NOT NULL,
+        added_at      TEXT NOT NULL,
+        crawl_started_at TEXT,
+        crawled_at    TEXT,
+        post_pattern  TEXT
+    );
+    CREATE TABLE feed_entries (
+        blog_id       INTEGER NOT NULL REFERENCES blogs(id),
+        url           TEXT NOT NULL,
+        title         TEXT,
+        authors       TEXT NOT NULL DEFAULT '[]',
+        published     TEXT,
+        content_html  TEXT,
+        summary_html  TEXT,
+        seen_at       TEXT NOT NULL,
+        PRIMARY KEY (blog_id, url)
+    );
+    CREATE TABLE responses (
+        id            INTEGER PRIMARY KEY,
+        blog_id       INTEGER REFERENCES blogs(id),
+        url           TEXT NOT NULL,
+        final_url     TEXT NOT NULL,
+        status        INTEGER NOT NULL,
+        headers       TEXT NOT NULL,
+        body          BLOB NOT NULL,
+        body_len      INTEGER NOT NULL,
+        fetched_at    TEXT NOT NULL
+    );
+    CREATE INDEX responses_by_url ON responses(blog_id, url);
+    CREATE TABLE fetch_log (
+        id            INTEGER PRIMARY KEY,
+        blog_id       INTEGER REFERENCES blogs(id),
+        url           TEXT NOT NULL,
+        status        INTEGER,
+        bytes         INTEGER,
+        elapsed_ms    INTEGER NOT NULL,
+        fetched_at    TEXT NOT NULL,
+        error         TEXT
+    );
+    CREATE TABLE rules (
+        id            INTEGER PRIMARY KEY,
+        blog_id       INTEGER NOT NULL REFERENCES blogs(id),
+        field         TEXT NOT NULL,
+        xpath         TEXT NOT NULL,
+        score         REAL NOT NULL,
+        votes         INTEGER NOT NULL,
+        samples       INTEGER NOT NULL,
+        learned_at    TEXT NOT NULL,
+        active        INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE TABLE frontier (
+        blog_id       INTEGER NOT NULL REFERENCES blogs(id),
+        url           TEXT NOT NULL,
+        depth         INTEGER NOT NULL,
+        state         TEXT NOT NULL DEFAULT 'queued',
+        seq           INTEGER NOT NULL,
+        PRIMARY KEY (blog_id, url)
+    );
+    CREATE INDEX frontier_queue ON frontier(blog_id, state, depth, seq);
+    CREATE TABLE posts (
+        id            INTEGER PRIMARY KEY,
+        blog_id       INTEGER NOT NULL REFERENCES blogs(id),
+        url           TEXT NOT NULL UNIQUE,
+        title         TEXT,
+        authors       TEXT NOT NULL DEFAULT '[]',
+        published     TEXT,
+        content_html  TEXT NOT NULL,
+        content_text  TEXT NOT NULL,
+        response_id   INTEGER REFERENCES responses(id),
+        fetched_at    TEXT NOT NULL,
+        extracted_at  TEXT NOT NULL
+    );
+    CREATE INDEX posts_by_blog ON posts(blog_id, published);
+    "#,
+];

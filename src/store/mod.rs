@@ -1,0 +1,683 @@
+//! The store: every SQL statement of everblog lives in this module (so that a PostgreSQL back
+//! end can replace it), over SQLite via rusqlite.
+//!
+//! SQLite runs in WAL mode with a 5 s busy timeout; every multi-statement write is one
+//! `BEGIN IMMEDIATE` transaction (with DEFERRED, a read that upgrades to a write fails at once
+//! with SQLITE_BUSY instead of waiting). Processing one crawled page — its raw response, its
+//! fetch-log line, its post, its new frontier links and its frontier state — is one transaction,
+//! so a crash leaves either all of it or none of it.
+
+mod migrations;
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, SecondsFormat, Utc};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// An open archive database.
+pub struct Store {
+    conn: Connection,
+}
+
+/// A blog as stored.
+#[derive(Debug, Clone)]
+pub struct Blog {
+    /// Row id.
+    pub id: i64,
+    /// The blog's home page.
+    pub home_url: String,
+    /// The feed the blog was added with.
+    pub feed_url: String,
+    /// Feed title.
+    pub title: Option<String>,
+    /// Feed format ("atom", "rss2", …).
+    pub feed_kind: String,
+    /// When NewCrawl first started, RFC 3339.
+    pub crawl_started_at: Option<String>,
+    /// When NewCrawl completed, RFC 3339; `None` for blogs never fully crawled.
+    pub crawled_at: Option<String>,
+    /// Learned post URL pattern (JSON of `core::post_url::PostUrlPattern`).
+    pub post_pattern: Option<String>,
+}
+
+/// A feed entry as stored.
+#[derive(Debug, Clone)]
+pub struct StoredEntry {
+    /// Permalink.
+    pub url: String,
+    /// Title.
+    pub title: Option<String>,
+    /// Author names.
+    pub authors: Vec<String>,
+    /// RFC 3339.
+    pub published: Option<String>,
+    /// Full content HTML.
+    pub content_html: Option<String>,
+    /// Summary HTML.
+    pub summary_html: Option<String>,
+}
+
+/// A fetched HTTP response to keep.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// URL requested.
+    pub url: String,
+    /// URL after redirects.
+    pub final_url: String,
+    /// HTTP status.
+    pub status: u16,
+    /// Response headers in order.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes (stored deflate-compressed).
+    pub body: Vec<u8>,
+    /// When the response arrived.
+    pub fetched_at: DateTime<Utc>,
+}
+
+/// One line of the fetch log.
+#[derive(Debug, Clone)]
+pub struct FetchRecord {
+    /// URL requested.
+    pub url: String,
+    /// HTTP status, if a response arrived.
+    pub status: Option<u16>,
+    /// Body size in bytes.
+    pub bytes: Option<u64>,
+    /// Wall time of the request in milliseconds.
+    pub elapsed_ms: u64,
+    /// When the request started.
+    pub fetched_at: DateTime<Utc>,
+    /// Error text when the fetch failed.
+    pub error: Option<String>,
+}
+
+/// A learned rule as stored.
+#[derive(Debug, Clone)]
+pub struct StoredRule {
+    /// "article" or "title".
+    pub field: String,
+    /// XPath.
+    pub xpath: String,
+    /// Mean Dice score on the training pages.
+    pub score: f64,
+    /// Training pages that voted for it.
+    pub votes: u32,
+    /// Training pages.
+    pub samples: u32,
+    /// RFC 3339.
+    pub learned_at: String,
+}
+
+/// An archived post.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Post {
+    /// Permalink.
+    pub url: String,
+    /// The blog's home page.
+    pub blog: String,
+    /// Title.
+    pub title: Option<String>,
+    /// Author names.
+    pub authors: Vec<String>,
+    /// Publication time, RFC 3339.
+    pub published: Option<String>,
+    /// Article HTML.
+    pub content_html: String,
+    /// Article text.
+    pub content_text: String,
+    /// When the page was fetched, RFC 3339.
+    pub fetched_at: String,
+}
+
+/// A post to write, keyed by its canonical URL.
+#[derive(Debug, Clone)]
+pub struct NewPost {
+    /// Canonical permalink.
+    pub url: String,
+    /// Title.
+    pub title: Option<String>,
+    /// Author names.
+    pub authors: Vec<String>,
+    /// RFC 3339.
+    pub published: Option<String>,
+    /// Article HTML.
+    pub content_html: String,
+    /// Article text.
+    pub content_text: String,
+}
+
+/// Everything one crawled page changes, written in one transaction.
+#[derive(Debug, Clone)]
+pub struct PageOutcome {
+    /// The blog.
+    pub blog_id: i64,
+    /// The frontier URL that was processed.
+    pub url: String,
+    /// Its fetch-log line (`None` when a stored response was reused).
+    pub fetch: Option<FetchRecord>,
+    /// The response to keep (`None` on fetch errors or reuse).
+    pub response: Option<Response>,
+    /// Id of a stored response that was reused instead of fetching.
+    pub reused_response: Option<i64>,
+    /// The post extracted from it.
+    pub post: Option<NewPost>,
+    /// Links to enqueue, with their depth.
+    pub links: Vec<(String, u32)>,
+    /// New frontier state of `url`: "done" or "failed".
+    pub state: &'static str,
+}
+
+/// Counts for summaries.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlogCounts {
+    /// Archived posts.
+    pub posts: u64,
+    /// Fetches logged.
+    pub fetches: u64,
+    /// Fetches that failed (error or HTTP status ≥ 400).
+    pub errors: u64,
+    /// Frontier URLs still queued.
+    pub queued: u64,
+}
+
+fn now() -> String {
+    Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+fn compress(body: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(body).expect("in-memory write");
+    e.finish().expect("in-memory write")
+}
+
+fn decompress(body: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::DeflateDecoder::new(body)
+        .read_to_end(&mut out)
+        .context("corrupt stored body")?;
+    Ok(out)
+}
+
+fn json_list(v: &[String]) -> String {
+    serde_json::to_string(v).expect("strings serialise")
+}
+
+fn parse_list(s: String) -> Vec<String> {
+    serde_json::from_str(&s).unwrap_or_default()
+}
+
+impl Store {
+    /// Opens (creating if needed, with its parent directory) and migrates the database at `path`.
+    ///
+    /// # Errors
+    /// When the file cannot be created or opened, is not an SQLite database, or was written by a
+    /// newer everblog (unknown schema version).
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let conn = Connection::open(path)
+            .with_context(|| format!("opening database {}", path.display()))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .with_context(|| {
+                format!(
+                    "{} is not an everblog database (SQLite refused it)",
+                    path.display()
+                )
+            })?;
+        anyhow::ensure!(
+            mode.eq_ignore_ascii_case("wal"),
+            "{}: could not enable WAL (got {mode})",
+            path.display()
+        );
+        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")?;
+        let mut store = Store { conn };
+        store
+            .migrate()
+            .with_context(|| format!("migrating {}", path.display()))?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let version: usize =
+            self.conn
+                .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
+        anyhow::ensure!(
+            version <= migrations::MIGRATIONS.len(),
+            "database schema version {version} is newer than this everblog understands ({}); upgrade everblog",
+            migrations::MIGRATIONS.len()
+        );
+        for (i, sql) in migrations::MIGRATIONS.iter().enumerate().skip(version) {
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute_batch(sql)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// The schema version (number of migrations applied).
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    fn blog_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Blog> {
+        Ok(Blog {
+            id: r.get(0)?,
+            home_url: r.get(1)?,
+            feed_url: r.get(2)?,
+            title: r.get(3)?,
+            feed_kind: r.get(4)?,
+            crawl_started_at: r.get(5)?,
+            crawled_at: r.get(6)?,
+            post_pattern: r.get(7)?,
+        })
+    }
+
+    const BLOG_COLUMNS: &'static str =
+        "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern";
+
+    /// All blogs, oldest first.
+    pub fn blogs(&self) -> Result<Vec<Blog>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {} FROM blogs ORDER BY id",
+            Self::BLOG_COLUMNS
+        ))?;
+        let rows = st.query_map([], Self::blog_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The blog whose feed URL or home URL is `url` (exact match).
+    pub fn find_blog(&self, url: &str) -> Result<Option<Blog>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT {} FROM blogs WHERE feed_url = ?1 OR home_url = ?1 ORDER BY id LIMIT 1",
+                    Self::BLOG_COLUMNS
+                ),
+                [url],
+                Self::blog_from_row,
+            )
+            .optional()?)
+    }
+
+    /// Adds a blog with its feed entries, in one transaction. Returns the new blog id.
+    pub fn insert_blog(
+        &mut self,
+        home_url: &str,
+        feed_url: &str,
+        title: Option<&str>,
+        feed_kind: &str,
+        entries: &[StoredEntry],
+    ) -> Result<i64> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(
+            "INSERT INTO blogs (home_url, feed_url, title, feed_kind, added_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![home_url, feed_url, title, feed_kind, now()],
+        )?;
+        let id = tx.last_insert_rowid();
+        Self::put_entries(&tx, id, entries)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    fn put_entries(
+        tx: &rusqlite::Transaction<'_>,
+        blog_id: i64,
+        entries: &[StoredEntry],
+    ) -> Result<()> {
+        let mut st = tx.prepare(
+            "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (blog_id, url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
+               published = excluded.published, content_html = excluded.content_html,
+               summary_html = excluded.summary_html, seen_at = excluded.seen_at",
+        )?;
+        let at = now();
+        for e in entries {
+            st.execute(params![
+                blog_id,
+                e.url,
+                e.title,
+                json_list(&e.authors),
+                e.published,
+                e.content_html,
+                e.summary_html,
+                at
+            ])?;
+        }
+        Ok(())
+    }
+
+    /// Updates the stored feed entries of a blog (insert or refresh).
+    pub fn save_entries(&mut self, blog_id: i64, entries: &[StoredEntry]) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        Self::put_entries(&tx, blog_id, entries)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The stored feed entries of a blog.
+    pub fn entries(&self, blog_id: i64) -> Result<Vec<StoredEntry>> {
+        let mut st = self.conn.prepare(
+            "SELECT url, title, authors, published, content_html, summary_html FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
+        )?;
+        let rows = st.query_map([blog_id], |r| {
+            Ok(StoredEntry {
+                url: r.get(0)?,
+                title: r.get(1)?,
+                authors: parse_list(r.get(2)?),
+                published: r.get(3)?,
+                content_html: r.get(4)?,
+                summary_html: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Stores a response and its fetch-log line (learning phase). Returns the response id.
+    pub fn save_response(
+        &mut self,
+        blog_id: i64,
+        response: &Response,
+        fetch: &FetchRecord,
+    ) -> Result<i64> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        Self::put_fetch(&tx, blog_id, fetch)?;
+        let id = Self::put_response(&tx, blog_id, response)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Logs a fetch that produced no response to keep.
+    pub fn log_fetch(&mut self, blog_id: Option<i64>, fetch: &FetchRecord) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        Self::put_fetch(&tx, blog_id.unwrap_or(0), fetch)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn put_fetch(tx: &rusqlite::Transaction<'_>, blog_id: i64, f: &FetchRecord) -> Result<()> {
+        tx.execute(
+            "INSERT INTO fetch_log (blog_id, url, status, bytes, elapsed_ms, fetched_at, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                (blog_id != 0).then_some(blog_id),
+                f.url,
+                f.status,
+                f.bytes.map(|b| b as i64),
+                f.elapsed_ms as i64,
+                f.fetched_at.to_rfc3339_opts(SecondsFormat::Millis, true),
+                f.error
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn put_response(tx: &rusqlite::Transaction<'_>, blog_id: i64, r: &Response) -> Result<i64> {
+        tx.execute(
+            "INSERT INTO responses (blog_id, url, final_url, status, headers, body, body_len, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                blog_id,
+                r.url,
+                r.final_url,
+                r.status,
+                serde_json::to_string(&r.headers)?,
+                compress(&r.body),
+                r.body.len() as i64,
+                r.fetched_at.to_rfc3339_opts(SecondsFormat::Millis, true)
+            ],
+        )?;
+        Ok(tx.last_insert_rowid())
+    }
+
+    /// The latest stored successful response for `url` of a blog: (id, response).
+    pub fn latest_response(&self, blog_id: i64, url: &str) -> Result<Option<(i64, Response)>> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT id, url, final_url, status, headers, body, fetched_at FROM responses
+                 WHERE blog_id = ?1 AND url = ?2 ORDER BY id DESC LIMIT 1",
+                params![blog_id, url],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, u16>(3)?,
+                        r.get::<_, String>(4)?,
+                        r.get::<_, Vec<u8>>(5)?,
+                        r.get::<_, String>(6)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((id, url, final_url, status, headers, body, fetched_at)) = row else {
+            return Ok(None);
+        };
+        Ok(Some((
+            id,
+            Response {
+                url,
+                final_url,
+                status,
+                headers: serde_json::from_str(&headers).unwrap_or_default(),
+                body: decompress(&body)?,
+                fetched_at: DateTime::parse_from_rfc3339(&fetched_at)
+                    .map(|d| d.with_timezone(&Utc))
+                    .unwrap_or_else(|_| Utc::now()),
+            },
+        )))
+    }
+
+    /// Replaces the active rules of a blog and stores its post URL pattern, in one transaction.
+    /// Earlier rules stay in the table, inactive, as history.
+    pub fn save_rules(
+        &mut self,
+        blog_id: i64,
+        rules: &[StoredRule],
+        post_pattern: &str,
+    ) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute("UPDATE rules SET active = 0 WHERE blog_id = ?1", [blog_id])?;
+        for r in rules {
+            tx.execute(
+                "INSERT INTO rules (blog_id, field, xpath, score, votes, samples, learned_at, active) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1)",
+                params![blog_id, r.field, r.xpath, r.score, r.votes, r.samples, r.learned_at],
+            )?;
+        }
+        tx.execute(
+            "UPDATE blogs SET post_pattern = ?2 WHERE id = ?1",
+            params![blog_id, post_pattern],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The active rules of a blog.
+    pub fn rules(&self, blog_id: i64) -> Result<Vec<StoredRule>> {
+        let mut st = self.conn.prepare(
+            "SELECT field, xpath, score, votes, samples, learned_at FROM rules WHERE blog_id = ?1 AND active = 1 ORDER BY field",
+        )?;
+        let rows = st.query_map([blog_id], |r| {
+            Ok(StoredRule {
+                field: r.get(0)?,
+                xpath: r.get(1)?,
+                score: r.get(2)?,
+                votes: r.get(3)?,
+                samples: r.get(4)?,
+                learned_at: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Marks the start of a blog's NewCrawl (kept from the first start on resume).
+    pub fn mark_crawl_started(&mut self, blog_id: i64) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET crawl_started_at = COALESCE(crawl_started_at, ?2) WHERE id = ?1",
+            params![blog_id, now()],
+        )?;
+        Ok(())
+    }
+
+    /// Marks a blog's NewCrawl complete.
+    pub fn mark_crawled(&mut self, blog_id: i64) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET crawled_at = ?2 WHERE id = ?1",
+            params![blog_id, now()],
+        )?;
+        Ok(())
+    }
+
+    /// Adds URLs to a blog's frontier (already known URLs are ignored).
+    pub fn enqueue(&mut self, blog_id: i64, urls: &[(String, u32)]) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        Self::put_links(&tx, blog_id, urls)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn put_links(
+        tx: &rusqlite::Transaction<'_>,
+        blog_id: i64,
+        urls: &[(String, u32)],
+    ) -> Result<()> {
+        let mut st = tx.prepare(
+            "INSERT OR IGNORE INTO frontier (blog_id, url, depth, state, seq)
+             VALUES (?1, ?2, ?3, 'queued', (SELECT COALESCE(MAX(seq), 0) + 1 FROM frontier WHERE blog_id = ?1))",
+        )?;
+        for (u, d) in urls {
+            st.execute(params![blog_id, u, d])?;
+        }
+        Ok(())
+    }
+
+    /// Up to `n` queued frontier URLs in breadth-first order: (url, depth).
+    pub fn queued(&self, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>> {
+        let mut st = self.conn.prepare("SELECT url, depth FROM frontier WHERE blog_id = ?1 AND state = 'queued' ORDER BY depth, seq LIMIT ?2")?;
+        let rows = st.query_map(params![blog_id, n as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Number of frontier URLs of a blog already processed (done or failed).
+    pub fn processed(&self, blog_id: i64) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state != 'queued'",
+            [blog_id],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// Writes everything one crawled page changes, atomically.
+    pub fn record_page(&mut self, o: &PageOutcome) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(f) = &o.fetch {
+            Self::put_fetch(&tx, o.blog_id, f)?;
+        }
+        let response_id = match &o.response {
+            Some(r) => Some(Self::put_response(&tx, o.blog_id, r)?),
+            None => o.reused_response,
+        };
+        if let Some(p) = &o.post {
+            let fetched_at: String = match response_id {
+                Some(id) => tx.query_row(
+                    "SELECT fetched_at FROM responses WHERE id = ?1",
+                    [id],
+                    |r| r.get(0),
+                )?,
+                None => now(),
+            };
+            tx.execute(
+                "INSERT INTO posts (blog_id, url, title, authors, published, content_html, content_text, response_id, fetched_at, extracted_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                 ON CONFLICT (url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
+                   published = COALESCE(excluded.published, posts.published), content_html = excluded.content_html,
+                   content_text = excluded.content_text, response_id = excluded.response_id,
+                   fetched_at = excluded.fetched_at, extracted_at = excluded.extracted_at",
+                params![o.blog_id, p.url, p.title, json_list(&p.authors), p.published, p.content_html, p.content_text, response_id, fetched_at, now()],
+            )?;
+        }
+        Self::put_links(&tx, o.blog_id, &o.links)?;
+        tx.execute(
+            "UPDATE frontier SET state = ?3 WHERE blog_id = ?1 AND url = ?2",
+            params![o.blog_id, o.url, o.state],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Counts for one blog.
+    pub fn counts(&self, blog_id: i64) -> Result<BlogCounts> {
+        let one = |sql: &str| -> Result<u64> {
+            Ok(self
+                .conn
+                .query_row(sql, [blog_id], |r| r.get::<_, i64>(0))? as u64)
+        };
+        Ok(BlogCounts {
+            posts: one("SELECT COUNT(*) FROM posts WHERE blog_id = ?1")?,
+            fetches: one("SELECT COUNT(*) FROM fetch_log WHERE blog_id = ?1")?,
+            errors: one("SELECT COUNT(*) FROM fetch_log WHERE blog_id = ?1 AND (error IS NOT NULL OR status >= 400)")?,
+            queued: one("SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state = 'queued'")?,
+        })
+    }
+
+    fn post_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Post> {
+        Ok(Post {
+            url: r.get(0)?,
+            blog: r.get(1)?,
+            title: r.get(2)?,
+            authors: parse_list(r.get(3)?),
+            published: r.get(4)?,
+            content_html: r.get(5)?,
+            content_text: r.get(6)?,
+            fetched_at: r.get(7)?,
+        })
+    }
+
+    const POST_SELECT: &'static str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at
+         FROM posts p JOIN blogs b ON b.id = p.blog_id";
+
+    /// The posts of one blog, or of all blogs, newest first (undated last), then by URL.
+    pub fn posts(&self, blog_id: Option<i64>) -> Result<Vec<Post>> {
+        let mut st = self.conn.prepare(&format!(
+            "{} WHERE ?1 IS NULL OR p.blog_id = ?1 ORDER BY p.blog_id, p.published IS NULL, p.published DESC, p.url",
+            Self::POST_SELECT
+        ))?;
+        let rows = st.query_map([blog_id], Self::post_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// One post by its URL.
+    pub fn post(&self, url: &str) -> Result<Option<Post>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("{} WHERE p.url = ?1", Self::POST_SELECT),
+                [url],
+                Self::post_from_row,
+            )
+            .optional()?)
+    }
+}
