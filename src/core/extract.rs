@@ -5,7 +5,7 @@
 //! the page itself declares: JSON-LD, `article:published_time`, `<time datetime>`,
 //! `meta name=author`, `rel=author`.
 
-use super::page::Page;
+use super::page::{ElementIdx, Page};
 use super::rules::Rule;
 use scraper::Selector;
 
@@ -15,6 +15,8 @@ pub struct RuleSet {
     pub article: Rule,
     /// Title rule, when one was learned.
     pub title: Option<Rule>,
+    /// Elements these rules select inside the article are left out of it (bylines, titles).
+    pub exclude: Vec<Rule>,
 }
 
 /// Fields extracted from one post page.
@@ -40,17 +42,46 @@ pub fn extract(page: &Page, rules: &RuleSet) -> Option<Extracted> {
     if content_text.trim().is_empty() && page.inner_html(article).trim().is_empty() {
         return None;
     }
-    let title = rules
-        .title
-        .as_ref()
-        .and_then(|r| r.apply_first(page))
+    let title_idx = rules.title.as_ref().and_then(|r| r.apply_first(page));
+    let title = title_idx
         .map(|i| page.text_of(i))
         .filter(|t| !t.is_empty())
         .or_else(|| meta(page, "meta[property='og:title']", "content"))
         .or_else(|| first_text(page, "title"));
+    // The title is not part of the article: when the title element (or a small header around
+    // it) is inside the article element, leave it out, with what the exclude rules select.
+    let header = title_idx
+        .filter(|&t| t != article && page.contains(article, t))
+        .and_then(|t| {
+            let mut child = t;
+            while page.elements[child as usize].parent != Some(article) {
+                child = page.elements[child as usize].parent?;
+            }
+            let (c, te) = (&page.elements[child as usize], &page.elements[t as usize]);
+            ((c.end - c.start) <= (te.end - te.start) + 200
+                && (c.end - c.start) * 2 < content_text.chars().count() as u32)
+                .then_some(child)
+        });
+    let mut skip: Vec<ElementIdx> = rules
+        .exclude
+        .iter()
+        .flat_map(|r| r.apply(page))
+        .filter(|&x| x != article && page.contains(article, x))
+        .collect();
+    skip.extend(header);
+    skip.sort_unstable();
+    skip.dedup();
+    let (content_html, content_text) = if skip.is_empty() {
+        (page.inner_html(article), content_text)
+    } else {
+        (
+            page.inner_html_excluding(article, &skip),
+            page.text_excluding(article, &skip),
+        )
+    };
     Some(Extracted {
         title,
-        content_html: page.inner_html(article).trim().to_string(),
+        content_html: content_html.trim().to_string(),
         content_text,
         authors: declared_authors(page),
         published: declared_published(page),

@@ -25,6 +25,9 @@ pub enum Field {
     Article,
     /// The post title.
     Title,
+    /// Elements inside the article that are not article text (a byline or title before the
+    /// text), learned from summary feeds; extraction removes what these rules select.
+    ArticleExclude,
 }
 
 impl Field {
@@ -33,6 +36,7 @@ impl Field {
         match self {
             Field::Article => "article",
             Field::Title => "title",
+            Field::ArticleExclude => "article-exclude",
         }
     }
 }
@@ -155,8 +159,9 @@ pub fn score_elements(page: &Page, targets: &[&Target]) -> Vec<Vec<f32>> {
 /// The best element of a page for one target and its rule. Ties (equal bigram-set Dice) go to the
 /// element with less text (a wrapper whose extra text adds no new bigram is noise around the
 /// target), then by the paper's order id > class > path, then to the deeper element, then to
-/// the first in document order.
-fn best_element(page: &Page, scores: &[f32], target: &Target) -> Option<(ElementIdx, String, f32)> {
+/// the first in document order. For titles, a heading (`h1`–`h6`) wins a tie over other
+/// elements of the same text.
+fn best_element(page: &Page, scores: &[f32], target: &Target, field: Field) -> Option<Best> {
     let max = scores.iter().copied().fold(0f32, f32::max);
     if max <= 0.0 {
         return None;
@@ -172,8 +177,12 @@ fn best_element(page: &Page, scores: &[f32], target: &Target) -> Option<(Element
         let better = match &best {
             None => true,
             Some((b, _, bk)) => {
+                let heading = |e: &super::page::Element| {
+                    field == Field::Title
+                        && matches!(e.name.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+                };
                 let key = |e: &super::page::Element, k: RuleKind| {
-                    (e.end - e.start, k, std::cmp::Reverse(e.depth))
+                    (e.end - e.start, !heading(e), k, std::cmp::Reverse(e.depth))
                 };
                 key(&page.elements[i], kind) < key(&page.elements[*b as usize], *bk)
             }
@@ -183,15 +192,29 @@ fn best_element(page: &Page, scores: &[f32], target: &Target) -> Option<(Element
         }
     }
     let (mut idx, mut rule, _) = best?;
+    let mut excluded = Vec::new();
     if target.summary {
-        if let Some(up) = climb_summary(page, idx, target) {
+        if let Some((up, leading)) = climb_summary(page, idx, target) {
             if let Some((r, _)) = rule_for(page, up) {
                 idx = up;
                 rule = r;
+                excluded = leading;
             }
         }
     }
-    Some((idx, rule, scores[idx as usize]))
+    Some(Best {
+        rule,
+        score: scores[idx as usize],
+        excluded,
+    })
+}
+
+/// The best element of one page for one field.
+struct Best {
+    rule: String,
+    score: f32,
+    /// Leading elements inside `idx` that are not article text (summary climbs only).
+    excluded: Vec<ElementIdx>,
 }
 
 /// Dice between the target and the first `len(target)` characters of an element's text.
@@ -204,23 +227,55 @@ fn prefix_dice(page: &Page, idx: ElementIdx, target: &Target) -> f64 {
 }
 
 /// For a summary target: the highest ancestor of `idx` (or `idx` itself) whose text starts where
-/// `idx`'s text starts, i.e. still begins with the summary. `None` when the summary is not a
-/// prefix of `idx`'s text.
-fn climb_summary(page: &Page, idx: ElementIdx, target: &Target) -> Option<ElementIdx> {
+/// `idx`'s text starts, i.e. still begins with the summary. When Dice landed on a lone paragraph
+/// that has no such wrapper, one step up over short leading material (≤ 300 characters: a title,
+/// a byline, a date) is allowed; those leading elements are returned as not part of the article.
+/// `None` when the summary is not a prefix of `idx`'s text.
+fn climb_summary(
+    page: &Page,
+    idx: ElementIdx,
+    target: &Target,
+) -> Option<(ElementIdx, Vec<ElementIdx>)> {
     if prefix_dice(page, idx, target) < 0.5 {
         return None;
     }
-    let start = page.elements[idx as usize].start;
-    let mut best = idx;
-    let mut cur = page.elements[idx as usize].parent;
-    while let Some(c) = cur {
-        if page.elements[c as usize].start != start {
-            break;
+    let same_start = |from: ElementIdx| {
+        let start = page.elements[from as usize].start;
+        let mut best = from;
+        while let Some(p) = page.elements[best as usize].parent {
+            if page.elements[p as usize].start != start {
+                break;
+            }
+            best = p;
         }
-        best = c;
-        cur = page.elements[c as usize].parent;
+        best
+    };
+    let c0 = same_start(idx);
+    if c0 != idx || page.elements[idx as usize].name != "p" {
+        return Some((c0, Vec::new()));
     }
-    Some(best)
+    let Some(p1) = page.elements[c0 as usize].parent else {
+        return Some((c0, Vec::new()));
+    };
+    let (pe, ce) = (&page.elements[p1 as usize], &page.elements[c0 as usize]);
+    let lead = ce.start.saturating_sub(pe.start);
+    let leading: Vec<ElementIdx> = pe
+        .children
+        .iter()
+        .copied()
+        .filter(|&k| {
+            let e = &page.elements[k as usize];
+            e.end > e.start && e.end <= ce.start
+        })
+        .collect();
+    let covered: u32 = leading
+        .iter()
+        .map(|&k| page.elements[k as usize].end - page.elements[k as usize].start + 1)
+        .sum();
+    if lead == 0 || lead > 300 || leading.is_empty() || covered < lead {
+        return Some((c0, Vec::new()));
+    }
+    Some((same_start(p1), leading))
 }
 
 /// A learned rule for one field with its evidence.
@@ -254,6 +309,8 @@ pub fn learn(samples: &[Sample<'_>]) -> Vec<LearnedRule> {
     let mut votes: FxHashMap<(Field, String), (u32, f64)> = FxHashMap::default();
     let mut n_samples: FxHashMap<Field, u32> = FxHashMap::default();
     let mut per_page: Vec<Vec<(Field, Vec<f32>)>> = Vec::new();
+    // (article rule, exclude rule) → pages where the climb stepped over that element.
+    let mut exclude_votes: FxHashMap<(String, String), u32> = FxHashMap::default();
     for s in samples {
         let fields: Vec<(Field, &Target)> = [
             (Field::Article, s.article.as_ref()),
@@ -267,10 +324,15 @@ pub fn learn(samples: &[Sample<'_>]) -> Vec<LearnedRule> {
         let mut page_scores = Vec::new();
         for ((field, target), sc) in fields.iter().zip(scores) {
             *n_samples.entry(*field).or_default() += 1;
-            if let Some((_, rule, score)) = best_element(s.page, &sc, target) {
-                let v = votes.entry((*field, rule)).or_default();
+            if let Some(best) = best_element(s.page, &sc, target, *field) {
+                for e in &best.excluded {
+                    if let Some((x, _)) = rule_for(s.page, *e) {
+                        *exclude_votes.entry((best.rule.clone(), x)).or_default() += 1;
+                    }
+                }
+                let v = votes.entry((*field, best.rule)).or_default();
                 v.0 += 1;
-                v.1 += score as f64;
+                v.1 += best.score as f64;
             }
             page_scores.push((*field, sc));
         }
@@ -307,7 +369,25 @@ pub fn learn(samples: &[Sample<'_>]) -> Vec<LearnedRule> {
             })
         })
         .collect();
-    out.sort_by_key(|r| r.field);
+    // Leading elements that most of the winning article rule's pages stepped over.
+    if let Some(article) = out.iter().find(|r| r.field == Field::Article).cloned() {
+        let mut excludes: Vec<(String, u32)> = exclude_votes
+            .into_iter()
+            .filter(|((a, _), n)| *a == article.xpath && *n * 2 >= article.votes)
+            .map(|((_, x), n)| (x, n))
+            .collect();
+        excludes.sort();
+        for (xpath, n) in excludes {
+            out.push(LearnedRule {
+                field: Field::ArticleExclude,
+                xpath,
+                score: 1.0,
+                votes: n,
+                samples: article.samples,
+            });
+        }
+    }
+    out.sort_by(|a, b| (a.field, &a.xpath).cmp(&(b.field, &b.xpath)));
     out
 }
 
@@ -319,9 +399,10 @@ pub fn page_votes(samples: &[Sample<'_>], field: Field) -> Vec<Option<(String, f
             let target = match field {
                 Field::Article => s.article.as_ref()?,
                 Field::Title => s.title.as_ref()?,
+                Field::ArticleExclude => return None,
             };
             let scores = score_elements(s.page, &[target]);
-            best_element(s.page, &scores[0], target).map(|(_, r, sc)| (r, sc))
+            best_element(s.page, &scores[0], target, field).map(|b| (b.rule, b.score))
         })
         .collect()
 }

@@ -234,6 +234,80 @@ impl Page {
         self.element_ref(idx).inner_html()
     }
 
+    /// Inner HTML of `idx` with the subtrees of the `skip` elements (descendants of `idx`) left out.
+    pub fn inner_html_excluding(&self, idx: ElementIdx, skip: &[ElementIdx]) -> String {
+        let skip_nodes: Vec<NodeId> = skip
+            .iter()
+            .map(|&s| self.elements[s as usize].node)
+            .collect();
+        let mut out = String::new();
+        self.serialise_children(self.element_ref(idx), &skip_nodes, &mut out);
+        out
+    }
+
+    fn serialise_children(&self, el: ElementRef<'_>, skip: &[NodeId], out: &mut String) {
+        for child in el.children() {
+            if skip.contains(&child.id()) {
+                continue;
+            }
+            match child.value() {
+                Node::Element(e) => {
+                    let child_el = ElementRef::wrap(child).expect("element");
+                    if !child.descendants().any(|d| skip.contains(&d.id())) {
+                        out.push_str(&child_el.html());
+                        continue;
+                    }
+                    out.push('<');
+                    out.push_str(e.name());
+                    for (k, v) in e.attrs() {
+                        out.push_str(&format!(
+                            " {k}=\"{}\"",
+                            v.replace('&', "&amp;").replace('"', "&quot;")
+                        ));
+                    }
+                    out.push('>');
+                    self.serialise_children(child_el, skip, out);
+                    out.push_str(&format!("</{}>", e.name()));
+                }
+                Node::Text(t) => out.push_str(&escape_text(t)),
+                Node::Comment(c) => {
+                    out.push_str("<!--");
+                    out.push_str(c);
+                    out.push_str("-->");
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Visible text of `idx` without the text of the `skip` elements (its descendants).
+    pub fn text_excluding(&self, idx: ElementIdx, skip: &[ElementIdx]) -> String {
+        let e = &self.elements[idx as usize];
+        let mut ranges: Vec<(u32, u32)> = skip
+            .iter()
+            .map(|&s| {
+                (
+                    self.elements[s as usize].start,
+                    self.elements[s as usize].end,
+                )
+            })
+            .collect();
+        ranges.sort_unstable();
+        let mut out = String::new();
+        let mut pos = e.start;
+        for (s, t) in ranges {
+            if s > pos {
+                out.extend(&self.display[pos as usize..s as usize]);
+                out.push(' ');
+            }
+            pos = pos.max(t);
+        }
+        if pos < e.end {
+            out.extend(&self.display[pos as usize..e.end as usize]);
+        }
+        super::text::collapse_whitespace(&out)
+    }
+
     /// The `scraper` document, for callers that need CSS selectors or raw attributes.
     pub fn html(&self) -> &Html {
         &self.html
@@ -269,6 +343,13 @@ impl Page {
         }
         SxdPage { package }
     }
+}
+
+fn escape_text(t: &str) -> String {
+    t.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('\u{a0}', "&nbsp;")
 }
 
 fn qname<'a>(ns: &'a str, local: &'a str) -> sxd_document::QName<'a> {

@@ -186,14 +186,25 @@ fn apply_path(page: &Page, steps: &[(String, Option<u32>)]) -> Vec<ElementIdx> {
 }
 
 /// The one candidate rule of a node (paper §3.3 `AllRules`): its id if valid, else its class if
-/// valid, else its absolute path. `None` for nodes no rule can address (a path through SVG or
+/// valid, else its absolute path. An id or class is valid when it has no digit and no quote and
+/// the node is the first element carrying it (the rule's `Apply` must return this node). `None` for nodes no rule can address (a path through SVG or
 /// MathML).
 pub fn rule_for(page: &Page, idx: ElementIdx) -> Option<(String, RuleKind)> {
     let el = page.element_ref(idx);
-    if let Some(id) = el.value().attr("id").filter(|v| valid_value(v)) {
+    // A rule is scored by what Apply (first match) extracts, so an id or class is this node's
+    // rule only if the node is its first match; otherwise the next form is tried.
+    if let Some(id) = el
+        .value()
+        .attr("id")
+        .filter(|v| valid_value(v) && page.by_id(v).first() == Some(&idx))
+    {
         return Some((format!("//*[@id='{id}']"), RuleKind::Id));
     }
-    if let Some(class) = el.value().attr("class").filter(|v| valid_value(v)) {
+    if let Some(class) = el
+        .value()
+        .attr("class")
+        .filter(|v| valid_value(v) && page.by_class(v).first() == Some(&idx))
+    {
         return Some((format!("//*[@class='{class}']"), RuleKind::Class));
     }
     absolute_path(page, idx).map(|p| (p, RuleKind::Path))

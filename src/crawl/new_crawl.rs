@@ -321,6 +321,11 @@ pub async fn new_crawl(
         rules: RuleSet {
             article: Rule::parse(&article.xpath)?,
             title: title.map(|t| Rule::parse(&t.xpath)).transpose()?,
+            exclude: stored
+                .iter()
+                .filter(|r| r.field == "article-exclude")
+                .map(|r| Rule::parse(&r.xpath))
+                .collect::<Result<_, _>>()?,
         },
         pattern: serde_json::from_str(blog.post_pattern.as_deref().unwrap_or("null"))
             .context("stored post pattern is corrupt")?,

@@ -1,0 +1,166 @@
+//! Shared test helpers: fixture blogs served on 127.0.0.1, the real `archive` binary run on a
+//! temporary database, and the per-field scoring of an export against a blog's ground truth.
+#![allow(dead_code)]
+
+use everblog::serve::{serve_dir, Server};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// A fixture blog of `fixtures/sites/<name>` served on a free port.
+pub struct Blog {
+    pub server: Server,
+    pub truth: Value,
+}
+
+pub fn fixture_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/sites")
+        .join(name)
+}
+
+pub fn serve(name: &str) -> Blog {
+    let dir = fixture_dir(name);
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    let base = truth["base_url"].as_str().map(str::to_string);
+    let server = serve_dir(&dir.join("site"), base).unwrap();
+    Blog { server, truth }
+}
+
+impl Blog {
+    pub fn feed_url(&self) -> String {
+        format!(
+            "{}{}",
+            self.server.origin,
+            self.truth["feed_path"].as_str().unwrap()
+        )
+    }
+}
+
+/// Runs `archive --db <db> args…` and returns its output.
+pub fn archive(db: &Path, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_archive"))
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+pub fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "archive failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn tokens(s: &str) -> HashMap<String, usize> {
+    let mut m = HashMap::new();
+    for t in s
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+    {
+        *m.entry(t.to_lowercase()).or_insert(0) += 1;
+    }
+    m
+}
+
+/// Token F1 of two texts (case-folded alphanumeric tokens, multiset).
+pub fn token_f1(a: &str, b: &str) -> f64 {
+    let (ta, tb) = (tokens(a), tokens(b));
+    let common: usize = ta
+        .iter()
+        .map(|(k, n)| (*n).min(*tb.get(k).unwrap_or(&0)))
+        .sum();
+    let (na, nb): (usize, usize) = (ta.values().sum(), tb.values().sum());
+    if common == 0 || na == 0 || nb == 0 {
+        return if na == nb { 1.0 } else { 0.0 };
+    }
+    let (p, r) = (common as f64 / na as f64, common as f64 / nb as f64);
+    2.0 * p * r / (p + r)
+}
+
+pub fn normalise_path(url_or_path: &str) -> String {
+    let path = match url::Url::parse(url_or_path) {
+        Ok(u) => u.path().to_string(),
+        Err(_) => url_or_path.to_string(),
+    };
+    let path = percent_encoding::percent_decode_str(&path)
+        .decode_utf8_lossy()
+        .into_owned();
+    let path = path.strip_suffix("index.html").unwrap_or(&path).to_string();
+    path.trim_end_matches('/').to_string()
+}
+
+/// Per-field accuracy of an export against the truth: (coverage, article ok, title ok, false positives).
+pub struct Score {
+    pub posts: usize,
+    pub found: usize,
+    pub article_ok: usize,
+    pub title_ok: usize,
+    pub false_positives: usize,
+    pub failures: Vec<String>,
+}
+
+pub fn score(truth: &Value, export_jsonl: &str) -> Score {
+    let rows: Vec<Value> = export_jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by_path: HashMap<String, &Value> = rows
+        .iter()
+        .map(|r| (normalise_path(r["url"].as_str().unwrap()), r))
+        .collect();
+    let posts = truth["posts"].as_array().unwrap();
+    let mut s = Score {
+        posts: posts.len(),
+        found: 0,
+        article_ok: 0,
+        title_ok: 0,
+        false_positives: 0,
+        failures: Vec::new(),
+    };
+    let truth_paths: std::collections::HashSet<String> = posts
+        .iter()
+        .map(|p| normalise_path(p["path"].as_str().unwrap()))
+        .collect();
+    s.false_positives = by_path.keys().filter(|k| !truth_paths.contains(*k)).count();
+    for p in posts {
+        let path = normalise_path(p["path"].as_str().unwrap());
+        let Some(row) = by_path.get(&path) else {
+            s.failures.push(format!("missing {path}"));
+            continue;
+        };
+        s.found += 1;
+        let f1 = token_f1(
+            row["content_text"].as_str().unwrap_or(""),
+            p["body_text"].as_str().unwrap(),
+        );
+        if f1 >= 0.9 {
+            s.article_ok += 1;
+        } else {
+            s.failures.push(format!("{path}: article F1 {f1:.3}"));
+        }
+        let norm = |v: &Value| {
+            v.as_str()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        if norm(&row["title"]) == norm(&p["title"]) {
+            s.title_ok += 1;
+        } else {
+            s.failures.push(format!(
+                "{path}: title {:?} vs {:?}",
+                row["title"], p["title"]
+            ));
+        }
+    }
+    s
+}
