@@ -174,7 +174,10 @@ async fn add(db: &std::path::Path, urls: &[String]) -> Result<()> {
     let fetcher = Fetcher::new(Duration::from_secs(30))?;
     let mut failed = 0;
     for u in urls {
-        match crawl::add(&mut store, &fetcher, u).await {
+        let result = crawl::add(&mut store, &fetcher, u).await;
+        // With one URL its error is the command's error, printed once by main.
+        match result {
+            Err(e) if urls.len() == 1 => return Err(e),
             Ok(a) if a.already => println!(
                 "{} is already in the archive (feed {}); nothing to do",
                 a.blog.home_url, a.blog.feed_url

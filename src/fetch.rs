@@ -111,14 +111,27 @@ impl Fetcher {
 }
 
 fn error_text(e: &reqwest::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = std::error::Error::source(e);
-    while let Some(inner) = src {
-        s.push_str(": ");
-        s.push_str(&inner.to_string());
-        src = inner.source();
+    let mut innermost: &dyn std::error::Error = e;
+    while let Some(inner) = innermost.source() {
+        innermost = inner;
     }
-    s
+    let what = if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "cannot connect"
+    } else if e.is_redirect() {
+        "too many redirects"
+    } else if e.is_body() || e.is_decode() {
+        "broken response body"
+    } else {
+        "request failed"
+    };
+    let detail = innermost.to_string();
+    if std::ptr::addr_eq(innermost, e as &dyn std::error::Error) || detail.is_empty() {
+        what.to_string()
+    } else {
+        format!("{what}: {detail}")
+    }
 }
 
 /// The `Content-Type` header of a response, lower-cased, if any.

@@ -177,14 +177,20 @@ pub fn serve_dir(dir: &Path, base_url: Option<String>) -> std::io::Result<Server
     Server::start(Root::Disk(dir.to_path_buf()), base_url)
 }
 
-/// The bundled demo blog: (root, feed path, base URL to rewrite).
-pub fn demo_site() -> (Root, &'static str, Option<String>) {
-    (
-        Root::Disk(PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/sites/pelican/site"
-        ))),
-        "/feeds/all.atom.xml",
-        None,
-    )
+/// The demo blog bundled into the binary: `fixtures/sites/pelican` (Pelican 4, summary-only
+/// RSS feed, 32 posts of which the feed lists 10).
+static DEMO_SITE: Dir<'static> =
+    include_dir::include_dir!("$CARGO_MANIFEST_DIR/fixtures/sites/pelican/site");
+static DEMO_TRUTH: &str = include_str!("../fixtures/sites/pelican/truth.json");
+
+/// The bundled demo blog: (root, feed path, base URL the site was generated with).
+pub fn demo_site() -> (Root, String, Option<String>) {
+    let truth: serde_json::Value =
+        serde_json::from_str(DEMO_TRUTH).expect("bundled truth.json is valid");
+    let feed = truth["feed_path"]
+        .as_str()
+        .unwrap_or("/feeds/all.rss.xml")
+        .to_string();
+    let base = truth["base_url"].as_str().map(str::to_string);
+    (Root::Embedded(&DEMO_SITE), feed, base)
 }

@@ -643,6 +643,13 @@ impl Store {
         })
     }
 
+    /// Every URL in the fetch log, in fetch order (all blogs, and `archive add`'s fetches).
+    pub fn fetched_urls(&self) -> Result<Vec<String>> {
+        let mut st = self.conn.prepare("SELECT url FROM fetch_log ORDER BY id")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     fn post_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Post> {
         Ok(Post {
             url: r.get(0)?,

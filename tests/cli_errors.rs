@@ -1,0 +1,148 @@
+//! Bad input gets one clear error line naming the input, a non-zero exit, and leaves the
+//! database consistent (no blog half-added). A crawl that hits HTTP errors keeps going and
+//! reports them.
+
+mod common;
+use common::*;
+use everblog::serve::serve_dir;
+use everblog::store::Store;
+
+fn one_error_line(out: &std::process::Output, must_contain: &[&str]) {
+    assert!(
+        !out.status.success(),
+        "expected failure, got success: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one error line, got: {stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+    for m in must_contain {
+        assert!(
+            lines[0].contains(m),
+            "{:?} does not mention {m:?}",
+            lines[0]
+        );
+    }
+}
+
+#[test]
+fn bad_urls_are_rejected_and_nothing_is_stored() {
+    let site = tempfile::tempdir().unwrap();
+    let w = |name: &str, body: &[u8]| std::fs::write(site.path().join(name), body).unwrap();
+    w("bad.xml", b"<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>a & b</title><item><title>x</title></item></channel></rss>");
+    w(
+        "page.html",
+        b"<html><head><title>No feed</title></head><body><p>hello</p></body></html>",
+    );
+    w("empty.xml", b"<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Empty</title></channel></rss>");
+    w("img.png", b"\x89PNG\r\n\x1a\n0000");
+    let server = serve_dir(site.path(), None).unwrap();
+    let o = &server.origin;
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("a.db");
+    // A previously archived blog must survive every failure below.
+    let good = serve("nikola");
+    ok(&archive(&db, &["add", &good.feed_url()]));
+
+    one_error_line(&archive(&db, &["add", "not a url"]), &["not a url", "http"]);
+    one_error_line(
+        &archive(&db, &["add", "http://127.0.0.1:1/feed"]),
+        &["127.0.0.1:1", "cannot connect"],
+    );
+    one_error_line(
+        &archive(&db, &["add", &format!("{o}/missing.xml")]),
+        &["missing.xml", "404"],
+    );
+    one_error_line(
+        &archive(&db, &["add", &format!("{o}/page.html")]),
+        &["page.html", "no feed found"],
+    );
+    one_error_line(
+        &archive(&db, &["add", &format!("{o}/bad.xml")]),
+        &["bad.xml", "malformed feed"],
+    );
+    one_error_line(
+        &archive(&db, &["add", &format!("{o}/empty.xml")]),
+        &["empty.xml", "no entries"],
+    );
+    one_error_line(
+        &archive(&db, &["add", &format!("{o}/img.png")]),
+        &["img.png", "neither a feed nor an HTML page"],
+    );
+    one_error_line(
+        &archive(&db, &["show", "http://nowhere.example/post"]),
+        &["nowhere.example"],
+    );
+    one_error_line(
+        &archive(&db, &["crawl", "http://not-added.example/"]),
+        &["not-added.example"],
+    );
+
+    let store = Store::open(&db).unwrap();
+    let blogs = store.blogs().unwrap();
+    assert_eq!(blogs.len(), 1, "only the good blog is stored");
+    assert_eq!(store.entries(blogs[0].id).unwrap().len(), 10);
+    // Adding the same blog again is a no-op with a message.
+    let again = ok(&archive(&db, &["add", &good.feed_url()]));
+    assert!(again.contains("already in the archive"), "{again}");
+    assert_eq!(Store::open(&db).unwrap().blogs().unwrap().len(), 1);
+}
+
+#[test]
+fn a_home_page_is_enough_to_find_the_feed() {
+    let blog = serve("hexo");
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("a.db");
+    let out = ok(&archive(&db, &["add", &format!("{}/", blog.server.origin)]));
+    assert!(out.contains(&blog.feed_url()), "{out}");
+    assert!(out.contains("Atom"), "{out}");
+}
+
+#[test]
+fn crawl_errors_are_reported_and_the_crawl_goes_on() {
+    // A copy of the Nikola blog with one old post deleted: links to it now give 404.
+    let src = fixture_dir("nikola");
+    let copy = tempfile::tempdir().unwrap();
+    copy_dir(&src.join("site"), &copy.path().join("site"));
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("truth.json")).unwrap()).unwrap();
+    let posts = truth["posts"].as_array().unwrap();
+    let victim = posts.last().unwrap()["path"]
+        .as_str()
+        .unwrap()
+        .trim_matches('/')
+        .to_string();
+    std::fs::remove_dir_all(copy.path().join("site").join(&victim)).unwrap();
+    let server = serve_dir(
+        &copy.path().join("site"),
+        truth["base_url"].as_str().map(str::to_string),
+    )
+    .unwrap();
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("a.db");
+    ok(&archive(
+        &db,
+        &[
+            "add",
+            &format!("{}{}", server.origin, truth["feed_path"].as_str().unwrap()),
+        ],
+    ));
+    let out = ok(&archive(&db, &["crawl"]));
+    assert!(out.contains("crawl complete"), "{out}");
+    assert!(out.contains("HTTP 404") && out.contains(&victim), "{out}");
+    let export = ok(&archive(&db, &["export"]));
+    assert_eq!(export.lines().count(), posts.len() - 1);
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
