@@ -22,7 +22,8 @@ use std::time::Duration;
 #[derive(Debug, Parser)]
 #[command(name = "archive", version, max_term_width = 100)]
 pub struct Cli {
-    /// The archive database (SQLite; created if missing).
+    /// The archive database (SQLite; created if missing). Default:
+    /// `$XDG_DATA_HOME/everblog/archive.db` (`~/.local/share/everblog/archive.db`).
     #[arg(long, global = true, env = "EVERBLOG_DB", value_name = "PATH")]
     pub db: Option<PathBuf>,
     /// More log output on stderr (-v: info, -vv: debug). RUST_LOG overrides.
@@ -52,7 +53,7 @@ pub enum Command {
         #[arg(value_name = "BLOG")]
         blog: Option<String>,
         /// Crawl every blog not yet completely crawled (the default when no BLOG is given).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "blog")]
         all: bool,
         /// Stop a blog's crawl after this many pages (resume later by running crawl again).
         #[arg(long, default_value_t = 10_000, value_name = "N")]
@@ -419,25 +420,33 @@ fn textwrap(s: &str, width: usize) -> String {
 fn export(db: &std::path::Path, blog: Option<&str>, output: Option<PathBuf>) -> Result<()> {
     let store = open(db)?;
     let id = blog.map(|b| find(&store, b)).transpose()?.map(|b| b.id);
-    let posts = store.posts(id)?;
     match output {
         Some(path) => {
+            // Written next to the target and renamed: a crash never leaves a truncated export.
             let tmp = path.with_extension("partial");
             let mut f = std::io::BufWriter::new(
                 std::fs::File::create(&tmp)
                     .with_context(|| format!("creating {}", tmp.display()))?,
             );
-            crate::export::write_jsonl(&posts, &mut f)?;
+            let n = store.for_each_post(id, |p| Ok(crate::export::write_jsonl(&p, &mut f)?))?;
+            f.flush()?;
             drop(f);
             std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
-            eprintln!("exported {} posts to {}", posts.len(), path.display());
+            eprintln!("exported {n} posts to {}", path.display());
         }
         None => {
             let stdout = std::io::stdout();
-            let mut lock = std::io::BufWriter::new(stdout.lock());
-            match crate::export::write_jsonl(&posts, &mut lock) {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                other => other?,
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            let result = store
+                .for_each_post(id, |p| Ok(crate::export::write_jsonl(&p, &mut out)?))
+                .and_then(|_| Ok(out.flush()?));
+            if let Err(e) = result {
+                let broken_pipe = e
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe);
+                if !broken_pipe {
+                    return Err(e);
+                }
             }
         }
     }

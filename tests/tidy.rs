@@ -26,19 +26,40 @@ fn src() -> PathBuf {
 fn every_module_says_what_it_owns() {
     for f in rust_files(&src()) {
         let text = std::fs::read_to_string(&f).unwrap();
-        assert!(text.starts_with("//!"), "{} does not open with a //! module doc", f.display());
+        assert!(
+            text.starts_with("//!"),
+            "{} does not open with a //! module doc",
+            f.display()
+        );
     }
 }
 
 #[test]
 fn core_is_pure() {
-    let forbidden = ["tokio", "reqwest", "rusqlite", "std::fs", "std::net", "std::process", "Utc::now", "SystemTime", "crate::store", "crate::fetch", "crate::crawl"];
+    let forbidden = [
+        "tokio",
+        "reqwest",
+        "rusqlite",
+        "std::fs",
+        "std::net",
+        "std::process",
+        "Utc::now",
+        "SystemTime",
+        "crate::store",
+        "crate::fetch",
+        "crate::crawl",
+    ];
     for f in rust_files(&src().join("core")) {
         let text = std::fs::read_to_string(&f).unwrap();
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
             for word in forbidden {
-                assert!(!code.contains(word), "{}:{}: `{word}` in the pure core", f.display(), n + 1);
+                assert!(
+                    !code.contains(word),
+                    "{}:{}: `{word}` in the pure core",
+                    f.display(),
+                    n + 1
+                );
             }
         }
     }
@@ -46,14 +67,25 @@ fn core_is_pure() {
 
 #[test]
 fn sql_lives_only_in_the_store() {
-    let sql = ["SELECT ", "INSERT ", "UPDATE ", "DELETE FROM", "CREATE TABLE", "PRAGMA "];
+    let sql = [
+        "SELECT ",
+        "INSERT ",
+        "UPDATE ",
+        "DELETE FROM",
+        "CREATE TABLE",
+        "PRAGMA ",
+    ];
     for f in rust_files(&src()) {
         if f.starts_with(src().join("store")) {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap();
         for word in sql {
-            assert!(!text.contains(word), "{} contains SQL (`{word}`); SQL belongs in src/store", f.display());
+            assert!(
+                !text.contains(word),
+                "{} contains SQL (`{word}`); SQL belongs in src/store",
+                f.display()
+            );
         }
     }
 }

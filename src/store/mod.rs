@@ -676,6 +676,26 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Calls `f` on each post of one blog, or of all blogs, in the order of [`Store::posts`],
+    /// without loading them all into memory. Stops at the first error `f` returns.
+    pub fn for_each_post(
+        &self,
+        blog_id: Option<i64>,
+        mut f: impl FnMut(Post) -> Result<()>,
+    ) -> Result<u64> {
+        let mut st = self.conn.prepare(&format!(
+            "{} WHERE ?1 IS NULL OR p.blog_id = ?1 ORDER BY p.blog_id, p.published IS NULL, p.published DESC, p.url",
+            Self::POST_SELECT
+        ))?;
+        let mut rows = st.query([blog_id])?;
+        let mut n = 0;
+        while let Some(row) = rows.next()? {
+            f(Self::post_from_row(row)?)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
     /// One post by its URL.
     pub fn post(&self, url: &str) -> Result<Option<Post>> {
         Ok(self
