@@ -61,6 +61,7 @@ pub struct Page {
 
 struct Builder {
     elements: Vec<Element>,
+    sibling_counts: FxHashMap<(ElementIdx, String), u32>,
     text: Vec<char>,
     display: Vec<char>,
     pending_space: bool,
@@ -88,63 +89,74 @@ impl Builder {
         }
     }
 
-    fn walk(&mut self, node: ego_tree::NodeRef<'_, Node>, parent: Option<ElementIdx>, depth: u32) {
-        let Node::Element(el) = node.value() else {
-            return;
-        };
-        let name = el.name().to_ascii_lowercase();
-        let idx = self.elements.len() as ElementIdx;
-        let position = match parent {
-            Some(p) => {
-                1 + self.elements[p as usize]
-                    .children
-                    .iter()
-                    .filter(|&&c| self.elements[c as usize].name == name)
-                    .count() as u32
+    /// Walks the tree in document order with an explicit stack (no recursion: tag soup can nest
+    /// thousands deep), building the element table and the text stream.
+    fn walk(&mut self, root: ego_tree::NodeRef<'_, Node>) {
+        enum Step<'a> {
+            Visit(ego_tree::NodeRef<'a, Node>, Option<ElementIdx>, u32, bool),
+            Leave(ElementIdx, usize, bool),
+        }
+        let mut stack = vec![Step::Visit(root, None, 0, false)];
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Visit(node, parent, depth, hidden) => match node.value() {
+                    Node::Text(t) if !hidden => self.push_text(t),
+                    Node::Element(el) => {
+                        let name = el.name().to_ascii_lowercase();
+                        let idx = self.elements.len() as ElementIdx;
+                        // 1-based position among same-name siblings, counted per parent in O(1).
+                        let position = match parent {
+                            Some(p) => {
+                                let n = self.sibling_counts.entry((p, name.clone())).or_insert(0);
+                                *n += 1;
+                                *n
+                            }
+                            None => 1,
+                        };
+                        if let Some(p) = parent {
+                            self.elements[p as usize].children.push(idx);
+                        }
+                        let ns = &*el.name.ns;
+                        let inline = INLINE.contains(&name.as_str());
+                        let skip = hidden || SKIP_TEXT.contains(&name.as_str());
+                        self.elements.push(Element {
+                            node: node.id(),
+                            parent,
+                            children: Vec::new(),
+                            depth,
+                            html_ns: ns.is_empty() || ns == XHTML_NS,
+                            name,
+                            position,
+                            start: 0,
+                            end: 0,
+                        });
+                        if !inline {
+                            self.pending_space = true;
+                        }
+                        stack.push(Step::Leave(idx, self.text.len(), inline));
+                        for child in node.children().rev() {
+                            stack.push(Step::Visit(child, Some(idx), depth + 1, skip));
+                        }
+                    }
+                    _ => {}
+                },
+                Step::Leave(idx, start, inline) => {
+                    if !inline {
+                        self.pending_space = true;
+                    }
+                    let end = self.text.len();
+                    // A separator space pushed just before this element's first char is not its text.
+                    let start = if start < end && self.text[start] == ' ' {
+                        start + 1
+                    } else {
+                        start
+                    };
+                    let e = &mut self.elements[idx as usize];
+                    e.start = start as u32;
+                    e.end = end.max(start) as u32;
+                }
             }
-            None => 1,
-        };
-        if let Some(p) = parent {
-            self.elements[p as usize].children.push(idx);
         }
-        let ns = &*el.name.ns;
-        let inline = INLINE.contains(&name.as_str());
-        let skip = SKIP_TEXT.contains(&name.as_str());
-        self.elements.push(Element {
-            node: node.id(),
-            parent,
-            children: Vec::new(),
-            depth,
-            html_ns: ns.is_empty() || ns == XHTML_NS,
-            name,
-            position,
-            start: 0,
-            end: 0,
-        });
-        if !inline {
-            self.pending_space = true;
-        }
-        let start = self.text.len();
-        for child in node.children() {
-            match child.value() {
-                Node::Element(_) => self.walk(child, Some(idx), depth + 1),
-                Node::Text(t) if !skip => self.push_text(t),
-                _ => {}
-            }
-        }
-        if !inline {
-            self.pending_space = true;
-        }
-        let end = self.text.len();
-        // A separator space pushed just before this element's first char is not its text.
-        let start = if start < end && self.text[start] == ' ' {
-            start + 1
-        } else {
-            start
-        };
-        let e = &mut self.elements[idx as usize];
-        e.start = start as u32;
-        e.end = end.max(start) as u32;
     }
 }
 
@@ -155,12 +167,13 @@ impl Page {
         let html = Html::parse_document(source);
         let mut b = Builder {
             elements: Vec::new(),
+            sibling_counts: FxHashMap::default(),
             text: Vec::new(),
             display: Vec::new(),
             pending_space: false,
         };
         let root = html.root_element();
-        b.walk(*root, None, 0);
+        b.walk(*root);
         let mut id_index: FxHashMap<String, Vec<ElementIdx>> = FxHashMap::default();
         let mut class_index: FxHashMap<String, Vec<ElementIdx>> = FxHashMap::default();
         for (i, e) in b.elements.iter().enumerate() {
@@ -365,19 +378,22 @@ fn sxd_walk<'d>(
     parent: sxd_document::dom::Element<'d>,
     node: ego_tree::NodeRef<'_, Node>,
 ) {
-    for c in node.children() {
-        match c.value() {
-            Node::Element(e) => {
-                let el = doc.create_element(qname(&e.name.ns, e.name()));
-                for (k, v) in e.attrs() {
-                    el.set_attribute_value(k, v);
+    let mut stack = vec![(parent, node)];
+    while let Some((parent, node)) = stack.pop() {
+        for c in node.children() {
+            match c.value() {
+                Node::Element(e) => {
+                    let el = doc.create_element(qname(&e.name.ns, e.name()));
+                    for (k, v) in e.attrs() {
+                        el.set_attribute_value(k, v);
+                    }
+                    parent.append_child(el);
+                    stack.push((el, c));
                 }
-                parent.append_child(el);
-                sxd_walk(doc, el, c);
+                Node::Text(t) => parent.append_child(doc.create_text(t)),
+                Node::Comment(x) => parent.append_child(doc.create_comment(x)),
+                _ => {}
             }
-            Node::Text(t) => parent.append_child(doc.create_text(t)),
-            Node::Comment(x) => parent.append_child(doc.create_comment(x)),
-            _ => {}
         }
     }
 }
@@ -440,6 +456,22 @@ mod tests {
         assert_eq!(p.text_of(a), "Hello big world line1 line2");
         let body = p.elements.iter().position(|e| e.name == "body").unwrap() as u32;
         assert_eq!(p.text_of(body), "Hello big world line1 line2");
+    }
+
+    #[test]
+    fn deep_tag_soup_does_not_overflow_the_stack() {
+        let html = format!(
+            "<html><body>{}<p class=deep>bottom</p></body></html>",
+            "<div>".repeat(20_000)
+        );
+        let p = Page::parse(&html);
+        let deep = p.by_class("deep")[0];
+        assert_eq!(p.text_of(deep), "bottom");
+        let x = sxd_xpath::Factory::new()
+            .build("//*[@class='deep']")
+            .unwrap()
+            .unwrap();
+        assert_eq!(p.to_sxd().select(&x).unwrap(), vec![deep]);
     }
 
     #[test]
