@@ -111,7 +111,11 @@ fn corpus_job(host: &str) -> Option<Job> {
         .entries
         .iter()
         .filter_map(|e| {
-            let path = url::Url::parse(&e.url).ok()?.path().trim_matches('/').to_string();
+            let path = url::Url::parse(&e.url)
+                .ok()?
+                .path()
+                .trim_matches('/')
+                .to_string();
             files.get(&path).map(|p| (p.clone(), None))
         })
         .collect();
@@ -139,7 +143,9 @@ fn run(job: &Job, reps: usize) -> Value {
     let (article, title, exclude) = &job.rules;
     let rules = RuleSet {
         article: Rule::parse(article).expect("article rule"),
-        title: title.as_deref().map(|t| Rule::parse(t).expect("title rule")),
+        title: title
+            .as_deref()
+            .map(|t| Rule::parse(t).expect("title rule")),
         exclude: exclude
             .iter()
             .map(|x| Rule::parse(x).expect("exclude rule"))
@@ -266,7 +272,9 @@ fn main() {
         });
     }
     if jobs.is_empty() {
-        eprintln!("nothing to time: give --site FIXTURE_DIR or --article XPATH PATH... (see --help)");
+        eprintln!(
+            "nothing to time: give --site FIXTURE_DIR or --article XPATH PATH... (see --help)"
+        );
         std::process::exit(2);
     }
     let runs: Vec<Value> = jobs

@@ -1,8 +1,8 @@
 //! The `archive` command line: clap definitions, one function per subcommand, human output.
 //! Errors propagate to `main`, which prints them on one line and exits non-zero.
 
-use crate::crawl::frontier::BreadthFirst;
-use crate::crawl::{self, CrawlOptions, CrawlSummary, Progress};
+use crate::crawl::{self, CrawlOptions, CrawlSummary, FrontierKind, Progress};
+use crate::fetch::politeness::PolitenessConfig;
 use crate::fetch::Fetcher;
 use crate::store::{Blog, Store};
 use anyhow::{bail, Context, Result};
@@ -44,6 +44,10 @@ pub enum Command {
         /// Feed or home page URLs.
         #[arg(required = true, value_name = "URL")]
         urls: Vec<String>,
+        /// Start the crawl here instead of the blog's home page (e.g. the root of a site the
+        /// blog lives in). Same host as the blog.
+        #[arg(long, value_name = "URL")]
+        start: Option<String>,
     },
     /// Run NewCrawl for blogs never (completely) crawled: learn rules, crawl, archive every post.
     ///
@@ -64,6 +68,28 @@ pub enum Command {
         /// Per-request timeout in seconds.
         #[arg(long, default_value_t = 30, value_name = "SECONDS")]
         timeout: u64,
+        /// Crawl order: `knn` ranks URLs by the distance-weighted kNN estimate of how many post
+        /// links their page holds (paper §4.3); `bfs` is breadth-first.
+        #[arg(long, value_enum, default_value_t = FrontierArg::Knn)]
+        frontier: FrontierArg,
+        /// Neighbours of the kNN estimate.
+        #[arg(long, default_value_t = 5, value_name = "K")]
+        k: usize,
+        /// With the kNN frontier, stop once this many pages in a row brought no new post and no
+        /// queued page looks promising (0: crawl until the frontier is empty).
+        #[arg(long, default_value_t = 1000, value_name = "PAGES")]
+        patience: u64,
+        /// Seconds between two requests to one host (robots.txt Crawl-delay may ask for more;
+        /// loopback hosts get no default delay).
+        #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+        delay: f64,
+        /// Requests in flight per host.
+        #[arg(long, default_value_t = 2, value_name = "N")]
+        per_host: usize,
+        /// Most links followed per URL template (digits generalised, query values dropped):
+        /// bounds calendars and other endless generated URLs.
+        #[arg(long, default_value_t = 2000, value_name = "N")]
+        max_per_template: usize,
     },
     /// List blogs (with post counts and crawl state), or the posts of one blog.
     List {
@@ -103,6 +129,15 @@ pub enum Command {
     },
 }
 
+/// Crawl orders.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FrontierArg {
+    /// Distance-weighted kNN priority (default).
+    Knn,
+    /// Breadth-first.
+    Bfs,
+}
+
 /// Export formats.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -124,20 +159,39 @@ pub async fn run(cli: Cli) -> Result<()> {
         None => default_db()?,
     };
     match cli.command {
-        Command::Add { urls } => add(&db, &urls).await,
+        Command::Add { urls, start } => add(&db, &urls, start.as_deref()).await,
         Command::Crawl {
             blog,
             all,
             max_pages,
             concurrency,
             timeout,
+            frontier,
+            k,
+            patience,
+            delay,
+            per_host,
+            max_per_template,
         } => {
             let _ = all;
             let opts = CrawlOptions {
                 max_pages,
                 concurrency,
+                frontier: match frontier {
+                    FrontierArg::Knn => FrontierKind::Knn,
+                    FrontierArg::Bfs => FrontierKind::BreadthFirst,
+                },
+                k,
+                patience,
+                max_per_template,
             };
-            crawl_blogs(&db, blog.as_deref(), &opts, Duration::from_secs(timeout))
+            let politeness = PolitenessConfig {
+                delay: Duration::from_secs_f64(delay.max(0.0)),
+                per_host,
+                ..PolitenessConfig::default()
+            };
+            let fetcher = Fetcher::with_politeness(Duration::from_secs(timeout), politeness)?;
+            crawl_blogs(&db, blog.as_deref(), &opts, &fetcher)
                 .await
                 .map(|_| ())
         }
@@ -170,12 +224,25 @@ fn find(store: &Store, url: &str) -> Result<Blog> {
     store.find_blog(&alt)?.with_context(|| format!("no blog {trimmed} in the archive; `archive list` shows the blogs, `archive add` adds one"))
 }
 
-async fn add(db: &std::path::Path, urls: &[String]) -> Result<()> {
+async fn add(db: &std::path::Path, urls: &[String], start: Option<&str>) -> Result<()> {
     let mut store = open(db)?;
     let fetcher = Fetcher::new(Duration::from_secs(30))?;
     let mut failed = 0;
     for u in urls {
-        let result = crawl::add(&mut store, &fetcher, u).await;
+        let mut result = crawl::add(&mut store, &fetcher, u).await;
+        if let (Ok(a), Some(start)) = (&mut result, start) {
+            let s = url::Url::parse(start)
+                .with_context(|| format!("--start {start:?} is not a URL"))?;
+            let home = url::Url::parse(&a.blog.home_url)?;
+            if crawl::links::site_of(&s) != crawl::links::site_of(&home) {
+                bail!(
+                    "--start {start} is not on the blog's site ({})",
+                    crawl::links::site_of(&home)
+                );
+            }
+            store.set_start_url(a.blog.id, s.as_str())?;
+            a.blog.start_url = Some(s.to_string());
+        }
         // With one URL its error is the command's error, printed once by main.
         match result {
             Err(e) if urls.len() == 1 => return Err(e),
@@ -261,10 +328,9 @@ pub async fn crawl_blogs(
     db: &std::path::Path,
     blog: Option<&str>,
     opts: &CrawlOptions,
-    timeout: Duration,
+    fetcher: &Fetcher,
 ) -> Result<Vec<(Blog, CrawlSummary)>> {
     let mut store = open(db)?;
-    let fetcher = Fetcher::new(timeout)?;
     let blogs = match blog {
         Some(b) => vec![find(&store, b)?],
         None => store
@@ -282,8 +348,7 @@ pub async fn crawl_blogs(
     for b in blogs {
         let bar = Bar::new(b.title.as_deref().unwrap_or(&b.home_url));
         let started = std::time::Instant::now();
-        let result =
-            crawl::new_crawl(&mut store, &fetcher, &b, &mut BreadthFirst, opts, &bar).await;
+        let result = crawl::new_crawl(&mut store, fetcher, &b, opts, &bar).await;
         bar.0.finish_and_clear();
         match result {
             Ok(s) => {
@@ -319,6 +384,10 @@ fn print_summary(b: &Blog, s: &CrawlSummary, elapsed: Duration) {
         s.pages_fetched,
         s.errors,
         elapsed.as_secs_f64()
+    );
+    println!(
+        "  last new post at page {} of this run · {} blocked by robots.txt · {} links over the per-template cap · {} posts from sitemaps · stopped: {}",
+        s.pages_at_last_post, s.blocked, s.trapped, s.sitemap_posts, s.stop_reason
     );
     for r in &s.rules {
         println!(
@@ -495,13 +564,10 @@ async fn demo(keep: Option<PathBuf>) -> Result<()> {
     println!("archiving it into {}", db.display());
     println!();
     let feed = format!("{}{truth_feed}", server.origin);
-    add(&db, std::slice::from_ref(&feed)).await?;
+    add(&db, std::slice::from_ref(&feed), None).await?;
     println!();
-    let opts = CrawlOptions {
-        max_pages: 10_000,
-        concurrency: 4,
-    };
-    crawl_blogs(&db, Some(&feed), &opts, Duration::from_secs(30)).await?;
+    let fetcher = Fetcher::new(Duration::from_secs(30))?;
+    crawl_blogs(&db, Some(&feed), &CrawlOptions::default(), &fetcher).await?;
     let store = open(&db)?;
     let posts = store.posts(None)?;
     println!();

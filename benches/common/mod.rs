@@ -321,7 +321,10 @@ pub fn real_paragraphs() -> Vec<Para> {
             }
         }
     }
-    assert!(!out.is_empty(), "no paragraph found to build synthetic pages");
+    assert!(
+        !out.is_empty(),
+        "no paragraph found to build synthetic pages"
+    );
     out
 }
 
@@ -352,8 +355,16 @@ fn escape(s: &str) -> String {
 }
 
 const NAMES: &[&str] = &[
-    "Seth Zenz", "Flip Tanedo", "Aidan Randle-Conde", "Ken Bloom", "Pauline Gagnon",
-    "Kyle Cranmer", "Anna Phan", "Adam Davis", "Michael Schmitt", "Jim Rohlf",
+    "Seth Zenz",
+    "Flip Tanedo",
+    "Aidan Randle-Conde",
+    "Ken Bloom",
+    "Pauline Gagnon",
+    "Kyle Cranmer",
+    "Anna Phan",
+    "Adam Davis",
+    "Michael Schmitt",
+    "Jim Rohlf",
 ];
 
 /// `n` synthetic post pages of about `size` bytes each (within a few percent), page `i` built

@@ -8,5 +8,8 @@ pub mod feed;
 pub mod learn;
 pub mod page;
 pub mod post_url;
+pub mod priority;
 pub mod rules;
+pub mod sitemap;
 pub mod text;
+pub mod url_features;

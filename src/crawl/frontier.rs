@@ -1,19 +1,45 @@
 //! The frontier: which URL of a blog to fetch next.
 //!
 //! NewCrawl talks to the frontier only through [`Frontier`]; the queue itself lives in the store
-//! (table `frontier`), so a crawl interrupted at any point resumes where it stopped. This issue's
-//! frontier is breadth-first; the paper's distance-weighted kNN priority (§4.3) plugs in here.
+//! (table `frontier`: URL, depth, state, priority, L(u) once fetched), so a crawl interrupted
+//! at any point resumes where it stopped, with the same model.
+//!
+//! - [`KnnFrontier`] (the default, paper §4.3): post permalinks first; every other URL ordered
+//!   by the distance-weighted kNN estimate of L(u), the number of post links its page holds
+//!   ([`crate::core::priority`]). New URLs are scored when they are first seen. Priorities go
+//!   stale as the model learns; they are refreshed lazily — the top of the queue is re-scored
+//!   before it is served whenever the model has doubled since those entries were scored — and
+//!   the whole queue once per doubling of the training set, so the cost stays O(log n) full
+//!   passes instead of one per fetch.
+//! - [`BreadthFirst`]: by depth, then discovery order (the baseline of the benchmark).
 
+use crate::core::post_url::PostUrlPattern;
+use crate::core::priority::PriorityModel;
 use crate::store::Store;
 use anyhow::Result;
+use url::Url;
+
+/// Priority of post permalinks: above any estimate.
+pub const POST_PRIORITY: f64 = 1e9;
 
 /// A crawl order over a blog's stored frontier.
 pub trait Frontier {
-    /// Up to `n` queued URLs to fetch next, with their link depth from the seeds.
-    fn next(&mut self, store: &Store, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>>;
-    /// Learns from a processed page: its URL and L(u), the number of post links it holds
-    /// (paper §4.3). Breadth-first ignores it.
+    /// Up to `n` queued URLs to fetch next (that may be fetched at `now`, RFC 3339), with their
+    /// link depth from the seeds.
+    fn next(
+        &mut self,
+        store: &mut Store,
+        blog_id: i64,
+        n: usize,
+        now: &str,
+    ) -> Result<Vec<(String, u32)>>;
+    /// Learns from a processed page: its URL and L(u), the number of post links it holds.
     fn observe(&mut self, url: &str, post_links: usize);
+    /// The estimated L of the best non-post URL served last, if the frontier estimates at all
+    /// (for the yield-based stop of NewCrawl).
+    fn best_estimate(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Breadth-first order: by depth, then discovery order.
@@ -21,9 +47,151 @@ pub trait Frontier {
 pub struct BreadthFirst;
 
 impl Frontier for BreadthFirst {
-    fn next(&mut self, store: &Store, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>> {
-        store.queued(blog_id, n)
+    fn next(
+        &mut self,
+        store: &mut Store,
+        blog_id: i64,
+        n: usize,
+        now: &str,
+    ) -> Result<Vec<(String, u32)>> {
+        store.queued(blog_id, n, now)
     }
 
     fn observe(&mut self, _url: &str, _post_links: usize) {}
+}
+
+/// The kNN-prioritised frontier (paper §4.3).
+pub struct KnnFrontier {
+    pattern: PostUrlPattern,
+    model: PriorityModel,
+    loaded: bool,
+    full_refresh_at: usize,
+    best: Option<f64>,
+}
+
+impl KnnFrontier {
+    /// A frontier for a blog whose posts match `pattern`, using `k` neighbours.
+    pub fn new(pattern: PostUrlPattern, k: usize) -> KnnFrontier {
+        KnnFrontier {
+            pattern,
+            model: PriorityModel::new(k),
+            loaded: false,
+            full_refresh_at: 1,
+            best: None,
+        }
+    }
+
+    /// The model (for reports and benchmarks).
+    pub fn model(&self) -> &PriorityModel {
+        &self.model
+    }
+
+    /// Priorities for URLs: posts first, the rest by the kNN estimate.
+    pub fn score(&self, urls: &[String]) -> Vec<f64> {
+        let parsed: Vec<Option<Url>> = urls.iter().map(|u| Url::parse(u).ok()).collect();
+        let others: Vec<Url> = parsed
+            .iter()
+            .flatten()
+            .filter(|u| !self.pattern.is_post(u))
+            .cloned()
+            .collect();
+        let mut estimates = self.model.estimate(&others).into_iter();
+        parsed
+            .iter()
+            .map(|u| match u {
+                Some(u) if self.pattern.is_post(u) => POST_PRIORITY,
+                Some(_) => estimates.next().unwrap_or(0.0),
+                None => 0.0,
+            })
+            .collect()
+    }
+
+    fn stale(&self, scored_at: i64) -> bool {
+        let n = self.model.observations() as i64;
+        scored_at < 0 || n > 2 * scored_at
+    }
+
+    fn rescore(&self, store: &mut Store, blog_id: i64, urls: Vec<String>) -> Result<()> {
+        let scores = self.score(&urls);
+        let at = self.model.observations() as i64;
+        let rows: Vec<(String, f64, i64)> = urls
+            .into_iter()
+            .zip(scores)
+            .map(|(u, p)| (u, p, at))
+            .collect();
+        store.set_priorities(blog_id, &rows)
+    }
+}
+
+impl Frontier for KnnFrontier {
+    fn next(
+        &mut self,
+        store: &mut Store,
+        blog_id: i64,
+        n: usize,
+        now: &str,
+    ) -> Result<Vec<(String, u32)>> {
+        if !self.loaded {
+            for (u, l) in store.observations(blog_id)? {
+                if let Ok(u) = Url::parse(&u) {
+                    self.model.observe(&u, l as usize);
+                }
+            }
+            self.loaded = true;
+            self.full_refresh_at = self.model.observations().max(1);
+        }
+        // New URLs are scored once when first served.
+        loop {
+            let fresh = store.unscored(blog_id, 4096)?;
+            if fresh.is_empty() {
+                break;
+            }
+            self.rescore(store, blog_id, fresh)?;
+        }
+        // Once per doubling of the training set, the whole queue.
+        if self.model.observations() >= 2 * self.full_refresh_at {
+            let mut after = 0;
+            loop {
+                let page = store.queued_page(blog_id, after, 4096)?;
+                let Some(last) = page.last() else { break };
+                after = last.0;
+                self.rescore(store, blog_id, page.into_iter().map(|(_, u)| u).collect())?;
+            }
+            self.full_refresh_at = self.model.observations();
+        }
+        // The top of the queue, refreshed until it is fresh (bounded rounds).
+        for _ in 0..4 {
+            let top = store.best_queued(blog_id, n * 4, now)?;
+            let stale: Vec<String> = top
+                .iter()
+                .filter(|t| t.2 < POST_PRIORITY && self.stale(t.3))
+                .map(|t| t.0.clone())
+                .collect();
+            if stale.is_empty() {
+                break;
+            }
+            self.rescore(store, blog_id, stale)?;
+        }
+        let top = store.best_queued(blog_id, n, now)?;
+        self.best = top
+            .iter()
+            .map(|t| t.2)
+            .find(|p| *p < POST_PRIORITY)
+            .or(if top.is_empty() {
+                None
+            } else {
+                Some(POST_PRIORITY)
+            });
+        Ok(top.into_iter().map(|(u, d, _, _)| (u, d)).collect())
+    }
+
+    fn observe(&mut self, url: &str, post_links: usize) {
+        if let Ok(u) = Url::parse(url) {
+            self.model.observe(&u, post_links);
+        }
+    }
+
+    fn best_estimate(&self) -> Option<f64> {
+        self.best
+    }
 }

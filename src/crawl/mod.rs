@@ -5,7 +5,7 @@ pub mod frontier;
 pub mod links;
 mod new_crawl;
 
-pub use new_crawl::{new_crawl, CrawlOptions, CrawlSummary, Progress};
+pub use new_crawl::{new_crawl, CrawlOptions, CrawlSummary, FrontierKind, Progress};
 
 use crate::core::feed::{self, Feed};
 use crate::fetch::{self, Fetcher};
@@ -57,11 +57,19 @@ pub fn stored_entries(feed: &Feed) -> Vec<StoredEntry> {
         .collect()
 }
 
+/// Logs every request a fetch made: robots.txt, redirect hops and the final request.
+pub fn log_fetched(store: &mut Store, blog_id: Option<i64>, f: &fetch::Fetched) -> Result<()> {
+    for hop in &f.hops {
+        store.log_fetch(blog_id, hop)?;
+    }
+    store.log_fetch(blog_id, &f.record)
+}
+
 /// Fetches `url`, logs the fetch, and fails with a one-line reason on network errors and HTTP
 /// errors.
 async fn fetch_ok(store: &mut Store, fetcher: &Fetcher, url: &str) -> Result<Response> {
     let f = fetcher.get(url).await;
-    store.log_fetch(None, &f.record)?;
+    log_fetched(store, None, &f)?;
     let Some(r) = f.response else {
         bail!(
             "{url}: {}",
@@ -165,7 +173,7 @@ pub async fn add(store: &mut Store, fetcher: &Fetcher, input: &str) -> Result<Ad
             let mut found = None;
             for c in &candidates {
                 let f = fetcher.get(c).await;
-                store.log_fetch(None, &f.record)?;
+                log_fetched(store, None, &f)?;
                 if let Some(r) = f.response.filter(|r| r.status < 400) {
                     if let Some(Ok(feed)) = try_feed(&r) {
                         if !feed.entries.is_empty() {

@@ -3,7 +3,7 @@
 //! every post. Stateless: rules, pattern, frontier, responses and posts all live in the store, so
 //! re-running it stores no duplicate and an interrupted crawl resumes where it stopped.
 
-use super::frontier::Frontier;
+use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
 use super::links::{followable, site_of};
 use crate::core::extract::{extract, RuleSet};
 use crate::core::feed::{self, Feed, FeedEntry};
@@ -19,18 +19,64 @@ use std::collections::HashMap;
 use tokio::task::JoinSet;
 use url::Url;
 
+/// Attempts per URL when a host answers 429/503 (the last one gives up).
+pub const MAX_ATTEMPTS: u32 = 4;
+
 /// Knobs of one NewCrawl.
 #[derive(Debug, Clone)]
 pub struct CrawlOptions {
     /// Stop after this many processed frontier URLs (the crawl stays resumable).
     pub max_pages: u64,
-    /// Requests in flight at once.
+    /// Requests in flight at once (across hosts; politeness bounds each host).
     pub concurrency: usize,
+    /// Crawl order.
+    pub frontier: FrontierKind,
+    /// Neighbours of the kNN estimate.
+    pub k: usize,
+    /// Yield-based stop (kNN frontier only): after this many consecutive processed pages
+    /// without a new post while the best queued estimate of L is below 0.5, the blog is
+    /// considered completely crawled. 0 disables the stop.
+    pub patience: u64,
+    /// Most URLs followed per URL template (the path with digits generalised, query values
+    /// dropped): bounds calendars and other generated URL spaces.
+    pub max_per_template: usize,
+}
+
+/// The crawl order of NewCrawl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrontierKind {
+    /// Distance-weighted kNN estimate of post links (paper §4.3).
+    Knn,
+    /// Breadth-first.
+    BreadthFirst,
+}
+
+impl Default for CrawlOptions {
+    fn default() -> Self {
+        CrawlOptions {
+            max_pages: 10_000,
+            concurrency: 4,
+            frontier: FrontierKind::Knn,
+            k: 5,
+            patience: 1_000,
+            max_per_template: 2_000,
+        }
+    }
 }
 
 /// What a NewCrawl did.
 #[derive(Debug, Clone, Default)]
 pub struct CrawlSummary {
+    /// URLs robots.txt forbade (not fetched).
+    pub blocked: u64,
+    /// Links dropped by the trap bounds (URL template cap).
+    pub trapped: u64,
+    /// Post permalinks found in sitemaps.
+    pub sitemap_posts: u64,
+    /// Pages processed by this run when the last new post was found (fetches-to-complete).
+    pub pages_at_last_post: u64,
+    /// Why the crawl stopped.
+    pub stop_reason: String,
     /// Pages fetched by this run (reused stored responses not counted).
     pub pages_fetched: u64,
     /// Posts of the blog in the archive after the run.
@@ -130,6 +176,9 @@ async fn learn_rules(
     let f = fetcher.get(&blog.feed_url).await;
     match &f.response {
         Some(r) if r.status < 400 => {
+            for hop in &f.hops {
+                store.log_fetch(Some(blog.id), hop)?;
+            }
             store.save_response(blog.id, r, &f.record)?;
             match feed::parse(&r.body, &r.final_url) {
                 Ok(parsed) if !parsed.entries.is_empty() => {
@@ -143,7 +192,7 @@ async fn learn_rules(
                 }
             }
         }
-        _ => store.log_fetch(Some(blog.id), &f.record)?,
+        _ => super::log_fetched(store, Some(blog.id), &f)?,
     }
     let entries = store.entries(blog.id)?;
     let feed = Feed {
@@ -165,6 +214,9 @@ async fn learn_rules(
         }
     }
     for (u, f) in fetch_all(fetcher, missing, opts.concurrency).await {
+        for hop in &f.hops {
+            store.log_fetch(Some(blog.id), hop)?;
+        }
         match f.response {
             Some(r) => {
                 store.save_response(blog.id, &r, &f.record)?;
@@ -224,7 +276,8 @@ async fn learn_rules(
         tracing::info!(blog = %blog.feed_url, field = %r.field, xpath = %r.xpath, votes = r.votes, samples = r.samples, score = r.score, "learned rule");
     }
     store.save_rules(blog.id, &rules, &serde_json::to_string(&pattern)?)?;
-    let mut seeds = vec![(canonical(&Url::parse(&blog.home_url)?).to_string(), 0)];
+    let start = blog.start_url.as_deref().unwrap_or(&blog.home_url);
+    let mut seeds = vec![(canonical(&Url::parse(start)?).to_string(), 0)];
     seeds.extend(entries.iter().map(|e| (e.url.clone(), 1)));
     store.enqueue(blog.id, &seeds)?;
     Ok(())
@@ -288,8 +341,95 @@ fn process(
     )
 }
 
-/// Runs NewCrawl for one blog until its frontier is empty or `opts.max_pages` frontier URLs have
-/// been processed.
+/// Post permalinks listed by the site's sitemaps (robots.txt `Sitemap:` lines, then
+/// `/sitemap.xml` and `/sitemap_index.xml`), following sitemap indexes two levels deep and at
+/// most 20 files. Every fetch is logged; a missing or broken sitemap is not an error.
+async fn sitemap_posts(
+    store: &mut Store,
+    fetcher: &Fetcher,
+    blog: &Blog,
+    pattern: &PostUrlPattern,
+) -> Result<Vec<String>> {
+    let home = Url::parse(&blog.home_url)?;
+    let mut hops = Vec::new();
+    let host = fetcher.robots(&home, &mut hops).await;
+    for h in &hops {
+        store.log_fetch(Some(blog.id), h)?;
+    }
+    let mut queue: Vec<(String, u32)> = host
+        .robots
+        .get()
+        .map(|r| r.sitemaps.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|u| (u, 0))
+        .collect();
+    for p in ["/sitemap.xml", "/sitemap_index.xml"] {
+        let u = home.join(p)?.to_string();
+        if !queue.iter().any(|(q, _)| *q == u) {
+            queue.push((u, 0));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut posts = Vec::new();
+    let mut files = 0;
+    while let Some((u, level)) = queue.pop() {
+        if files >= 20 || !seen.insert(u.clone()) {
+            continue;
+        }
+        files += 1;
+        let f = fetcher.get(&u).await;
+        super::log_fetched(store, Some(blog.id), &f)?;
+        let Some(r) = f.response.filter(|r| r.status < 400) else {
+            continue;
+        };
+        match crate::core::sitemap::parse(&r.body) {
+            Ok(crate::core::sitemap::Sitemap::Urls(urls)) => {
+                posts.extend(
+                    urls.into_iter()
+                        .filter_map(|u| Url::parse(&u).ok())
+                        .filter(|u| pattern.is_post(u))
+                        .map(|u| canonical(&u).to_string()),
+                );
+            }
+            Ok(crate::core::sitemap::Sitemap::Index(more)) if level < 2 => {
+                queue.extend(more.into_iter().map(|m| (m, level + 1)))
+            }
+            Ok(_) => {}
+            Err(e) => tracing::info!(sitemap = %u, error = %e, "ignoring sitemap"),
+        }
+    }
+    posts.sort();
+    posts.dedup();
+    Ok(posts)
+}
+
+/// The template of a URL for the trap bound: host, path with digit runs replaced by `0`, query
+/// keys without values.
+fn template(url: &str) -> String {
+    let Ok(u) = Url::parse(url) else {
+        return url.to_string();
+    };
+    let mut t = String::new();
+    let mut digit = false;
+    for c in u.path().chars() {
+        if c.is_ascii_digit() {
+            if !digit {
+                t.push('0');
+            }
+            digit = true;
+        } else {
+            t.push(c);
+            digit = false;
+        }
+    }
+    let mut keys: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
+    keys.sort();
+    format!("{}{t}?{}", u.host_str().unwrap_or(""), keys.join("&"))
+}
+
+/// Runs NewCrawl for one blog until its frontier is exhausted, the yield-based stop fires, or
+/// `opts.max_pages` frontier URLs have been processed.
 ///
 /// # Errors
 /// Rule learning failed (no feed entry page matched), or the store failed. Fetch errors are not
@@ -298,7 +438,6 @@ pub async fn new_crawl(
     store: &mut Store,
     fetcher: &Fetcher,
     blog: &Blog,
-    frontier: &mut dyn Frontier,
     opts: &CrawlOptions,
     progress: &dyn Progress,
 ) -> Result<CrawlSummary> {
@@ -306,9 +445,21 @@ pub async fn new_crawl(
     let blog = store
         .find_blog(&blog.feed_url)?
         .unwrap_or_else(|| blog.clone());
+    let mut summary = CrawlSummary::default();
     if store.rules(blog.id)?.is_empty() || blog.post_pattern.is_none() {
         progress.phase("learning extraction rules from the feed");
         learn_rules(store, fetcher, &blog, opts).await?;
+        let blog = store.find_blog(&blog.feed_url)?.context("blog vanished")?;
+        let pattern: PostUrlPattern =
+            serde_json::from_str(blog.post_pattern.as_deref().unwrap_or("null"))
+                .context("stored post pattern is corrupt")?;
+        progress.phase("reading sitemaps");
+        let posts = sitemap_posts(store, fetcher, &blog, &pattern).await?;
+        summary.sitemap_posts = posts.len() as u64;
+        store.enqueue(
+            blog.id,
+            &posts.into_iter().map(|u| (u, 1)).collect::<Vec<_>>(),
+        )?;
     }
     let blog = store.find_blog(&blog.feed_url)?.context("blog vanished")?;
     let stored = store.rules(blog.id)?;
@@ -317,6 +468,9 @@ pub async fn new_crawl(
         .find(|r| r.field == "article")
         .context("no article rule stored")?;
     let title = stored.iter().find(|r| r.field == "title");
+    let pattern: PostUrlPattern =
+        serde_json::from_str(blog.post_pattern.as_deref().unwrap_or("null"))
+            .context("stored post pattern is corrupt")?;
     let ctx = Context_ {
         rules: RuleSet {
             article: Rule::parse(&article.xpath)?,
@@ -327,8 +481,7 @@ pub async fn new_crawl(
                 .map(|r| Rule::parse(&r.xpath))
                 .collect::<Result<_, _>>()?,
         },
-        pattern: serde_json::from_str(blog.post_pattern.as_deref().unwrap_or("null"))
-            .context("stored post pattern is corrupt")?,
+        pattern: pattern.clone(),
         site: site_of(&Url::parse(&blog.home_url)?),
         entries: store
             .entries(blog.id)?
@@ -336,21 +489,52 @@ pub async fn new_crawl(
             .map(|e| (e.url.clone(), e))
             .collect(),
     };
-    progress.phase("crawling");
-    let mut summary = CrawlSummary {
-        rules: stored.clone(),
-        ..Default::default()
+    let mut frontier: Box<dyn Frontier> = match opts.frontier {
+        FrontierKind::Knn => Box::new(KnnFrontier::new(pattern, opts.k)),
+        FrontierKind::BreadthFirst => Box::new(BreadthFirst),
     };
+    progress.phase("crawling");
+    summary.rules = stored.clone();
+    let mut templates: HashMap<String, usize> = HashMap::new();
+    let mut posts_before = store.counts(blog.id)?.posts;
+    let mut processed_this_run: u64 = 0;
+    let mut since_new_post: u64 = 0;
     loop {
         let processed = store.processed(blog.id)?;
         if processed >= opts.max_pages {
             tracing::warn!(blog = %blog.feed_url, max_pages = opts.max_pages, "page budget reached; run crawl again to continue");
+            summary.stop_reason = format!("page budget of {} reached", opts.max_pages);
+            break;
+        }
+        if opts.patience > 0
+            && since_new_post >= opts.patience
+            && frontier.best_estimate().is_some_and(|b| b < 0.5)
+        {
+            summary.complete = true;
+            summary.stop_reason = format!(
+                "no new post in the last {since_new_post} pages and no promising page left"
+            );
             break;
         }
         let budget = (opts.max_pages - processed) as usize;
-        let batch = frontier.next(store, blog.id, (opts.concurrency * 4).min(budget))?;
+        let now = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
+        let batch = frontier.next(store, blog.id, (opts.concurrency * 4).min(budget), &now)?;
         if batch.is_empty() {
+            // Only URLs waiting for a Retry-After remain: wait for the first (bounded), or finish.
+            if let Some(at) = store.next_retry(blog.id)? {
+                let wait = DateTime::parse_from_rfc3339(&at)
+                    .map(|t| {
+                        (t.with_timezone(&Utc) - Utc::now())
+                            .num_milliseconds()
+                            .max(100)
+                    })
+                    .unwrap_or(1000);
+                tokio::time::sleep(std::time::Duration::from_millis(wait.min(600_000) as u64))
+                    .await;
+                continue;
+            }
             summary.complete = true;
+            summary.stop_reason = "frontier exhausted".into();
             break;
         }
         // Reuse responses already stored (entry pages fetched while learning, or a crash between
@@ -359,50 +543,107 @@ pub async fn new_crawl(
         let mut to_fetch = Vec::new();
         for (u, d) in &batch {
             match store.latest_response(blog.id, u)? {
-                Some((id, r)) => ready.push((u.clone(), *d, None, Some(r), Some(id))),
-                None => to_fetch.push(u.clone()),
+                Some((id, r)) if r.status != 429 && r.status != 503 => {
+                    ready.push((u.clone(), *d, Vec::new(), Some(r), Some(id), false, None))
+                }
+                _ => to_fetch.push(u.clone()),
             }
         }
         let depths: HashMap<String, u32> = batch.iter().cloned().collect();
         for (u, f) in fetch_all(fetcher, to_fetch, opts.concurrency).await {
-            summary.pages_fetched += 1;
-            ready.push((u.clone(), depths[&u], Some(f.record), f.response, None));
+            if !f.blocked {
+                summary.pages_fetched += 1;
+            }
+            let mut fetches = f.hops;
+            fetches.push(f.record);
+            ready.push((
+                u.clone(),
+                depths[&u],
+                fetches,
+                f.response,
+                None,
+                f.blocked,
+                f.retry_after,
+            ));
         }
-        for (u, depth, record, response, reused) in ready {
-            let failed = record
-                .as_ref()
+        for (u, depth, fetches, response, reused, blocked, retry_after) in ready {
+            let record = fetches.last();
+            let mut state = "done";
+            let mut retry_at = None;
+            if blocked {
+                summary.blocked += 1;
+                state = "blocked";
+            } else if let Some(pause) = retry_after {
+                if store.attempts(blog.id, &u)? + 1 < MAX_ATTEMPTS {
+                    state = "queued";
+                    retry_at = Some(
+                        (Utc::now() + chrono::Duration::from_std(pause).unwrap_or_default())
+                            .to_rfc3339_opts(SecondsFormat::Secs, true),
+                    );
+                } else {
+                    state = "failed";
+                }
+            } else if record
                 .is_some_and(|r| r.error.is_some() || r.status.is_some_and(|s| s >= 400))
-                || response.is_none();
-            if failed {
+                || response.is_none()
+            {
+                state = "failed";
+            }
+            if state == "failed" {
                 summary.errors += 1;
                 if summary.error_samples.len() < 10 {
                     let why = record
-                        .as_ref()
                         .and_then(|r| r.error.clone().or(r.status.map(|s| format!("HTTP {s}"))))
                         .unwrap_or_default();
                     summary.error_samples.push((u.clone(), why));
                 }
             }
-            let (post, links, post_links) = match &response {
-                Some(r) => process(&ctx, blog.id, &u, depth, r),
-                None => (None, Vec::new(), 0),
+            let (post, mut links, post_links) = match (&response, state) {
+                (Some(r), "done") => process(&ctx, blog.id, &u, depth, r),
+                _ => (None, Vec::new(), 0),
             };
-            frontier.observe(&u, post_links);
-            let keep = if reused.is_some() { None } else { response };
+            links.retain(|(l, _)| {
+                let n = templates.entry(template(l)).or_insert(0);
+                *n += 1;
+                *n <= opts.max_per_template
+            });
+            let parsed = state == "done" && response.is_some();
+            if parsed {
+                frontier.observe(&u, post_links);
+            }
+            let keep = if reused.is_some() || state == "queued" {
+                None
+            } else {
+                response
+            };
             store.record_page(&PageOutcome {
                 blog_id: blog.id,
                 url: u,
-                fetch: record,
+                fetches,
                 response: keep,
                 reused_response: reused,
                 post,
                 links,
-                state: if failed { "failed" } else { "done" },
+                post_links: parsed.then_some(post_links as u32),
+                state,
+                retry_at,
             })?;
+            processed_this_run += 1;
             let c = store.counts(blog.id)?;
+            if c.posts > posts_before {
+                posts_before = c.posts;
+                since_new_post = 0;
+                summary.pages_at_last_post = processed_this_run;
+            } else {
+                since_new_post += 1;
+            }
             progress.update(summary.pages_fetched, c.posts, summary.errors, c.queued);
         }
     }
+    summary.trapped = templates
+        .values()
+        .map(|&n| n.saturating_sub(opts.max_per_template) as u64)
+        .sum();
     if summary.complete {
         store.mark_crawled(blog.id)?;
     }

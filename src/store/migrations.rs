@@ -84,4 +84,17 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX posts_by_blog ON posts(blog_id, published);
     "#,
+    // 2: prioritised frontier (paper §4.3): the kNN priority of queued URLs and the model size
+    // it was computed at (-1: not yet scored), L(u) of processed pages (the kNN training data),
+    // retry attempts, and the earliest time a URL may be retried (429/503).
+    r#"
+    ALTER TABLE frontier ADD COLUMN priority REAL NOT NULL DEFAULT 0;
+    ALTER TABLE frontier ADD COLUMN scored_at INTEGER NOT NULL DEFAULT -1;
+    ALTER TABLE frontier ADD COLUMN post_links INTEGER;
+    ALTER TABLE frontier ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE frontier ADD COLUMN not_before TEXT;
+    CREATE INDEX frontier_priority ON frontier(blog_id, state, priority DESC, depth, seq);
+    -- Where NewCrawl starts (a site root above the blog, say); NULL: the home page.
+    ALTER TABLE blogs ADD COLUMN start_url TEXT;
+    "#,
 ];

@@ -39,6 +39,8 @@ pub struct Blog {
     pub crawled_at: Option<String>,
     /// Learned post URL pattern (JSON of `core::post_url::PostUrlPattern`).
     pub post_pattern: Option<String>,
+    /// Where NewCrawl starts; `None`: the home page.
+    pub start_url: Option<String>,
 }
 
 /// A feed entry as stored.
@@ -154,8 +156,9 @@ pub struct PageOutcome {
     pub blog_id: i64,
     /// The frontier URL that was processed.
     pub url: String,
-    /// Its fetch-log line (`None` when a stored response was reused).
-    pub fetch: Option<FetchRecord>,
+    /// Its fetch-log lines: robots.txt and redirect hops, then the final request (empty when a
+    /// stored response was reused).
+    pub fetches: Vec<FetchRecord>,
     /// The response to keep (`None` on fetch errors or reuse).
     pub response: Option<Response>,
     /// Id of a stored response that was reused instead of fetching.
@@ -164,8 +167,13 @@ pub struct PageOutcome {
     pub post: Option<NewPost>,
     /// Links to enqueue, with their depth.
     pub links: Vec<(String, u32)>,
-    /// New frontier state of `url`: "done" or "failed".
+    /// L(u): links to posts on the page (kNN training value), when it was parsed.
+    pub post_links: Option<u32>,
+    /// New frontier state of `url`: "done", "failed", "blocked" (robots.txt), or "queued" to
+    /// retry later (429/503).
     pub state: &'static str,
+    /// For "queued": not before this time (RFC 3339).
+    pub retry_at: Option<String>,
 }
 
 /// Counts for summaries.
@@ -278,11 +286,12 @@ impl Store {
             crawl_started_at: r.get(5)?,
             crawled_at: r.get(6)?,
             post_pattern: r.get(7)?,
+            start_url: r.get(8)?,
         })
     }
 
     const BLOG_COLUMNS: &'static str =
-        "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern";
+        "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern, start_url";
 
     /// All blogs, oldest first.
     pub fn blogs(&self) -> Result<Vec<Blog>> {
@@ -529,6 +538,15 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Sets where a blog's NewCrawl starts.
+    pub fn set_start_url(&mut self, blog_id: i64, url: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET start_url = ?2 WHERE id = ?1",
+            params![blog_id, url],
+        )?;
+        Ok(())
+    }
+
     /// Marks the start of a blog's NewCrawl (kept from the first start on resume).
     pub fn mark_crawl_started(&mut self, blog_id: i64) -> Result<()> {
         self.conn.execute(
@@ -572,14 +590,29 @@ impl Store {
         Ok(())
     }
 
-    /// Up to `n` queued frontier URLs in breadth-first order: (url, depth).
-    pub fn queued(&self, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>> {
-        let mut st = self.conn.prepare("SELECT url, depth FROM frontier WHERE blog_id = ?1 AND state = 'queued' ORDER BY depth, seq LIMIT ?2")?;
-        let rows = st.query_map(params![blog_id, n as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    /// Up to `n` queued frontier URLs that may be fetched at `now` (RFC 3339), in breadth-first
+    /// order: (url, depth).
+    pub fn queued(&self, blog_id: i64, n: usize, now: &str) -> Result<Vec<(String, u32)>> {
+        let mut st = self.conn.prepare(
+            "SELECT url, depth FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND (not_before IS NULL OR not_before <= ?3)
+             ORDER BY depth, seq LIMIT ?2",
+        )?;
+        let rows = st.query_map(params![blog_id, n as i64, now], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Number of frontier URLs of a blog already processed (done or failed).
+    /// One page of a blog's queued URLs in discovery order: (seq, url) with seq > `after`.
+    pub fn queued_page(&self, blog_id: i64, after: i64, n: usize) -> Result<Vec<(i64, String)>> {
+        let mut st = self.conn.prepare("SELECT seq, url FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND seq > ?2 ORDER BY seq LIMIT ?3")?;
+        let rows = st.query_map(params![blog_id, after, n as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Number of frontier URLs of a blog already processed (done, failed or blocked).
     pub fn processed(&self, blog_id: i64) -> Result<u64> {
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state != 'queued'",
@@ -593,7 +626,7 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if let Some(f) = &o.fetch {
+        for f in &o.fetches {
             Self::put_fetch(&tx, o.blog_id, f)?;
         }
         let response_id = match &o.response {
@@ -621,11 +654,94 @@ impl Store {
         }
         Self::put_links(&tx, o.blog_id, &o.links)?;
         tx.execute(
-            "UPDATE frontier SET state = ?3 WHERE blog_id = ?1 AND url = ?2",
-            params![o.blog_id, o.url, o.state],
+            "UPDATE frontier SET state = ?3, post_links = ?4, not_before = ?5,
+               attempts = attempts + CASE WHEN ?3 = 'queued' THEN 1 ELSE 0 END
+             WHERE blog_id = ?1 AND url = ?2",
+            params![o.blog_id, o.url, o.state, o.post_links, o.retry_at],
         )?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Queued URLs of a blog never scored by the priority model, at most `n`.
+    pub fn unscored(&self, blog_id: i64, n: usize) -> Result<Vec<String>> {
+        let mut st = self.conn.prepare("SELECT url FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND scored_at < 0 ORDER BY seq LIMIT ?2")?;
+        let rows = st.query_map(params![blog_id, n as i64], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Sets the priorities of queued URLs: (url, priority, model size it was computed at).
+    pub fn set_priorities(&mut self, blog_id: i64, scores: &[(String, f64, i64)]) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        {
+            let mut st = tx.prepare(
+                "UPDATE frontier SET priority = ?3, scored_at = ?4 WHERE blog_id = ?1 AND url = ?2",
+            )?;
+            for (u, p, at) in scores {
+                st.execute(params![blog_id, u, p, at])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The `n` best queued URLs of a blog that may be fetched at `now`: highest priority first,
+    /// then breadth-first. Returns (url, depth, priority, scored_at).
+    pub fn best_queued(
+        &self,
+        blog_id: i64,
+        n: usize,
+        now: &str,
+    ) -> Result<Vec<(String, u32, f64, i64)>> {
+        let mut st = self.conn.prepare(
+            "SELECT url, depth, priority, scored_at FROM frontier
+             WHERE blog_id = ?1 AND state = 'queued' AND (not_before IS NULL OR not_before <= ?3)
+             ORDER BY priority DESC, depth, seq LIMIT ?2",
+        )?;
+        let rows = st.query_map(params![blog_id, n as i64, now], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The earliest `not_before` among a blog's queued URLs waiting to be retried.
+    pub fn next_retry(&self, blog_id: i64) -> Result<Option<String>> {
+        Ok(self.conn.query_row(
+            "SELECT MIN(not_before) FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND not_before IS NOT NULL",
+            [blog_id],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// The kNN training data of a blog: (url, L(u)) of every processed page, in processing order.
+    pub fn observations(&self, blog_id: i64) -> Result<Vec<(String, u32)>> {
+        let mut st = self.conn.prepare("SELECT url, post_links FROM frontier WHERE blog_id = ?1 AND post_links IS NOT NULL ORDER BY rowid")?;
+        let rows = st.query_map([blog_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Retry attempts of a frontier URL so far.
+    pub fn attempts(&self, blog_id: i64, url: &str) -> Result<u32> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT attempts FROM frontier WHERE blog_id = ?1 AND url = ?2",
+                params![blog_id, url],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(0))
+    }
+
+    /// Number of frontier URLs of a blog in each state: (state, count).
+    pub fn frontier_states(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        let mut st = self.conn.prepare(
+            "SELECT state, COUNT(*) FROM frontier WHERE blog_id = ?1 GROUP BY state ORDER BY state",
+        )?;
+        let rows = st.query_map([blog_id], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Counts for one blog.
