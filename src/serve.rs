@@ -7,7 +7,7 @@
 use include_dir::Dir;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Where served files come from.
 #[derive(Clone)]
@@ -18,12 +18,37 @@ pub enum Root {
     Embedded(&'static Dir<'static>),
 }
 
+/// A scripted answer for tests: replaces the file lookup for the paths it answers.
+pub struct Reply {
+    /// HTTP status.
+    pub status: u16,
+    /// Extra headers (name, value).
+    pub headers: Vec<(String, String)>,
+    /// Body.
+    pub body: Vec<u8>,
+}
+
+/// A hook that may answer a request path (with its query) instead of the files.
+pub type Hook = Box<dyn Fn(&str) -> Option<Reply> + Send + 'static>;
+
+/// One line of the access log: when and what was requested.
+#[derive(Debug, Clone)]
+pub struct Access {
+    /// Time since the server started.
+    pub at: std::time::Duration,
+    /// Path with query.
+    pub path: String,
+    /// Status answered.
+    pub status: u16,
+}
+
 /// A running server; stops when dropped.
 pub struct Server {
     /// `http://127.0.0.1:PORT` (no trailing slash).
     pub origin: String,
     stop: Arc<AtomicBool>,
     requests: Arc<AtomicU64>,
+    log: Arc<Mutex<Vec<Access>>>,
     handle: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -31,41 +56,75 @@ impl Server {
     /// Serves `root` on a free port of 127.0.0.1, rewriting `base_url` (if any) in text bodies
     /// to the server's origin.
     pub fn start(root: Root, base_url: Option<String>) -> std::io::Result<Server> {
+        Server::start_with(root, base_url, None)
+    }
+
+    /// Like [`Server::start`], with a hook answering some paths itself.
+    pub fn start_with(
+        root: Root,
+        base_url: Option<String>,
+        hook: Option<Hook>,
+    ) -> std::io::Result<Server> {
         let server = tiny_http::Server::http("127.0.0.1:0")
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(0);
         let origin = format!("http://127.0.0.1:{port}");
         let stop = Arc::new(AtomicBool::new(false));
         let requests = Arc::new(AtomicU64::new(0));
-        let (stop2, requests2, origin2) = (stop.clone(), requests.clone(), origin.clone());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (stop2, requests2, origin2, log2) =
+            (stop.clone(), requests.clone(), origin.clone(), log.clone());
+        let started = std::time::Instant::now();
         let handle = std::thread::spawn(move || {
             while !stop2.load(Ordering::Relaxed) {
-                let Ok(Some(req)) = server.recv_timeout(std::time::Duration::from_millis(50))
+                let Ok(Some(req)) = server.recv_timeout(std::time::Duration::from_millis(20))
                 else {
                     continue;
                 };
                 requests2.fetch_add(1, Ordering::Relaxed);
-                let path = req
-                    .url()
-                    .split(['?', '#'])
-                    .next()
-                    .unwrap_or("/")
-                    .to_string();
-                let resp = match lookup(&root, &path) {
-                    Some((bytes, ctype)) => {
-                        let body = match (&base_url, is_text(ctype)) {
-                            (Some(b), true) => String::from_utf8_lossy(&bytes)
-                                .replace(b.trim_end_matches('/'), &origin2)
-                                .into_bytes(),
-                            _ => bytes,
-                        };
-                        tiny_http::Response::from_data(body).with_header(
-                            tiny_http::Header::from_bytes("Content-Type", ctype)
-                                .expect("static header"),
-                        )
-                    }
-                    None => tiny_http::Response::from_string("not found").with_status_code(404),
+                let full = req.url().to_string();
+                let path = full.split(['?', '#']).next().unwrap_or("/").to_string();
+                let rewrite = |bytes: Vec<u8>, ctype: &str| match (&base_url, is_text(ctype)) {
+                    (Some(b), true) => String::from_utf8_lossy(&bytes)
+                        .replace(b.trim_end_matches('/'), &origin2)
+                        .into_bytes(),
+                    _ => bytes,
                 };
+                let (status, resp) = match hook.as_ref().and_then(|h| h(&full)) {
+                    Some(reply) => {
+                        let mut r = tiny_http::Response::from_data(reply.body)
+                            .with_status_code(reply.status);
+                        for (k, v) in reply.headers {
+                            if let Ok(h) = tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes())
+                            {
+                                r = r.with_header(h);
+                            }
+                        }
+                        (reply.status, r)
+                    }
+                    None => match lookup(&root, &path) {
+                        Some((bytes, ctype)) => {
+                            let body = rewrite(bytes, ctype);
+                            (
+                                200,
+                                tiny_http::Response::from_data(body).with_header(
+                                    tiny_http::Header::from_bytes("Content-Type", ctype)
+                                        .expect("static header"),
+                                ),
+                            )
+                        }
+                        None => (
+                            404,
+                            tiny_http::Response::from_data(b"not found".to_vec())
+                                .with_status_code(404),
+                        ),
+                    },
+                };
+                log2.lock().expect("lock").push(Access {
+                    at: started.elapsed(),
+                    path: full,
+                    status,
+                });
                 let _ = req.respond(resp);
             }
         });
@@ -73,6 +132,7 @@ impl Server {
             origin,
             stop,
             requests,
+            log,
             handle: Some(handle),
         })
     }
@@ -80,6 +140,11 @@ impl Server {
     /// Number of requests served so far.
     pub fn requests(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)
+    }
+
+    /// The access log so far.
+    pub fn access_log(&self) -> Vec<Access> {
+        self.log.lock().expect("lock").clone()
     }
 }
 

@@ -88,6 +88,7 @@ impl Fetcher {
                 })
                 .await;
             if let Some(r) = record {
+                host.apply_crawl_delay();
                 hops.push(r);
             }
         }

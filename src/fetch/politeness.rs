@@ -95,6 +95,7 @@ impl Robots {
 pub struct HostState {
     slots: Semaphore,
     next_start: Mutex<Instant>,
+    last_start: Mutex<Instant>,
     delay: Duration,
     backoff: Mutex<(Duration, u32)>,
     /// The host's robots.txt, fetched on first use.
@@ -115,6 +116,7 @@ impl HostState {
                 let mut next = self.next_start.lock().expect("lock");
                 let now = Instant::now();
                 if *next <= now {
+                    *self.last_start.lock().expect("lock") = now;
                     let crawl_delay = self
                         .robots
                         .get()
@@ -145,6 +147,16 @@ impl HostState {
         let mut next = self.next_start.lock().expect("lock");
         *next = (*next).max(Instant::now() + pause);
         pause
+    }
+
+    /// robots.txt has just been read: the request after it must already respect its
+    /// `Crawl-delay` (the slot after robots.txt was booked before the delay was known).
+    pub fn apply_crawl_delay(&self) {
+        if let Some(d) = self.robots.get().and_then(|r| r.crawl_delay) {
+            let last = *self.last_start.lock().expect("lock");
+            let mut next = self.next_start.lock().expect("lock");
+            *next = (*next).max(last + d);
+        }
     }
 
     /// The host answered normally: clear any backoff.
@@ -201,6 +213,7 @@ impl Politeness {
                 Arc::new(HostState {
                     slots: Semaphore::new(self.config.per_host.max(1)),
                     next_start: Mutex::new(Instant::now()),
+                    last_start: Mutex::new(Instant::now()),
                     delay: if is_loopback(url) {
                         self.config.loopback_delay
                     } else {

@@ -97,4 +97,8 @@ pub const MIGRATIONS: &[&str] = &[
     -- Where NewCrawl starts (a site root above the blog, say); NULL: the home page.
     ALTER TABLE blogs ADD COLUMN start_url TEXT;
     "#,
+    // 3: discovery order lookups (MAX(seq) per blog) without a scan.
+    r#"
+    CREATE INDEX frontier_seq ON frontier(blog_id, seq);
+    "#,
 ];

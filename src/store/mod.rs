@@ -580,12 +580,19 @@ impl Store {
         blog_id: i64,
         urls: &[(String, u32)],
     ) -> Result<()> {
-        let mut st = tx.prepare(
-            "INSERT OR IGNORE INTO frontier (blog_id, url, depth, state, seq)
-             VALUES (?1, ?2, ?3, 'queued', (SELECT COALESCE(MAX(seq), 0) + 1 FROM frontier WHERE blog_id = ?1))",
+        if urls.is_empty() {
+            return Ok(());
+        }
+        let mut seq: i64 = tx.query_row(
+            "SELECT COALESCE(MAX(seq), 0) FROM frontier WHERE blog_id = ?1",
+            [blog_id],
+            |r| r.get(0),
         )?;
+        let mut st = tx.prepare_cached("INSERT OR IGNORE INTO frontier (blog_id, url, depth, state, seq) VALUES (?1, ?2, ?3, 'queued', ?4)")?;
         for (u, d) in urls {
-            st.execute(params![blog_id, u, d])?;
+            if st.execute(params![blog_id, u, d, seq + 1])? == 1 {
+                seq += 1;
+            }
         }
         Ok(())
     }
