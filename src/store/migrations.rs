@@ -101,4 +101,8 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     CREATE INDEX frontier_seq ON frontier(blog_id, seq);
     "#,
+    // 4: the frontier's "not yet scored" lookup without a scan (partial index).
+    r#"
+    CREATE INDEX frontier_unscored ON frontier(blog_id, seq) WHERE state = 'queued' AND scored_at < 0;
+    "#,
 ];
