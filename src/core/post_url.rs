@@ -41,9 +41,38 @@ pub struct PostUrlPattern {
     pub shapes: Vec<Shape>,
 }
 
-/// Canonical form of a URL for de-duplication: fragment removed, tracking and comment-reply
-/// parameters removed (`utm_*`, `fbclid`, `gclid`, `replytocom`), `index.html`/`index.htm`
-/// dropped from the path.
+/// Query parameters that never identify a different page: tracking, comment-reply links,
+/// session identifiers, and sort/filter/view switches (which multiply one listing into many).
+const NOISE_PARAMS: &[&str] = &[
+    "fbclid",
+    "gclid",
+    "dclid",
+    "msclkid",
+    "mc_cid",
+    "mc_eid",
+    "replytocom",
+    "sid",
+    "sessionid",
+    "session_id",
+    "sessid",
+    "phpsessid",
+    "jsessionid",
+    "aspsessionid",
+    "sort",
+    "sortby",
+    "sort_by",
+    "order",
+    "orderby",
+    "dir",
+    "filter",
+    "view",
+    "share",
+];
+
+/// Canonical form of a URL for de-duplication: fragment removed, noise parameters removed
+/// (`utm_*` and [`NOISE_PARAMS`]), `;jsessionid=…` path parameters removed, percent-escapes of
+/// unreserved characters decoded and the others upper-cased, `index.html`/`index.htm` dropped
+/// from the path. Scheme and host case and default ports are normalised by `url` itself.
 pub fn canonical(url: &Url) -> Url {
     let mut u = url.clone();
     u.set_fragment(None);
@@ -51,7 +80,8 @@ pub fn canonical(url: &Url) -> Url {
         let kept: Vec<(String, String)> = u
             .query_pairs()
             .filter(|(k, _)| {
-                !(k.starts_with("utm_") || matches!(k.as_ref(), "fbclid" | "gclid" | "replytocom"))
+                let k = k.to_ascii_lowercase();
+                !(k.starts_with("utm_") || NOISE_PARAMS.contains(&k.as_str()))
             })
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect();
@@ -61,13 +91,44 @@ pub fn canonical(url: &Url) -> Url {
             u.query_pairs_mut().clear().extend_pairs(kept);
         }
     }
+    let mut path = normalise_escapes(u.path());
+    if let Some(i) = path.to_ascii_lowercase().find(";jsessionid=") {
+        path.truncate(i);
+    }
     for index in ["index.html", "index.htm"] {
-        if let Some(dir) = u.path().strip_suffix(index).filter(|d| d.ends_with('/')) {
-            let dir = dir.to_string();
-            u.set_path(&dir);
+        if let Some(dir) = path.strip_suffix(index).filter(|d| d.ends_with('/')) {
+            path = dir.to_string();
         }
     }
+    if path != u.path() {
+        u.set_path(&path);
+    }
     u
+}
+
+/// Decodes `%XX` escapes of unreserved characters (RFC 3986 §2.3) and upper-cases the rest.
+fn normalise_escapes(path: &str) -> String {
+    let b = path.as_bytes();
+    let mut out = String::with_capacity(path.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = &path[i + 1..i + 3];
+            if let Ok(v) = u8::from_str_radix(hex, 16) {
+                if v.is_ascii_alphanumeric() || matches!(v, b'-' | b'.' | b'_' | b'~') {
+                    out.push(v as char);
+                } else {
+                    out.push('%');
+                    out.push_str(&hex.to_ascii_uppercase());
+                }
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i] as char);
+        i += 1;
+    }
+    out
 }
 
 fn host_of(url: &Url) -> String {
@@ -195,7 +256,7 @@ mod tests {
         assert!(p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/#respond").unwrap()));
         // replytocom is a view of the same post: canonicalised away, not a second post.
         assert!(p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/?replytocom=5").unwrap()));
-        assert!(!p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/?share=x").unwrap()));
+        assert!(!p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/?lang=de").unwrap()));
         assert!(!p.is_post(&Url::parse("http://b.org/2010/11/30/old-one/feed/").unwrap()));
         assert!(!p.is_post(&Url::parse("http://b.org/2010/11/").unwrap()));
         assert!(!p.is_post(&Url::parse("http://other.org/2010/11/30/x/").unwrap()));
@@ -220,7 +281,22 @@ mod tests {
 
     #[test]
     fn canonical_drops_noise() {
-        let u = Url::parse("http://a.b/x/index.html?utm_source=f&id=3#c").unwrap();
-        assert_eq!(canonical(&u).as_str(), "http://a.b/x/?id=3");
+        let c = |s: &str| canonical(&Url::parse(s).unwrap()).to_string();
+        assert_eq!(
+            c("http://a.b/x/index.html?utm_source=f&id=3#c"),
+            "http://a.b/x/?id=3"
+        );
+        assert_eq!(
+            c("HTTP://A.b:80/x?PHPSESSID=abc&sort=desc&page=2"),
+            "http://a.b/x?page=2"
+        );
+        assert_eq!(
+            c("http://a.b/shop;jsessionid=F00?x=1"),
+            "http://a.b/shop?x=1"
+        );
+        assert_eq!(
+            c("http://a.b/%7Euser/caf%c3%a9/a%2Fb"),
+            "http://a.b/~user/caf%C3%A9/a%2Fb"
+        );
     }
 }

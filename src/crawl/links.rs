@@ -1,5 +1,5 @@
 //! Links of a page that a NewCrawl may follow: same site, http(s), canonical, not obviously a
-//! binary file or a feed.
+//! binary file or a feed, not a trap (too long, too deep, a segment repeated three times).
 
 use crate::core::page::Page;
 use crate::core::post_url::canonical;
@@ -27,6 +27,29 @@ pub fn site_of(url: &Url) -> String {
     }
 }
 
+/// Longest URL followed.
+pub const MAX_URL_LEN: usize = 2048;
+/// Most path segments in a followed URL.
+pub const MAX_SEGMENTS: usize = 16;
+
+/// True for URLs that look like a trap: too long, too deep, or a path segment repeated three
+/// times (`/a/b/a/b/a/b/` from relative links resolved against themselves).
+pub fn looks_like_trap(u: &Url) -> bool {
+    if u.as_str().len() > MAX_URL_LEN {
+        return true;
+    }
+    let segs: Vec<&str> = u.path().split('/').filter(|s| !s.is_empty()).collect();
+    if segs.len() > MAX_SEGMENTS {
+        return true;
+    }
+    let mut counts = std::collections::HashMap::new();
+    segs.iter().any(|s| {
+        let n = counts.entry(*s).or_insert(0);
+        *n += 1;
+        *n >= 3
+    })
+}
+
 /// Followable links of `page` (fetched from `base`), canonical, deduplicated, in page order.
 pub fn followable(page: &Page, base: &Url, site: &str) -> Vec<Url> {
     let base = Selector::parse("base[href]")
@@ -49,7 +72,7 @@ pub fn followable(page: &Page, base: &Url, site: &str) -> Vec<Url> {
         let Ok(u) = base.join(href.trim()) else {
             continue;
         };
-        if !matches!(u.scheme(), "http" | "https") || site_of(&u) != site {
+        if !matches!(u.scheme(), "http" | "https") || site_of(&u) != site || looks_like_trap(&u) {
             continue;
         }
         let u = canonical(&u);
@@ -68,4 +91,22 @@ pub fn followable(page: &Page, base: &Url, site: &str) -> Vec<Url> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traps() {
+        let t = |s: &str| looks_like_trap(&Url::parse(s).unwrap());
+        assert!(t("http://a.b/x/y/x/y/x/y/"));
+        assert!(t(&format!(
+            "http://a.b/{}",
+            "d/".repeat(20).replace("d/", "e/d/")
+        )));
+        assert!(t(&format!("http://a.b/?q={}", "x".repeat(3000))));
+        assert!(!t("http://a.b/2019/03/04/a-post/"));
+        assert!(!t("http://a.b/blog/page/2/"));
+    }
 }

@@ -59,7 +59,13 @@ pub struct Robots {
 impl Robots {
     /// Parses a robots.txt body for `agent`.
     pub fn parse(agent: &str, body: &[u8]) -> Robots {
-        let body = &body[..body.len().min(MAX_ROBOTS)];
+        // Past the cap, keep whole lines only: a line cut to "Disallow: /" would block the site.
+        let body = if body.len() > MAX_ROBOTS {
+            let cut = &body[..MAX_ROBOTS];
+            &cut[..cut.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)]
+        } else {
+            body
+        };
         match texting_robots::Robot::new(agent, body) {
             Ok(r) => Robots {
                 crawl_delay: r
@@ -249,6 +255,21 @@ mod tests {
         assert!(r.allowed("http://a.b/blog/x"));
         assert_eq!(r.crawl_delay, Some(Duration::from_secs(2)));
         assert_eq!(r.sitemaps, vec!["http://a.b/sitemap.xml"]);
+        // 9 + 14 bytes of header, then 14-byte lines: byte MAX_ROBOTS falls right after
+        // "Disallow: /" of a line.
+        let big = format!(
+            "#comment\nUser-agent: *\n{}",
+            "Disallow: /x/\n".repeat(MAX_ROBOTS / 14 + 10)
+        );
+        let naive = texting_robots::Robot::new("everblog", &big.as_bytes()[..MAX_ROBOTS]).unwrap();
+        assert!(
+            !naive.allowed("http://a.b/page"),
+            "the naive cut ends in \"Disallow: /\""
+        );
+        assert!(
+            Robots::parse("everblog", big.as_bytes()).allowed("http://a.b/page"),
+            "a line cut at the cap must not become Disallow: /"
+        );
         let html = Robots::parse("everblog", b"<html><body>Not found</body></html>");
         assert!(html.allowed("http://a.b/anything"));
     }
