@@ -462,6 +462,15 @@ fn print_post(p: &crate::store::Post) {
         "published  {}",
         p.published.as_deref().unwrap_or("(unknown)")
     );
+    if let Some(raw) = &p.published_raw {
+        println!("shown as   {raw}");
+    }
+    if let Some(u) = &p.updated {
+        println!("updated    {u}");
+    }
+    for g in &p.gaps {
+        println!("missing    {}: {}", g.field, g.reason);
+    }
     println!("fetched    {}", p.fetched_at);
     println!("words      {}", p.content_text.split_whitespace().count());
     println!();

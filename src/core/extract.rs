@@ -1,12 +1,16 @@
 //! Extraction: a post page plus the blog's learned rules → one post record.
 //!
-//! The article and title come from the learned rules (first match, the paper's `Apply`). Until
-//! author and date rules are learned (paper §3.5), authors and the publication date come from what
-//! the page itself declares: JSON-LD, `article:published_time`, `<time datetime>`,
-//! `meta name=author`, `rel=author`.
+//! The article and title come from the learned rules (first match, the paper's `Apply`); authors
+//! and the publication date from the author and date rules (paper §3.5) when they were learned,
+//! else from what the page itself declares: JSON-LD, `article:published_time`, `<time datetime>`,
+//! `meta name=author`, `rel=author`, hCard. A date is taken from a machine-readable time when
+//! the page has one (it carries the offset), else parsed from the shown text in the blog's
+//! offset. Whatever could not be extracted is listed in [`Extracted::gaps`] with the reason.
 
+use super::meta::{parse_instant, parse_page_date, split_authors};
 use super::page::{ElementIdx, Page};
 use super::rules::Rule;
+use chrono::{DateTime, FixedOffset, Utc};
 use scraper::Selector;
 
 /// The rules used to extract posts of one blog.
@@ -17,6 +21,20 @@ pub struct RuleSet {
     pub title: Option<Rule>,
     /// Elements these rules select inside the article are left out of it (bylines, titles).
     pub exclude: Vec<Rule>,
+    /// Byline rule (paper §3.5).
+    pub author: Option<Rule>,
+    /// Date rule (paper §3.5) and the format its dates are shown in.
+    pub date: Option<(Rule, Option<String>)>,
+}
+
+/// What extraction needs besides the page: the blog's offset (for local times shown without
+/// one) and when the page was fetched (for "3 years ago").
+#[derive(Debug, Clone, Copy)]
+pub struct ExtractContext {
+    /// The blog's UTC offset, from its feed's dates.
+    pub offset: FixedOffset,
+    /// Fetch time of the page.
+    pub fetched_at: DateTime<Utc>,
 }
 
 /// Fields extracted from one post page.
@@ -28,15 +46,27 @@ pub struct Extracted {
     pub content_html: String,
     /// Visible text of the article node, whitespace collapsed.
     pub content_text: String,
-    /// Author names declared by the page.
+    /// Author names: from the author rule, else as the page declares them.
     pub authors: Vec<String>,
-    /// Publication time declared by the page, as written (RFC 3339 / ISO 8601 usually).
-    pub published: Option<String>,
+    /// Publication time: the page's machine-readable time, else the date rule's text parsed.
+    pub published: Option<DateTime<FixedOffset>>,
+    /// The date as the page shows it (the date rule's text), if any.
+    pub published_raw: Option<String>,
+    /// Last update time the page declares, if any.
+    pub updated: Option<DateTime<FixedOffset>>,
+    /// Fields that could not be extracted: (field, reason).
+    pub gaps: Vec<(String, String)>,
+}
+
+/// Author names the page itself declares (JSON-LD, `meta name=author`, `rel=author`, hCard), used
+/// as training targets when the feed names no author.
+pub fn page_authors(page: &Page) -> Vec<String> {
+    declared_authors(page)
 }
 
 /// Extracts a post. `None` when the article rule selects nothing or only empty text: the page is
 /// then not a post of this blog.
-pub fn extract(page: &Page, rules: &RuleSet) -> Option<Extracted> {
+pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Extracted> {
     let article = rules.article.apply_first(page)?;
     let content_text = page.text_of(article);
     if content_text.trim().is_empty() && page.inner_html(article).trim().is_empty() {
@@ -79,12 +109,60 @@ pub fn extract(page: &Page, rules: &RuleSet) -> Option<Extracted> {
             page.text_excluding(article, &skip),
         )
     };
+    let mut gaps = Vec::new();
+    let mut authors = rules
+        .author
+        .as_ref()
+        .and_then(|r| r.apply_first(page))
+        .map(|a| byline_authors(page, a))
+        .unwrap_or_default();
+    if authors.is_empty() {
+        authors = declared_authors(page);
+    }
+    if authors.is_empty() {
+        let why = if rules.author.is_some() {
+            "the author rule matched no name on this page and the page declares none"
+        } else {
+            "no author rule was learned and the page declares none"
+        };
+        gaps.push(("author".to_string(), why.to_string()));
+    }
+    let date_node = rules.date.as_ref().and_then(|(r, _)| r.apply_first(page));
+    let published_raw = date_node.map(|d| page.text_of(d)).filter(|t| !t.is_empty());
+    let machine = date_node
+        .and_then(|d| super::meta::machine_time_of(page, d))
+        .and_then(|m| parse_instant(&m, Some(ctx.offset)));
+    let declared = declared_published(page).and_then(|d| parse_instant(&d, Some(ctx.offset)));
+    let shown = published_raw
+        .as_deref()
+        .and_then(|t| {
+            parse_page_date(
+                t,
+                rules.date.as_ref().and_then(|(_, f)| f.as_deref()),
+                ctx.offset,
+                ctx.fetched_at,
+            )
+        })
+        .map(|d| d.instant);
+    let published = machine.or(declared).or(shown);
+    if published.is_none() {
+        let why = match (&rules.date, &published_raw) {
+            (None, _) => "no date rule was learned and the page declares no machine-readable date"
+                .to_string(),
+            (Some(_), None) => "the date rule matched nothing on this page".to_string(),
+            (Some(_), Some(raw)) => format!("the date shown ({raw:?}) could not be parsed"),
+        };
+        gaps.push(("published".to_string(), why));
+    }
     Some(Extracted {
         title,
         content_html: content_html.trim().to_string(),
         content_text,
-        authors: declared_authors(page),
-        published: declared_published(page),
+        authors,
+        published,
+        published_raw,
+        updated: declared_updated(page).and_then(|d| parse_instant(&d, Some(ctx.offset))),
+        gaps,
     })
 }
 
@@ -160,7 +238,13 @@ fn declared_authors(page: &Page) -> Vec<String> {
         }
     }
     if names.is_empty() {
-        for css in ["[rel~='author']", ".p-author", ".author .fn", ".vcard .fn"] {
+        for css in [
+            "[rel~='author']",
+            ".p-author",
+            ".author .fn",
+            ".vcard .fn",
+            ".h-card .p-name",
+        ] {
             if let Some(n) = first_text(page, css).and_then(|n| super::feed::author_name(&n)) {
                 names.push(n);
                 break;
@@ -169,6 +253,78 @@ fn declared_authors(page: &Page) -> Vec<String> {
     }
     names.dedup();
     names
+}
+
+/// Author names of the byline at `node`, with co-authors: where the byline (or one of its
+/// three nearest ancestors) repeats as same-tag, same-class siblings — one link or one profile
+/// card per author — the same child path is followed in each repetition.
+fn byline_authors(page: &Page, node: ElementIdx) -> Vec<String> {
+    let mut nodes = vec![node];
+    let mut path: Vec<(String, u32)> = Vec::new();
+    let mut cur = node;
+    for _ in 0..4 {
+        let e = &page.elements[cur as usize];
+        let Some(parent) = e.parent else { break };
+        let class = page.attr(cur, "class").map(str::to_string);
+        let siblings: Vec<ElementIdx> = page.elements[parent as usize]
+            .children
+            .iter()
+            .copied()
+            .filter(|&s| {
+                s != cur
+                    && page.elements[s as usize].name == e.name
+                    && page.attr(s, "class").map(str::to_string) == class
+            })
+            .collect();
+        if !siblings.is_empty() && (class.is_some() || !path.is_empty()) {
+            for s in siblings.into_iter().take(10) {
+                if let Some(found) = follow(page, s, &path) {
+                    nodes.push(found);
+                }
+            }
+            break;
+        }
+        path.insert(0, (e.name.clone(), e.position));
+        cur = parent;
+    }
+    nodes.sort_unstable();
+    let mut names: Vec<String> = Vec::new();
+    for n in nodes {
+        for name in split_authors(&page.text_of(n)) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// Descends from `from` along (tag, position among same-tag siblings) steps.
+fn follow(page: &Page, from: ElementIdx, path: &[(String, u32)]) -> Option<ElementIdx> {
+    let mut cur = from;
+    for (name, pos) in path {
+        cur = page.elements[cur as usize]
+            .children
+            .iter()
+            .copied()
+            .find(|&c| {
+                let e = &page.elements[c as usize];
+                &e.name == name && e.position == *pos
+            })?;
+    }
+    Some(cur)
+}
+
+fn declared_updated(page: &Page) -> Option<String> {
+    json_ld(page)
+        .iter()
+        .find_map(|v| {
+            v.get("dateModified")
+                .and_then(|d| d.as_str())
+                .map(str::to_string)
+        })
+        .or_else(|| meta(page, "meta[property='article:modified_time']", "content"))
+        .or_else(|| meta(page, "time.updated[datetime]", "datetime"))
 }
 
 fn declared_published(page: &Page) -> Option<String> {

@@ -33,12 +33,19 @@ pub struct FeedEntry {
     pub title: Option<String>,
     /// Author names, e-mail addresses removed; the feed's authors when the entry has none.
     pub authors: Vec<String>,
-    /// Publication time (feed-rs normalises to UTC; the original offset is lost).
+    /// Publication time, with the offset the feed wrote (feed-rs normalises to UTC; the raw
+    /// date strings are re-read to keep the blog's offset).
     pub published: Option<DateTime<FixedOffset>>,
+    /// Last update time, when the feed gives one distinct from `published`.
+    pub updated: Option<DateTime<FixedOffset>>,
     /// Full content HTML when the feed carries it.
     pub content_html: Option<String>,
     /// Summary or description HTML.
     pub summary_html: Option<String>,
+    /// The entry's comment feed: RSS `wfw:commentRss` or Atom `link rel="replies"`.
+    pub comments_feed: Option<String>,
+    /// Comment count the feed declares: RSS `slash:comments` or Atom `thr:total`.
+    pub comment_count: Option<u32>,
 }
 
 /// A feed that could not be parsed.
@@ -84,8 +91,28 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
                 && l.media_type.as_deref().is_none_or(|t| t.contains("html"))
         })
         .map(|l| resolve(&l.href));
+    let raw = raw_entries(bytes);
+    let aligned = raw.len() == parsed.entries.len();
     let mut entries = Vec::new();
-    for e in &parsed.entries {
+    for (i, e) in parsed.entries.iter().enumerate() {
+        // The raw date keeps the offset; use it only when it is the same instant feed-rs read.
+        let keep_offset = |utc: Option<chrono::DateTime<chrono::Utc>>,
+                           raw: Option<&String>|
+         -> Option<DateTime<FixedOffset>> {
+            let utc = utc?;
+            match raw.and_then(|r| parse_feed_date(r)) {
+                Some(d) if d.timestamp() == utc.timestamp() => Some(d),
+                _ => Some(utc.fixed_offset()),
+            }
+        };
+        let (raw_published, raw_updated) = if aligned {
+            (raw[i].published.as_ref(), raw[i].updated.as_ref())
+        } else {
+            (None, None)
+        };
+        let published =
+            keep_offset(e.published, raw_published).or_else(|| keep_offset(e.updated, raw_updated));
+        let updated = keep_offset(e.updated, raw_updated).filter(|u| Some(*u) != published);
         let link = e
             .links
             .iter()
@@ -108,7 +135,18 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
                 .map(|t| html_to_text(&t.content))
                 .filter(|t| !t.is_empty()),
             authors,
-            published: e.published.or(e.updated).map(|d| d.fixed_offset()),
+            published,
+            updated,
+            comments_feed: e
+                .links
+                .iter()
+                .find(|l| {
+                    l.target == Some(feed_rs::model::LinkTarget::CommentsFeed)
+                        || (l.rel.as_deref() == Some("replies")
+                            && l.media_type.as_deref().is_some_and(|t| t.contains("xml")))
+                })
+                .map(|l| resolve(&l.href)),
+            comment_count: if aligned { raw[i].comment_count } else { None },
             content_html: e
                 .content
                 .as_ref()
@@ -130,6 +168,123 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
         home,
         entries,
     })
+}
+
+/// Parses a feed date keeping its offset: RFC 3339 (Atom, JSON Feed, `dc:date`) or RFC 2822
+/// (RSS `pubDate`, including the obsolete zone names such as `EST` and `GMT`; a wrong weekday
+/// is ignored).
+pub fn parse_feed_date(raw: &str) -> Option<DateTime<FixedOffset>> {
+    let raw = raw.trim();
+    // A wrong weekday is common in RSS and carries no information: drop it before parsing.
+    let no_weekday = raw
+        .split_once(',')
+        .filter(|(day, _)| day.trim().len() <= 9 && day.trim().chars().all(char::is_alphabetic))
+        .map_or(raw, |(_, rest)| rest.trim());
+    DateTime::parse_from_rfc3339(raw)
+        .ok()
+        .or_else(|| DateTime::parse_from_rfc2822(no_weekday).ok())
+}
+
+/// What feed-rs does not keep of an entry: the raw date strings (with their offsets) and the
+/// declared comment count.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawEntry {
+    /// `pubDate`, `published`, `dc:date`… as written.
+    pub published: Option<String>,
+    /// `updated`, `dc:modified`… as written.
+    pub updated: Option<String>,
+    /// `slash:comments` or `thr:total`.
+    pub comment_count: Option<u32>,
+}
+
+/// The [`RawEntry`] of every `<item>`/`<entry>` of an XML feed, or of every item of a JSON
+/// Feed, in document order. Empty when the document cannot be read.
+pub fn raw_entries(bytes: &[u8]) -> Vec<RawEntry> {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(64)]);
+    if head.trim_start().starts_with('{') {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+            return Vec::new();
+        };
+        return v["items"]
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|i| RawEntry {
+                        published: i["date_published"].as_str().map(str::to_string),
+                        updated: i["date_modified"].as_str().map(str::to_string),
+                        comment_count: None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_reader(bytes);
+    let mut buf = Vec::new();
+    let mut out = Vec::new();
+    let mut depth_in_item: Option<usize> = None;
+    let mut depth = 0usize;
+    // (0 published | 1 updated | 2 comment count, text so far)
+    let mut field: Option<(u8, String)> = None;
+    loop {
+        match reader.read_event_into(&mut buf) {
+            Ok(Event::Start(e)) => {
+                depth += 1;
+                let qname = e.name().as_ref().to_ascii_lowercase();
+                let name = e.local_name().as_ref().to_ascii_lowercase();
+                if depth_in_item.is_none() && (name == "item" || name == "entry") {
+                    depth_in_item = Some(depth);
+                    out.push(RawEntry::default());
+                } else if depth_in_item.is_some_and(|d| depth == d + 1) {
+                    field = match (qname.as_str(), name.as_str()) {
+                        ("slash:comments", _) | ("thr:total", _) => Some((2, String::new())),
+                        (_, "pubdate" | "published" | "issued" | "date" | "created") => {
+                            Some((0, String::new()))
+                        }
+                        (_, "updated" | "modified") => Some((1, String::new())),
+                        _ => None,
+                    };
+                }
+            }
+            Ok(Event::Empty(e)) => {
+                // <link rel="replies" thr:count="5" …/>
+                if let (Some(last), true) = (out.last_mut(), depth_in_item.is_some()) {
+                    let count = e
+                        .attributes()
+                        .flatten()
+                        .find(|a| a.key.as_ref().eq_ignore_ascii_case("thr:count"));
+                    if let Some(n) = count.and_then(|a| a.value.trim().parse().ok()) {
+                        last.comment_count.get_or_insert(n);
+                    }
+                }
+            }
+            Ok(Event::Text(t)) => {
+                if let Some((_, text)) = field.as_mut() {
+                    text.push_str(t.as_ref());
+                }
+            }
+            Ok(Event::End(_)) => {
+                if let (Some((kind, text)), Some(last)) = (field.take(), out.last_mut()) {
+                    let text = text.trim().to_string();
+                    match kind {
+                        0 if last.published.is_none() => last.published = Some(text),
+                        1 if last.updated.is_none() => last.updated = Some(text),
+                        2 => last.comment_count = text.parse().ok().or(last.comment_count),
+                        _ => {}
+                    }
+                }
+                if depth_in_item == Some(depth) {
+                    depth_in_item = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Ok(Event::Eof) | Err(_) => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    out
 }
 
 /// "jo@example.org (Jo Bloggs)" → "Jo Bloggs"; a bare e-mail address → its local part.
@@ -251,6 +406,36 @@ mod tests {
             Some("noreply")
         );
         assert_eq!(author_name(" "), None);
+    }
+
+    #[test]
+    fn dates_keep_the_feed_offset() {
+        let rss = br#"<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><link>http://b.log/</link>
+            <item><title>a</title><link>http://b.log/a</link><pubDate>Tue, 04 Mar 2019 10:20:00 +0100</pubDate>
+            <wfw:commentRss xmlns:wfw="http://wellformedweb.org/CommentAPI/">http://b.log/a/feed/</wfw:commentRss>
+            <slash:comments xmlns:slash="http://purl.org/rss/1.0/modules/slash/">12</slash:comments></item>
+            <item><title>b</title><link>http://b.log/b</link></item></channel></rss>"#;
+        let f = parse(rss, "http://b.log/feed").unwrap();
+        assert_eq!(
+            f.entries[0].published.unwrap().to_rfc3339(),
+            "2019-03-04T10:20:00+01:00"
+        );
+        assert_eq!(
+            f.entries[0].comments_feed.as_deref(),
+            Some("http://b.log/a/feed/")
+        );
+        assert_eq!(f.entries[0].comment_count, Some(12));
+        let atom = br#"<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><entry><title>a</title><link href="http://b.log/a"/><id>1</id>
+            <published>2017-05-01T20:00:00-04:00</published><updated>2017-05-02T08:00:00-04:00</updated></entry></feed>"#;
+        let f = parse(atom, "http://b.log/feed").unwrap();
+        assert_eq!(
+            f.entries[0].published.unwrap().to_rfc3339(),
+            "2017-05-01T20:00:00-04:00"
+        );
+        assert_eq!(
+            f.entries[0].updated.unwrap().to_rfc3339(),
+            "2017-05-02T08:00:00-04:00"
+        );
     }
 
     #[test]

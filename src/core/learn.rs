@@ -28,6 +28,10 @@ pub enum Field {
     /// Elements inside the article that are not article text (a byline or title before the
     /// text), learned from summary feeds; extraction removes what these rules select.
     ArticleExclude,
+    /// The byline (paper §3.5).
+    Author,
+    /// The publication date (paper §3.5).
+    Date,
 }
 
 impl Field {
@@ -37,6 +41,8 @@ impl Field {
             Field::Article => "article",
             Field::Title => "title",
             Field::ArticleExclude => "article-exclude",
+            Field::Author => "author",
+            Field::Date => "date",
         }
     }
 }
@@ -399,7 +405,7 @@ pub fn page_votes(samples: &[Sample<'_>], field: Field) -> Vec<Option<(String, f
             let target = match field {
                 Field::Article => s.article.as_ref()?,
                 Field::Title => s.title.as_ref()?,
-                Field::ArticleExclude => return None,
+                Field::ArticleExclude | Field::Author | Field::Date => return None,
             };
             let scores = score_elements(s.page, &[target]);
             best_element(s.page, &scores[0], target, field).map(|b| (b.rule, b.score))

@@ -6,6 +6,7 @@
 pub mod extract;
 pub mod feed;
 pub mod learn;
+pub mod meta;
 pub mod page;
 pub mod post_url;
 pub mod priority;

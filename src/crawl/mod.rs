@@ -50,6 +50,9 @@ pub fn stored_entries(feed: &Feed) -> Vec<StoredEntry> {
             title: e.title.clone(),
             authors: e.authors.clone(),
             published: e.published.map(|d| d.to_rfc3339()),
+            updated: e.updated.map(|d| d.to_rfc3339()),
+            comments_feed: e.comments_feed.clone(),
+            comment_count: e.comment_count,
             content_html: e.content_html.clone(),
             summary_html: e.summary_html.clone(),
         })

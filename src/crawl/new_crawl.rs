@@ -5,14 +5,15 @@
 
 use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
 use super::links::{followable, site_of};
-use crate::core::extract::{extract, RuleSet};
+use crate::core::extract::{extract, ExtractContext, RuleSet};
 use crate::core::feed::{self, Feed, FeedEntry};
-use crate::core::learn::{learn, Sample, Target};
+use crate::core::learn::{learn, LearnedRule, Sample, Target};
+use crate::core::meta::{blog_offset, learn_author, learn_date, MetaSample};
 use crate::core::page::Page;
 use crate::core::post_url::{canonical, PostUrlPattern};
 use crate::core::rules::Rule;
 use crate::fetch::{self, Fetcher};
-use crate::store::{Blog, NewPost, PageOutcome, Response, Store, StoredEntry, StoredRule};
+use crate::store::{Blog, Gap, NewPost, PageOutcome, Response, Store, StoredEntry, StoredRule};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::HashMap;
@@ -108,35 +109,15 @@ fn entry_of(e: &StoredEntry) -> FeedEntry {
             .published
             .as_deref()
             .and_then(|p| DateTime::parse_from_rfc3339(p).ok()),
+        updated: e
+            .updated
+            .as_deref()
+            .and_then(|p| DateTime::parse_from_rfc3339(p).ok()),
+        comments_feed: e.comments_feed.clone(),
+        comment_count: e.comment_count,
         content_html: e.content_html.clone(),
         summary_html: e.summary_html.clone(),
     }
-}
-
-/// Normalises a page-declared date to RFC 3339, if it parses.
-fn rfc3339(raw: &str) -> Option<String> {
-    let raw = raw.trim();
-    if let Ok(d) = DateTime::parse_from_rfc3339(raw) {
-        return Some(d.to_rfc3339());
-    }
-    for f in [
-        "%Y-%m-%dT%H:%M:%S%.f%z",
-        "%Y-%m-%d %H:%M:%S%.f%z",
-        "%Y-%m-%dT%H:%M%z",
-    ] {
-        if let Ok(d) = DateTime::parse_from_str(raw, f) {
-            return Some(d.to_rfc3339());
-        }
-    }
-    for f in ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M"] {
-        if let Ok(d) = chrono::NaiveDateTime::parse_from_str(raw, f) {
-            return Some(d.and_utc().to_rfc3339_opts(SecondsFormat::Secs, true));
-        }
-    }
-    chrono::NaiveDate::parse_from_str(raw.get(..10)?, "%Y-%m-%d")
-        .ok()
-        .and_then(|d| d.and_hms_opt(0, 0, 0))
-        .map(|d| d.and_utc().to_rfc3339_opts(SecondsFormat::Secs, true))
 }
 
 async fn fetch_all(
@@ -229,6 +210,7 @@ async fn learn_rules(
     }
     let mut pages = Vec::new();
     let mut urls = Vec::new();
+    let mut meta_inputs = Vec::new();
     for (e, t) in entries.iter().zip(&targets) {
         let Some(r) = responses.get(&e.url) else {
             continue;
@@ -238,6 +220,13 @@ async fn learn_rules(
             urls.push(fin);
         }
         pages.push((Page::parse(&fetch::decode(r)), t.clone()));
+        meta_inputs.push((
+            e.authors.clone(),
+            e.published
+                .as_deref()
+                .and_then(|p| DateTime::parse_from_rfc3339(p).ok()),
+            r.fetched_at,
+        ));
     }
     let samples: Vec<Sample> = pages
         .iter()
@@ -260,16 +249,51 @@ async fn learn_rules(
         );
     }
     let pattern = PostUrlPattern::learn(&urls).context("no usable permalink in the feed")?;
+    // Authors and dates (paper §3.5), scored by distance to each page's article node. Pages
+    // whose entry names no author train on the authors the page itself declares.
+    let article_rule = learned
+        .iter()
+        .find(|r| r.field == crate::core::learn::Field::Article)
+        .map(|r| Rule::parse(&r.xpath))
+        .transpose()?;
+    let meta_samples: Vec<MetaSample> = pages
+        .iter()
+        .zip(&meta_inputs)
+        .filter_map(|((p, _), (authors, published, fetched_at))| {
+            let article = article_rule.as_ref()?.apply_first(p)?;
+            let authors = if authors.is_empty() {
+                crate::core::extract::page_authors(p)
+            } else {
+                authors.clone()
+            };
+            Some(MetaSample {
+                page: p,
+                article,
+                authors,
+                published: *published,
+                fetched_at: *fetched_at,
+            })
+        })
+        .collect();
+    let mut learned: Vec<(LearnedRule, Option<String>)> =
+        learned.into_iter().map(|r| (r, None)).collect();
+    if let Some(r) = learn_author(&meta_samples) {
+        learned.push((r, None));
+    }
+    if let Some((r, format)) = learn_date(&meta_samples) {
+        learned.push((r, Some(format)));
+    }
     let at = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
     let rules: Vec<StoredRule> = learned
         .iter()
-        .map(|r| StoredRule {
+        .map(|(r, format)| StoredRule {
             field: r.field.as_str().into(),
             xpath: r.xpath.clone(),
             score: r.score,
             votes: r.votes,
             samples: r.samples,
             learned_at: at.clone(),
+            format: format.clone(),
         })
         .collect();
     for r in &rules {
@@ -285,6 +309,7 @@ async fn learn_rules(
 
 struct Context_ {
     rules: RuleSet,
+    offset: chrono::FixedOffset,
     pattern: PostUrlPattern,
     site: String,
     entries: HashMap<String, StoredEntry>,
@@ -312,21 +337,42 @@ fn process(
     let entry = ctx.entries.get(url);
     let mut post = None;
     if entry.is_some() || ctx.pattern.is_post(&url_parsed) || ctx.pattern.is_post(&base) {
-        if let Some(x) = extract(&page, &ctx.rules) {
+        let xctx = ExtractContext {
+            offset: ctx.offset,
+            fetched_at: response.fetched_at,
+        };
+        if let Some(x) = extract(&page, &ctx.rules, &xctx) {
+            // The feed is the truth for its entries; the page fills in the rest.
+            let mut gaps: Vec<Gap> = Vec::new();
             let authors = match entry {
                 Some(e) if !e.authors.is_empty() => e.authors.clone(),
                 _ => x.authors,
             };
             let published = entry
                 .and_then(|e| e.published.clone())
-                .or_else(|| x.published.as_deref().and_then(rfc3339));
+                .or_else(|| x.published.map(|d| d.to_rfc3339()));
+            for (field, reason) in x.gaps {
+                let covered = match field.as_str() {
+                    "author" => !authors.is_empty(),
+                    "published" => published.is_some(),
+                    _ => false,
+                };
+                if !covered {
+                    gaps.push(Gap { field, reason });
+                }
+            }
             post = Some(NewPost {
                 url: url.to_string(),
                 title: x.title.or_else(|| entry.and_then(|e| e.title.clone())),
                 authors,
                 published,
+                published_raw: x.published_raw,
+                updated: entry
+                    .and_then(|e| e.updated.clone())
+                    .or_else(|| x.updated.map(|d| d.to_rfc3339())),
                 content_html: x.content_html,
                 content_text: x.content_text,
+                gaps,
             });
         }
     }
@@ -480,7 +526,23 @@ pub async fn new_crawl(
                 .filter(|r| r.field == "article-exclude")
                 .map(|r| Rule::parse(&r.xpath))
                 .collect::<Result<_, _>>()?,
+            author: stored
+                .iter()
+                .find(|r| r.field == "author")
+                .map(|r| Rule::parse(&r.xpath))
+                .transpose()?,
+            date: stored
+                .iter()
+                .find(|r| r.field == "date")
+                .map(|r| Rule::parse(&r.xpath).map(|x| (x, r.format.clone())))
+                .transpose()?,
         },
+        offset: blog_offset(store.entries(blog.id)?.iter().filter_map(|e| {
+            e.published
+                .as_deref()
+                .and_then(|p| DateTime::parse_from_rfc3339(p).ok())
+        }))
+        .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("zero offset")),
         pattern: pattern.clone(),
         site: site_of(&Url::parse(&blog.home_url)?),
         entries: store
@@ -599,7 +661,23 @@ pub async fn new_crawl(
                 }
             }
             let (post, mut links, post_links) = match (&response, state) {
-                (Some(r), "done") => process(&ctx, blog.id, &u, depth, r),
+                // A bug on one page must not end the crawl: the page is recorded as failed.
+                (Some(r), "done") => {
+                    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        process(&ctx, blog.id, &u, depth, r)
+                    })) {
+                        Ok(out) => out,
+                        Err(_) => {
+                            state = "failed";
+                            summary.errors += 1;
+                            summary.error_samples.push((
+                                u.clone(),
+                                "internal error while extracting this page (see the log)".into(),
+                            ));
+                            (None, Vec::new(), 0)
+                        }
+                    }
+                }
                 _ => (None, Vec::new(), 0),
             };
             links.retain(|(l, _)| {

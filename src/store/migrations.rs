@@ -105,4 +105,31 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     CREATE INDEX frontier_unscored ON frontier(blog_id, seq) WHERE state = 'queued' AND scored_at < 0;
     "#,
+    // 5: authors, dates and comments (paper §3.5): entry update times and comment feeds,
+    // the raw date string and update time of posts, the fields that could not be extracted and
+    // why (`gaps`, JSON [{field, reason}]), and comments keyed per post.
+    r#"
+    ALTER TABLE feed_entries ADD COLUMN updated TEXT;
+    ALTER TABLE feed_entries ADD COLUMN comments_feed TEXT;
+    ALTER TABLE feed_entries ADD COLUMN comment_count INTEGER;
+    ALTER TABLE posts ADD COLUMN updated TEXT;
+    ALTER TABLE posts ADD COLUMN published_raw TEXT;
+    ALTER TABLE posts ADD COLUMN gaps TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE rules ADD COLUMN format TEXT;
+    CREATE TABLE comments (
+        id            INTEGER PRIMARY KEY,
+        post_url      TEXT NOT NULL REFERENCES posts(url),
+        key           TEXT NOT NULL,
+        author        TEXT,
+        published     TEXT,
+        published_raw TEXT,
+        content_html  TEXT NOT NULL,
+        content_text  TEXT NOT NULL,
+        parent_key    TEXT,
+        source        TEXT NOT NULL,
+        position      INTEGER NOT NULL,
+        UNIQUE (post_url, key)
+    );
+    CREATE INDEX comments_by_post ON comments(post_url, position);
+    "#,
 ];

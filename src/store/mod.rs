@@ -54,10 +54,16 @@ pub struct StoredEntry {
     pub authors: Vec<String>,
     /// RFC 3339.
     pub published: Option<String>,
+    /// RFC 3339, when the feed gives an update time.
+    pub updated: Option<String>,
     /// Full content HTML.
     pub content_html: Option<String>,
     /// Summary HTML.
     pub summary_html: Option<String>,
+    /// The entry's comment feed (`wfw:commentRss`, Atom `replies`), if any.
+    pub comments_feed: Option<String>,
+    /// Comment count the feed declares (`slash:comments`, `thr:total`), if any.
+    pub comment_count: Option<u32>,
 }
 
 /// A fetched HTTP response to keep.
@@ -109,6 +115,8 @@ pub struct StoredRule {
     pub samples: u32,
     /// RFC 3339.
     pub learned_at: String,
+    /// For date rules: the chrono format the page shows dates in ("relative", "machine").
+    pub format: Option<String>,
 }
 
 /// An archived post.
@@ -124,12 +132,18 @@ pub struct Post {
     pub authors: Vec<String>,
     /// Publication time, RFC 3339.
     pub published: Option<String>,
+    /// Last update, RFC 3339.
+    pub updated: Option<String>,
+    /// The date as the page shows it.
+    pub published_raw: Option<String>,
     /// Article HTML.
     pub content_html: String,
     /// Article text.
     pub content_text: String,
     /// When the page was fetched, RFC 3339.
     pub fetched_at: String,
+    /// Fields that could not be extracted and why.
+    pub gaps: Vec<Gap>,
 }
 
 /// A post to write, keyed by its canonical URL.
@@ -143,10 +157,25 @@ pub struct NewPost {
     pub authors: Vec<String>,
     /// RFC 3339.
     pub published: Option<String>,
+    /// The date as the page shows it.
+    pub published_raw: Option<String>,
+    /// Last update, RFC 3339, when the blog shows one.
+    pub updated: Option<String>,
     /// Article HTML.
     pub content_html: String,
     /// Article text.
     pub content_text: String,
+    /// Fields that could not be extracted and why.
+    pub gaps: Vec<Gap>,
+}
+
+/// A field of a post that could not be extracted, and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Gap {
+    /// "author", "published", "comments", …
+    pub field: String,
+    /// What went wrong, for a person.
+    pub reason: String,
 }
 
 /// Everything one crawled page changes, written in one transaction.
@@ -346,11 +375,12 @@ impl Store {
         entries: &[StoredEntry],
     ) -> Result<()> {
         let mut st = tx.prepare(
-            "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at, updated, comments_feed, comment_count)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
              ON CONFLICT (blog_id, url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
                published = excluded.published, content_html = excluded.content_html,
-               summary_html = excluded.summary_html, seen_at = excluded.seen_at",
+               summary_html = excluded.summary_html, seen_at = excluded.seen_at, updated = excluded.updated,
+               comments_feed = excluded.comments_feed, comment_count = excluded.comment_count",
         )?;
         let at = now();
         for e in entries {
@@ -362,7 +392,10 @@ impl Store {
                 e.published,
                 e.content_html,
                 e.summary_html,
-                at
+                at,
+                e.updated,
+                e.comments_feed,
+                e.comment_count
             ])?;
         }
         Ok(())
@@ -381,7 +414,7 @@ impl Store {
     /// The stored feed entries of a blog.
     pub fn entries(&self, blog_id: i64) -> Result<Vec<StoredEntry>> {
         let mut st = self.conn.prepare(
-            "SELECT url, title, authors, published, content_html, summary_html FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
+            "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
         )?;
         let rows = st.query_map([blog_id], |r| {
             Ok(StoredEntry {
@@ -391,6 +424,9 @@ impl Store {
                 published: r.get(3)?,
                 content_html: r.get(4)?,
                 summary_html: r.get(5)?,
+                updated: r.get(6)?,
+                comments_feed: r.get(7)?,
+                comment_count: r.get(8)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -508,8 +544,8 @@ impl Store {
         tx.execute("UPDATE rules SET active = 0 WHERE blog_id = ?1", [blog_id])?;
         for r in rules {
             tx.execute(
-                "INSERT INTO rules (blog_id, field, xpath, score, votes, samples, learned_at, active) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1)",
-                params![blog_id, r.field, r.xpath, r.score, r.votes, r.samples, r.learned_at],
+                "INSERT INTO rules (blog_id, field, xpath, score, votes, samples, learned_at, active, format) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8)",
+                params![blog_id, r.field, r.xpath, r.score, r.votes, r.samples, r.learned_at, r.format],
             )?;
         }
         tx.execute(
@@ -523,7 +559,7 @@ impl Store {
     /// The active rules of a blog.
     pub fn rules(&self, blog_id: i64) -> Result<Vec<StoredRule>> {
         let mut st = self.conn.prepare(
-            "SELECT field, xpath, score, votes, samples, learned_at FROM rules WHERE blog_id = ?1 AND active = 1 ORDER BY field",
+            "SELECT field, xpath, score, votes, samples, learned_at, format FROM rules WHERE blog_id = ?1 AND active = 1 ORDER BY field",
         )?;
         let rows = st.query_map([blog_id], |r| {
             Ok(StoredRule {
@@ -533,6 +569,7 @@ impl Store {
                 votes: r.get(3)?,
                 samples: r.get(4)?,
                 learned_at: r.get(5)?,
+                format: r.get(6)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -650,13 +687,30 @@ impl Store {
                 None => now(),
             };
             tx.execute(
-                "INSERT INTO posts (blog_id, url, title, authors, published, content_html, content_text, response_id, fetched_at, extracted_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                "INSERT INTO posts (blog_id, url, title, authors, published, content_html, content_text, response_id, fetched_at, extracted_at,
+                   updated, published_raw, gaps)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                  ON CONFLICT (url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
                    published = COALESCE(excluded.published, posts.published), content_html = excluded.content_html,
                    content_text = excluded.content_text, response_id = excluded.response_id,
-                   fetched_at = excluded.fetched_at, extracted_at = excluded.extracted_at",
-                params![o.blog_id, p.url, p.title, json_list(&p.authors), p.published, p.content_html, p.content_text, response_id, fetched_at, now()],
+                   fetched_at = excluded.fetched_at, extracted_at = excluded.extracted_at,
+                   updated = COALESCE(excluded.updated, posts.updated),
+                   published_raw = COALESCE(excluded.published_raw, posts.published_raw), gaps = excluded.gaps",
+                params![
+                    o.blog_id,
+                    p.url,
+                    p.title,
+                    json_list(&p.authors),
+                    p.published,
+                    p.content_html,
+                    p.content_text,
+                    response_id,
+                    fetched_at,
+                    now(),
+                    p.updated,
+                    p.published_raw,
+                    serde_json::to_string(&p.gaps)?
+                ],
             )?;
         }
         Self::put_links(&tx, o.blog_id, &o.links)?;
@@ -783,10 +837,14 @@ impl Store {
             content_html: r.get(5)?,
             content_text: r.get(6)?,
             fetched_at: r.get(7)?,
+            updated: r.get(8)?,
+            published_raw: r.get(9)?,
+            gaps: serde_json::from_str(&r.get::<_, String>(10)?).unwrap_or_default(),
         })
     }
 
-    const POST_SELECT: &'static str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at
+    const POST_SELECT: &'static str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at,
+           p.updated, p.published_raw, p.gaps
          FROM posts p JOIN blogs b ON b.id = p.blog_id";
 
     /// The posts of one blog, or of all blogs, newest first (undated last), then by URL.

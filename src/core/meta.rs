@@ -1,0 +1,562 @@
+//! Author and date rules (paper §3.5) and parsing what they extract.
+//!
+//! Authors: a name appears in many places (byline, sidebar, comments), so a candidate's score is
+//! the Sørensen–Dice similarity to the feed entry's author(s) divided by `1 + d`, where `d` is
+//! the tree distance to the page's article node: the byline next to the post wins over the same
+//! name in a sidebar. Dates: the same, against many renderings of the feed entry's date
+//! ([`date_renderings`]: long and short month names, day-first and month-first, ISO, with and
+//! without a 24- or 12-hour time, and "N years ago" from the fetch time); an element whose
+//! machine-readable `datetime`/`content`/`title` attribute is the entry's instant scores as an
+//! exact match. Only short elements (≤ [`MAX_META_CHARS`] characters) that are not the article
+//! node or its ancestors are candidates. The winning rendering's format is kept with the rule
+//! so dates of other posts parse back with it.
+
+use super::learn::{Field, LearnedRule};
+use super::page::{ElementIdx, Page};
+use super::rules::{rule_for, RuleKind};
+use super::text::{bigram_set, dice_from_counts, normalise};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use rustc_hash::FxHashMap;
+
+/// Longest element text considered for an author or a date.
+pub const MAX_META_CHARS: u32 = 120;
+
+const DATE_FORMATS: &[&str] = &[
+    "%A, %B %-d, %Y",
+    "%A %B %-d, %Y",
+    "%B %-d, %Y",
+    "%b %-d, %Y",
+    "%B %-d %Y",
+    "%A, %-d %B %Y",
+    "%A %-d %B %Y",
+    "%-d %B %Y",
+    "%-d %b %Y",
+    "%d %B %Y",
+    "%d %b %Y",
+    "%a, %d %b %Y",
+    "%a %b %d %Y",
+    "%Y-%m-%d",
+    "%Y/%m/%d",
+    "%m/%d/%Y",
+    "%d/%m/%Y",
+    "%-m/%-d/%Y",
+    "%-d/%-m/%Y",
+    "%d.%m.%Y",
+    "%-d.%-m.%Y",
+    "%-d. %B %Y",
+    "%B %Y",
+];
+const TIME_FORMATS: &[&str] = &[
+    "",
+    " %H:%M",
+    " %H:%M:%S",
+    " %-I:%M %p",
+    " %-I:%M %P",
+    " at %-I:%M %p",
+    " at %-I:%M %P",
+    " at %H:%M",
+    ", %H:%M",
+    ", %-I:%M %p",
+    " - %H:%M",
+    " @ %H:%M",
+];
+
+/// Every rendering of `date` that a blog theme may show: (format, text). Relative forms use
+/// the format `relative`.
+pub fn date_renderings(
+    date: &DateTime<FixedOffset>,
+    fetched_at: DateTime<Utc>,
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for d in DATE_FORMATS {
+        for t in TIME_FORMATS {
+            if d.ends_with("%Y") || t.is_empty() {
+                let f = format!("{d}{t}");
+                out.push((f.clone(), date.format(&f).to_string()));
+            }
+        }
+    }
+    out.push(("iso".into(), date.to_rfc3339()));
+    out.push((
+        "relative".into(),
+        relative(date.with_timezone(&Utc), fetched_at),
+    ));
+    out
+}
+
+/// "3 years ago", "a month ago", "5 days ago", "yesterday", "2 hours ago" (rounded down).
+pub fn relative(then: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let secs = (now - then).num_seconds().max(0);
+    let (n, unit) = match secs {
+        s if s >= 365 * 86_400 => (s / (365 * 86_400), "year"),
+        s if s >= 30 * 86_400 => (s / (30 * 86_400), "month"),
+        s if s >= 7 * 86_400 => (s / (7 * 86_400), "week"),
+        s if s >= 86_400 => (s / 86_400, "day"),
+        s if s >= 3600 => (s / 3600, "hour"),
+        s => (s / 60, "minute"),
+    };
+    match (n, unit) {
+        (1, "day") => "yesterday".into(),
+        (1, u) => format!("a {u} ago").replace("a hour", "an hour"),
+        (n, u) => format!("{n} {u}s ago"),
+    }
+}
+
+/// Tree distance of every element to `anchor` (edges on the path through their lowest common
+/// ancestor), in one pass.
+fn distances(page: &Page, anchor: ElementIdx) -> Vec<u32> {
+    let n = page.elements.len();
+    let mut on_chain = vec![false; n];
+    let mut cur = Some(anchor);
+    while let Some(c) = cur {
+        on_chain[c as usize] = true;
+        cur = page.elements[c as usize].parent;
+    }
+    let anchor_depth = page.elements[anchor as usize].depth;
+    let mut lca = vec![0u32; n];
+    let mut out = vec![0u32; n];
+    for i in 0..n {
+        let e = &page.elements[i];
+        lca[i] = if on_chain[i] {
+            i as u32
+        } else {
+            e.parent.map_or(0, |p| lca[p as usize])
+        };
+        let l = page.elements[lca[i] as usize].depth;
+        out[i] = (e.depth - l) + (anchor_depth - l);
+    }
+    out
+}
+
+fn is_ancestor_or_self(page: &Page, a: ElementIdx, b: ElementIdx) -> bool {
+    page.contains(a, b)
+}
+
+/// One training page for author and date rules.
+pub struct MetaSample<'a> {
+    /// The post page.
+    pub page: &'a Page,
+    /// The article node on this page (the learned article rule's match).
+    pub article: ElementIdx,
+    /// The entry's author names (feed, or the page's own declarations).
+    pub authors: Vec<String>,
+    /// The entry's publication time with the feed's offset.
+    pub published: Option<DateTime<FixedOffset>>,
+    /// When the page was fetched (for relative dates).
+    pub fetched_at: DateTime<Utc>,
+}
+
+/// The machine-readable time of an element: its `datetime`, `content` or `title` attribute, or
+/// that of a `<time datetime>` inside it.
+pub fn machine_time_of(page: &Page, idx: ElementIdx) -> Option<String> {
+    machine_time(page, idx)
+}
+
+fn machine_time(page: &Page, idx: ElementIdx) -> Option<String> {
+    for a in ["datetime", "content", "title"] {
+        if let Some(v) = page.attr(idx, a) {
+            return Some(v.to_string());
+        }
+    }
+    let el = page.element_ref(idx);
+    let sel = scraper::Selector::parse("time[datetime]").expect("static selector");
+    el.select(&sel)
+        .next()
+        .and_then(|t| t.value().attr("datetime"))
+        .map(str::to_string)
+}
+
+/// Best (element, rule, score, format) of one page for authors (`dates = None`) or dates.
+fn best_meta(
+    page: &Page,
+    article: ElementIdx,
+    targets: &[(String, String)],
+    instant: Option<i64>,
+) -> Option<(String, f32, String)> {
+    let dist = distances(page, article);
+    let sets: Vec<(&str, rustc_hash::FxHashSet<u64>)> = targets
+        .iter()
+        .map(|(f, t)| (f.as_str(), bigram_set(&normalise(t))))
+        .collect();
+    let mut best: Option<(f32, u32, RuleKind, ElementIdx, String)> = None;
+    for (i, e) in page.elements.iter().enumerate() {
+        let i = i as ElementIdx;
+        if e.end <= e.start
+            || e.end - e.start > MAX_META_CHARS
+            || is_ancestor_or_self(page, i, article)
+        {
+            continue;
+        }
+        let text = bigram_set(page.normalised_text_of(i));
+        let (mut score, mut format) = (0.0f64, String::new());
+        for (f, t) in &sets {
+            let inter = text.iter().filter(|b| t.contains(b)).count();
+            let d = dice_from_counts(inter, text.len(), t.len());
+            if d > score {
+                score = d;
+                format = f.to_string();
+            }
+        }
+        if let (Some(want), Some(raw)) = (instant, machine_time(page, i)) {
+            if parse_instant(&raw, None).is_some_and(|t| t.timestamp() == want) {
+                score = score.max(1.0);
+                format = "machine".into();
+            }
+        }
+        let s = (score / (1.0 + dist[i as usize] as f64)) as f32;
+        if s <= 0.0 {
+            continue;
+        }
+        let Some((_, kind)) = rule_for(page, i) else {
+            continue;
+        };
+        let key = (
+            s,
+            std::cmp::Reverse(e.end - e.start),
+            std::cmp::Reverse(kind),
+        );
+        if best
+            .as_ref()
+            .is_none_or(|b| key > (b.0, std::cmp::Reverse(b.1), std::cmp::Reverse(b.2)))
+        {
+            best = Some((s, e.end - e.start, kind, i, format));
+        }
+    }
+    let (score, _, _, idx, format) = best?;
+    let (rule, _) = rule_for(page, idx)?;
+    Some((rule, score, format))
+}
+
+fn vote(
+    field: Field,
+    per_page: Vec<Option<(String, f32, String)>>,
+) -> Option<(LearnedRule, String)> {
+    let samples = per_page.len() as u32;
+    let mut votes: FxHashMap<String, (u32, f64, FxHashMap<String, u32>)> = FxHashMap::default();
+    for (rule, score, format) in per_page.into_iter().flatten() {
+        let v = votes.entry(rule).or_default();
+        v.0 += 1;
+        v.1 += score as f64;
+        *v.2.entry(format).or_default() += 1;
+    }
+    let (xpath, (n, sum, formats)) = votes.into_iter().max_by(|a, b| {
+        (a.1 .0, a.1 .1, std::cmp::Reverse(&a.0))
+            .partial_cmp(&(b.1 .0, b.1 .1, std::cmp::Reverse(&b.0)))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    })?;
+    // A rule that only one page in five agrees on is noise, not a byline.
+    if n * 5 < samples.max(1) || n == 0 {
+        return None;
+    }
+    let format = formats
+        .into_iter()
+        .max_by_key(|(f, c)| (*c, std::cmp::Reverse(f.clone())))
+        .map(|(f, _)| f)
+        .unwrap_or_default();
+    Some((
+        LearnedRule {
+            field,
+            xpath,
+            score: sum / n as f64,
+            votes: n,
+            samples,
+        },
+        format,
+    ))
+}
+
+/// Learns the author rule from the samples with authors. `None` when too few pages agree.
+pub fn learn_author(samples: &[MetaSample<'_>]) -> Option<LearnedRule> {
+    let per_page = samples
+        .iter()
+        .filter(|s| !s.authors.is_empty())
+        .map(|s| {
+            best_meta(
+                s.page,
+                s.article,
+                &[(String::new(), s.authors.join(" and "))],
+                None,
+            )
+        })
+        .collect();
+    vote(Field::Author, per_page).map(|(r, _)| r)
+}
+
+/// Learns the date rule and the date format it shows. `None` when too few pages agree.
+pub fn learn_date(samples: &[MetaSample<'_>]) -> Option<(LearnedRule, String)> {
+    let per_page = samples
+        .iter()
+        .filter_map(|s| s.published.map(|p| (s, p)))
+        .map(|(s, p)| {
+            best_meta(
+                s.page,
+                s.article,
+                &date_renderings(&p, s.fetched_at),
+                Some(p.timestamp()),
+            )
+        })
+        .collect();
+    vote(Field::Date, per_page)
+}
+
+/// Parses a machine-readable time (RFC 3339, ISO 8601 with or without offset or time). A naive
+/// time takes `offset` (the blog's), or UTC when none is known.
+pub fn parse_instant(raw: &str, offset: Option<FixedOffset>) -> Option<DateTime<FixedOffset>> {
+    let raw = raw.trim();
+    if let Ok(d) = DateTime::parse_from_rfc3339(raw) {
+        return Some(d);
+    }
+    for f in [
+        "%Y-%m-%dT%H:%M:%S%.f%z",
+        "%Y-%m-%d %H:%M:%S%.f%z",
+        "%Y-%m-%dT%H:%M%z",
+        "%Y-%m-%dT%H:%M:%S%.f%:z",
+    ] {
+        if let Ok(d) = DateTime::parse_from_str(raw, f) {
+            return Some(d);
+        }
+    }
+    let off = offset.unwrap_or_else(|| FixedOffset::east_opt(0).expect("zero offset"));
+    for f in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%d %H:%M",
+    ] {
+        if let Ok(n) = NaiveDateTime::parse_from_str(raw, f) {
+            return off.from_local_datetime(&n).single();
+        }
+    }
+    let d = NaiveDate::parse_from_str(raw.get(..10)?, "%Y-%m-%d").ok()?;
+    off.from_local_datetime(&d.and_hms_opt(0, 0, 0)?).single()
+}
+
+/// A date parsed from page text: the instant, and whether the text gave a time of day.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PageDate {
+    /// The instant (midnight in the blog's offset when only a day was shown).
+    pub instant: DateTime<FixedOffset>,
+    /// The text showed a time of day.
+    pub has_time: bool,
+}
+
+fn try_format(text: &str, format: &str, offset: FixedOffset) -> Option<PageDate> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let want = format.split_whitespace().count().max(1);
+    // The date is somewhere in the text ("Posted on March 3, 2019 by Jo"): try windows of the
+    // format's word count, then one word more or less (names of days vary in length).
+    for len in [want, want + 1, want.saturating_sub(1)] {
+        if len == 0 || len > words.len() {
+            continue;
+        }
+        for w in words.windows(len) {
+            let cand = w
+                .join(" ")
+                .trim_matches(|c: char| c == '.' && !format.ends_with('.') || c == '|' || c == '·')
+                .to_string();
+            let cand = cand
+                .trim_end_matches([',', ';', ')'])
+                .trim_start_matches('(');
+            if let Ok(n) = NaiveDateTime::parse_from_str(cand, format) {
+                return offset
+                    .from_local_datetime(&n)
+                    .single()
+                    .map(|instant| PageDate {
+                        instant,
+                        has_time: true,
+                    });
+            }
+            if let Ok(d) = NaiveDate::parse_from_str(cand, format) {
+                return offset
+                    .from_local_datetime(&d.and_hms_opt(0, 0, 0)?)
+                    .single()
+                    .map(|instant| PageDate {
+                        instant,
+                        has_time: false,
+                    });
+            }
+        }
+    }
+    None
+}
+
+/// Parses a date shown on a page: first with `format` (the one learned with the rule), then
+/// every known rendering, then relative forms ("3 years ago", measured from `fetched_at`).
+/// Local times take the blog's `offset`.
+pub fn parse_page_date(
+    text: &str,
+    format: Option<&str>,
+    offset: FixedOffset,
+    fetched_at: DateTime<Utc>,
+) -> Option<PageDate> {
+    let text = text.replace('\u{a0}', " ");
+    let mut formats: Vec<String> = format
+        .filter(|f| !f.is_empty() && *f != "relative" && *f != "machine" && *f != "iso")
+        .map(|f| vec![f.to_string()])
+        .unwrap_or_default();
+    // Longest formats first: a date with a time beats the same date without.
+    let mut all: Vec<String> = DATE_FORMATS
+        .iter()
+        .flat_map(|d| TIME_FORMATS.iter().map(move |t| format!("{d}{t}")))
+        .collect();
+    all.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    formats.extend(all);
+    for f in &formats {
+        if let Some(d) = try_format(&text, f, offset) {
+            return Some(d);
+        }
+    }
+    if let Some(d) = parse_instant(&text, Some(offset)) {
+        return Some(PageDate {
+            instant: d,
+            has_time: text.contains(':'),
+        });
+    }
+    parse_relative(&text, fetched_at).map(|d| PageDate {
+        instant: d.with_timezone(&offset),
+        has_time: false,
+    })
+}
+
+fn parse_relative(text: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    let t = text.to_lowercase();
+    if t.contains("yesterday") {
+        return Some(now - chrono::Duration::days(1));
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    let i = words
+        .iter()
+        .position(|w| w.trim_end_matches(',') == "ago")?;
+    if i < 2 {
+        return None;
+    }
+    let n: i64 = match words[i - 2] {
+        "a" | "an" | "one" => 1,
+        w => w.parse().ok()?,
+    };
+    let unit = words[i - 1].trim_end_matches('s');
+    let days = match unit {
+        "year" => 365 * n,
+        "month" => 30 * n,
+        "week" => 7 * n,
+        "day" => n,
+        "hour" => return Some(now - chrono::Duration::hours(n)),
+        "minute" => return Some(now - chrono::Duration::minutes(n)),
+        _ => return None,
+    };
+    Some(now - chrono::Duration::days(days))
+}
+
+/// Author names from a byline's text: "By Jo Bloggs and Ann Smith" → ["Jo Bloggs", "Ann Smith"].
+pub fn split_authors(text: &str) -> Vec<String> {
+    let mut t = super::text::collapse_whitespace(text);
+    for prefix in [
+        "posted by",
+        "written by",
+        "published by",
+        "by",
+        "author:",
+        "authors:",
+        "von",
+        "par",
+        "por",
+    ] {
+        let head = t
+            .get(..prefix.len())
+            .filter(|h| h.eq_ignore_ascii_case(prefix));
+        if head.is_some() && t.len() > prefix.len() && t[prefix.len()..].starts_with([' ', ':']) {
+            t = t[prefix.len()..].trim_start_matches([' ', ':']).to_string();
+            break;
+        }
+    }
+    t.replace(" & ", ",")
+        .replace(" and ", ",")
+        .split([',', ';', '|', '·'])
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty() && s.chars().any(char::is_alphabetic) && s.chars().count() <= 60)
+        .collect()
+}
+
+/// The most common offset of the feed's dates: the blog's local offset.
+pub fn blog_offset(dates: impl Iterator<Item = DateTime<FixedOffset>>) -> Option<FixedOffset> {
+    let mut counts: FxHashMap<i32, (u32, i32)> = FxHashMap::default();
+    for d in dates {
+        let o = d.offset().local_minus_utc();
+        let e = counts.entry(o).or_insert((0, d.year()));
+        e.0 += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(o, (n, _))| (*n, *o))
+        .and_then(|(o, _)| FixedOffset::east_opt(o))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<FixedOffset> {
+        DateTime::parse_from_rfc3339(s).unwrap()
+    }
+
+    #[test]
+    fn renderings_and_parsing_round_trip() {
+        let d = at("1970-01-01T00:00:00+00:00");
+        let now = at("2013-06-01T00:00:00+00:00").with_timezone(&Utc);
+        let r: Vec<String> = date_renderings(&d, now)
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect();
+        for want in [
+            "Thursday, January 1, 1970",
+            "January 1, 1970",
+            "1 January 1970",
+            "1970-01-01",
+            "01/01/1970",
+            "Jan 1, 1970",
+            "43 years ago",
+        ] {
+            assert!(r.iter().any(|t| t == want), "missing {want}");
+        }
+        let off = FixedOffset::east_opt(3600).unwrap();
+        let p =
+            parse_page_date("Posted on March 4, 2019 at 10:20 am by Jo", None, off, now).unwrap();
+        assert_eq!(p.instant.to_rfc3339(), "2019-03-04T10:20:00+01:00");
+        assert!(p.has_time);
+        let p = parse_page_date("04/03/2019", Some("%d/%m/%Y"), off, now).unwrap();
+        assert_eq!(p.instant.to_rfc3339(), "2019-03-04T00:00:00+01:00");
+        assert!(!p.has_time);
+        let p = parse_page_date("3 years ago", None, off, now).unwrap();
+        assert_eq!(p.instant.with_timezone(&Utc).date_naive().year(), 2010);
+    }
+
+    #[test]
+    fn bylines() {
+        assert_eq!(
+            split_authors("By Jo Bloggs and Ann Smith"),
+            vec!["Jo Bloggs", "Ann Smith"]
+        );
+        assert_eq!(
+            split_authors("Posted by: Margarethe Kühn"),
+            vec!["Margarethe Kühn"]
+        );
+        assert_eq!(split_authors("Bob"), vec!["Bob"]);
+        assert_eq!(split_authors("Inês Carvalho"), vec!["Inês Carvalho"]);
+        assert_eq!(split_authors("Jonas Weiß"), vec!["Jonas Weiß"]);
+    }
+
+    #[test]
+    fn the_byline_next_to_the_article_wins() {
+        let page = Page::parse("<html><body><aside><p class=side>Jo Bloggs</p><p>Other</p></aside><main><article><p class=byline>By Jo Bloggs</p><div class=entry>Body text here about things.</div></article></main></body></html>");
+        let article = page.by_class("entry")[0];
+        let s = MetaSample {
+            page: &page,
+            article,
+            authors: vec!["Jo Bloggs".into()],
+            published: None,
+            fetched_at: at("2020-01-01T00:00:00+00:00").with_timezone(&Utc),
+        };
+        let r = learn_author(&[s]).unwrap();
+        assert_eq!(r.xpath, "//*[@class='byline']");
+    }
+}
