@@ -39,11 +39,15 @@ fn benches(c: &mut Criterion) {
         article: Rule::parse(common::SYN_ARTICLE).unwrap(),
         title: Some(Rule::parse(common::SYN_TITLE).unwrap()),
         exclude: Vec::new(),
+        author: None,
+        date: None,
     };
     let sxd = || RuleSet {
         article: Rule::parse(&sxd_spelling(common::SYN_ARTICLE)).unwrap(),
         title: Some(Rule::parse(&sxd_spelling(common::SYN_TITLE)).unwrap()),
         exclude: Vec::new(),
+        author: None,
+        date: None,
     };
     let (fast, sxd) = (fast(), sxd());
     assert_eq!(fast.article.kind(), RuleKind::Class);
@@ -52,8 +56,8 @@ fn benches(c: &mut Criterion) {
 
     for (size, p) in sizes.iter().zip(&pages) {
         let page = Page::parse(&p.html);
-        let a = extract(&page, &fast).expect("fast extraction");
-        let b = extract(&page, &sxd).expect("sxd extraction");
+        let a = extract(&page, &fast, &xctx()).expect("fast extraction");
+        let b = extract(&page, &sxd, &xctx()).expect("sxd extraction");
         assert_eq!(a, b, "fast path and sxd-xpath disagree");
         assert_eq!(a.title.as_deref(), Some(p.title.as_str()));
         eprintln!(
@@ -75,12 +79,12 @@ fn benches(c: &mut Criterion) {
         g.bench_with_input(
             BenchmarkId::new("parse+extract_fast", &label),
             &p.html,
-            |b, html| b.iter(|| extract(&Page::parse(black_box(html)), &fast)),
+            |b, html| b.iter(|| extract(&Page::parse(black_box(html)), &fast, &xctx())),
         );
         g.bench_with_input(
             BenchmarkId::new("parse+extract_sxd", &label),
             &p.html,
-            |b, html| b.iter(|| extract(&Page::parse(black_box(html)), &sxd)),
+            |b, html| b.iter(|| extract(&Page::parse(black_box(html)), &sxd, &xctx())),
         );
 
         let page = Page::parse(&p.html);
@@ -121,3 +125,11 @@ criterion_group! {
     targets = benches
 }
 criterion_main!(extract_benches);
+
+/// Extraction context for benchmarks: UTC, fetched at the epoch (dates are not what is timed).
+fn xctx() -> everblog::core::extract::ExtractContext {
+    everblog::core::extract::ExtractContext {
+        offset: chrono::FixedOffset::east_opt(0).expect("zero offset"),
+        fetched_at: chrono::DateTime::UNIX_EPOCH,
+    }
+}
