@@ -32,6 +32,12 @@ pub enum Field {
     Author,
     /// The publication date (paper §3.5).
     Date,
+    /// Comment contents (paper §3.5, bipartite matching).
+    Comment,
+    /// Comment authors.
+    CommentAuthor,
+    /// Comment dates.
+    CommentDate,
 }
 
 impl Field {
@@ -43,6 +49,9 @@ impl Field {
             Field::ArticleExclude => "article-exclude",
             Field::Author => "author",
             Field::Date => "date",
+            Field::Comment => "comment",
+            Field::CommentAuthor => "comment-author",
+            Field::CommentDate => "comment-date",
         }
     }
 }
@@ -405,7 +414,12 @@ pub fn page_votes(samples: &[Sample<'_>], field: Field) -> Vec<Option<(String, f
             let target = match field {
                 Field::Article => s.article.as_ref()?,
                 Field::Title => s.title.as_ref()?,
-                Field::ArticleExclude | Field::Author | Field::Date => return None,
+                Field::ArticleExclude
+                | Field::Author
+                | Field::Date
+                | Field::Comment
+                | Field::CommentAuthor
+                | Field::CommentDate => return None,
             };
             let scores = score_elements(s.page, &[target]);
             best_element(s.page, &scores[0], target, field).map(|b| (b.rule, b.score))

@@ -3,6 +3,7 @@
 //! **Architecture invariant:** nothing under `core` does IO, async, SQL or reads the clock. The
 //! same feed and pages always give the same rules. `tests/tidy.rs` enforces it.
 
+pub mod comments;
 pub mod extract;
 pub mod feed;
 pub mod learn;

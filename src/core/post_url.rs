@@ -163,6 +163,36 @@ fn suffix_of(s: &str) -> &str {
     s.rfind('.').map_or("", |i| &s[i..])
 }
 
+/// The post a comment page belongs to: `…/slug/comment-page-2/` → `…/slug/`, and
+/// `…?p=12&cpage=2` → `…?p=12`. `None` for URLs that are not comment pages.
+pub fn comment_page_of(url: &Url) -> Option<Url> {
+    let mut u = canonical(url);
+    let segs: Vec<String> = u.path().split('/').map(str::to_string).collect();
+    let is_page = |s: &str| {
+        s.strip_prefix("comment-page-")
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    if let Some(i) = segs.iter().rposition(|s| is_page(s)) {
+        let path = format!("{}/", segs[..i].join("/"));
+        u.set_path(&path);
+        return Some(u);
+    }
+    if u.query_pairs().any(|(k, _)| k == "cpage") {
+        let kept: Vec<(String, String)> = u
+            .query_pairs()
+            .filter(|(k, _)| k != "cpage")
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        if kept.is_empty() {
+            u.set_query(None);
+        } else {
+            u.query_pairs_mut().clear().extend_pairs(kept);
+        }
+        return Some(u);
+    }
+    None
+}
+
 impl PostUrlPattern {
     /// Learns the pattern from the feed entries' permalinks. `None` when no URL is usable.
     pub fn learn(urls: &[Url]) -> Option<PostUrlPattern> {
@@ -277,6 +307,24 @@ mod tests {
         assert!(q.is_post(&Url::parse("http://e.com/?p=1").unwrap()));
         assert!(!q.is_post(&Url::parse("http://e.com/about").unwrap()));
         assert!(!q.is_post(&Url::parse("http://e.com/?cat=3&x=1").unwrap()));
+    }
+
+    #[test]
+    fn comment_pages() {
+        let c = |s: &str| comment_page_of(&Url::parse(s).unwrap()).map(|u| u.to_string());
+        assert_eq!(
+            c("http://b.org/2019/03/04/x/comment-page-2/").as_deref(),
+            Some("http://b.org/2019/03/04/x/")
+        );
+        assert_eq!(
+            c("http://b.org/2019/03/04/x/comment-page-2/#comments").as_deref(),
+            Some("http://b.org/2019/03/04/x/")
+        );
+        assert_eq!(
+            c("http://b.org/?p=12&cpage=3").as_deref(),
+            Some("http://b.org/?p=12")
+        );
+        assert_eq!(c("http://b.org/2019/03/04/x/"), None);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! (table `frontier`: URL, depth, state, priority, L(u) once fetched), so a crawl interrupted
 //! at any point resumes where it stopped, with the same model.
 //!
-//! - [`KnnFrontier`] (the default, paper §4.3): post permalinks first; every other URL ordered
+//! - [`KnnFrontier`] (the default, paper §4.3): post permalinks and their comment pages first;
+//!   every other URL ordered
 //!   by the distance-weighted kNN estimate of L(u), the number of post links its page holds
 //!   ([`crate::core::priority`]). New URLs are scored when they are first seen. Priorities go
 //!   stale as the model learns; they are refreshed lazily — the top of the queue is re-scored
@@ -13,7 +14,7 @@
 //!   passes instead of one per fetch.
 //! - [`BreadthFirst`]: by depth, then discovery order (the baseline of the benchmark).
 
-use crate::core::post_url::PostUrlPattern;
+use crate::core::post_url::{comment_page_of, PostUrlPattern};
 use crate::core::priority::PriorityModel;
 use crate::store::Store;
 use anyhow::Result;
@@ -99,7 +100,12 @@ impl KnnFrontier {
         parsed
             .iter()
             .map(|u| match u {
-                Some(u) if self.pattern.is_post(u) => POST_PRIORITY,
+                Some(u)
+                    if self.pattern.is_post(u)
+                        || comment_page_of(u).is_some_and(|p| self.pattern.is_post(&p)) =>
+                {
+                    POST_PRIORITY
+                }
                 Some(_) => estimates.next().unwrap_or(0.0),
                 None => 0.0,
             })

@@ -5,15 +5,18 @@
 
 use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
 use super::links::{followable, site_of};
+use crate::core::comments::{CommentRules, FeedComment};
 use crate::core::extract::{extract, ExtractContext, RuleSet};
 use crate::core::feed::{self, Feed, FeedEntry};
-use crate::core::learn::{learn, LearnedRule, Sample, Target};
+use crate::core::learn::{learn, Field, LearnedRule, Sample, Target};
 use crate::core::meta::{blog_offset, learn_author, learn_date, MetaSample};
 use crate::core::page::Page;
-use crate::core::post_url::{canonical, PostUrlPattern};
+use crate::core::post_url::{canonical, comment_page_of, PostUrlPattern};
 use crate::core::rules::Rule;
 use crate::fetch::{self, Fetcher};
-use crate::store::{Blog, Gap, NewPost, PageOutcome, Response, Store, StoredEntry, StoredRule};
+use crate::store::{
+    Blog, Comment, Gap, NewPost, PageOutcome, Response, Store, StoredEntry, StoredRule,
+};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::HashMap;
@@ -283,6 +286,106 @@ async fn learn_rules(
     if let Some((r, format)) = learn_date(&meta_samples) {
         learned.push((r, Some(format)));
     }
+    // Comments: every entry's comment feed is archived; the pages of the entries with the most
+    // comments train the comment rules (paper §3.5).
+    let offset = blog_offset(entries.iter().filter_map(|e| {
+        e.published
+            .as_deref()
+            .and_then(|p| DateTime::parse_from_rfc3339(p).ok())
+    }))
+    .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("zero offset"));
+    let mut training: Vec<(usize, Vec<FeedComment>)> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let Some(feed_url) = e.comments_feed.clone() else {
+            continue;
+        };
+        if e.comment_count == Some(0) {
+            continue;
+        }
+        let f = fetcher.get(&feed_url).await;
+        super::log_fetched(store, Some(blog.id), &f)?;
+        let Some(r) = f.response.filter(|r| r.status < 400) else {
+            tracing::info!(post = %e.url, feed = %feed_url, "comment feed unavailable");
+            continue;
+        };
+        let Ok(cf) = feed::parse(&r.body, &r.final_url) else {
+            continue;
+        };
+        let comments: Vec<Comment> = cf
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(pos, c)| {
+                let html = c
+                    .content_html
+                    .clone()
+                    .or(c.summary_html.clone())
+                    .unwrap_or_default();
+                Comment {
+                    id: format!("feed:{}", c.url),
+                    author: c.authors.first().cloned(),
+                    published: c.published.map(|d| d.to_rfc3339()),
+                    published_raw: None,
+                    content_text: feed::html_to_text(&html),
+                    content_html: html,
+                    parent: None,
+                    source: "feed".into(),
+                    position: pos as i64,
+                }
+            })
+            .filter(|c| !c.content_text.is_empty())
+            .collect();
+        if comments.is_empty() {
+            continue;
+        }
+        store.save_feed_comments(&e.url, &comments)?;
+        // Index of this entry's page in `pages` (built from the entries that have a response).
+        let page_idx = entries[..i]
+            .iter()
+            .filter(|x| responses.contains_key(&x.url))
+            .count();
+        {
+            if responses.contains_key(&e.url) {
+                let targets = comments
+                    .iter()
+                    .map(|c| FeedComment {
+                        author: c.author.clone(),
+                        published: c
+                            .published
+                            .as_deref()
+                            .and_then(|p| DateTime::parse_from_rfc3339(p).ok()),
+                        text: c.content_text.clone(),
+                    })
+                    .collect();
+                training.push((page_idx, targets));
+            }
+        }
+    }
+    training.sort_by_key(|(_, c)| std::cmp::Reverse(c.len()));
+    training.truncate(3);
+    let comment_samples: Vec<(&Page, Vec<FeedComment>)> = training
+        .iter()
+        .map(|(i, c)| (&pages[*i].0, c.clone()))
+        .collect();
+    let fetched_at = meta_inputs.first().map(|m| m.2).unwrap_or_else(Utc::now);
+    if let Some(cr) = crate::core::comments::learn(&comment_samples, fetched_at) {
+        let n = comment_samples.len() as u32;
+        let mk = |field: Field, class: &str| LearnedRule {
+            field,
+            xpath: format!("//*[@class='{class}']"),
+            score: cr.score,
+            votes: n,
+            samples: n,
+        };
+        learned.push((mk(Field::Comment, &cr.content), None));
+        if let Some(a) = &cr.author {
+            learned.push((mk(Field::CommentAuthor, a), None));
+        }
+        if let Some(d) = &cr.date {
+            learned.push((mk(Field::CommentDate, d), None));
+        }
+    }
+    let _ = offset;
     let at = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
     let rules: Vec<StoredRule> = learned
         .iter()
@@ -307,8 +410,34 @@ async fn learn_rules(
     Ok(())
 }
 
+/// What processing one page produced.
+#[derive(Default)]
+struct Processed {
+    post: Option<NewPost>,
+    links: Vec<(String, u32)>,
+    post_links: usize,
+    comments: Option<(String, Vec<Comment>)>,
+}
+
+fn comment_page_number(url: &Url) -> i64 {
+    url.path_segments()
+        .and_then(|mut s| {
+            s.find_map(|seg| {
+                seg.strip_prefix("comment-page-")
+                    .and_then(|n| n.parse().ok())
+            })
+        })
+        .or_else(|| {
+            url.query_pairs()
+                .find(|(k, _)| k == "cpage")
+                .and_then(|(_, v)| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 struct Context_ {
     rules: RuleSet,
+    comment_rules: Option<CommentRules>,
     offset: chrono::FixedOffset,
     pattern: PostUrlPattern,
     site: String,
@@ -317,15 +446,9 @@ struct Context_ {
 
 /// Parses and extracts one fetched page into the outcome to store. Synchronous: the parsed page
 /// is `!Send` and never crosses an await.
-fn process(
-    ctx: &Context_,
-    blog_id: i64,
-    url: &str,
-    depth: u32,
-    response: &Response,
-) -> (Option<NewPost>, Vec<(String, u32)>, usize) {
+fn process(ctx: &Context_, blog_id: i64, url: &str, depth: u32, response: &Response) -> Processed {
     if response.status >= 400 || !fetch::is_html(response) {
-        return (None, Vec::new(), 0);
+        return Processed::default();
     }
     let base = Url::parse(&response.final_url)
         .or_else(|_| Url::parse(url))
@@ -377,14 +500,40 @@ fn process(
         }
     }
     let _ = blog_id;
-    (
+    // Comments: on a post page, or on one of its comment pages (`comment-page-2/`, `?cpage=2`).
+    let comments = ctx.comment_rules.as_ref().and_then(|rules| {
+        let (owner, page_no) = match comment_page_of(&url_parsed) {
+            Some(parent) => (parent.to_string(), comment_page_number(&url_parsed)),
+            None if post.is_some() => (url.to_string(), 0),
+            None => return None,
+        };
+        let found = crate::core::comments::extract(&page, rules, ctx.offset, response.fetched_at);
+        let comments: Vec<Comment> = found
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| Comment {
+                id: c.key,
+                author: c.author,
+                published: c.published.map(|d| d.to_rfc3339()),
+                published_raw: c.published_raw,
+                content_html: c.content_html,
+                content_text: c.content_text,
+                parent: c.parent,
+                source: "page".into(),
+                position: page_no * 100_000 + i as i64,
+            })
+            .collect();
+        (!comments.is_empty()).then_some((owner, comments))
+    });
+    Processed {
         post,
-        links
+        links: links
             .into_iter()
             .map(|l| (l.to_string(), depth + 1))
             .collect(),
         post_links,
-    )
+        comments,
+    }
 }
 
 /// Post permalinks listed by the site's sitemaps (robots.txt `Sitemap:` lines, then
@@ -537,6 +686,20 @@ pub async fn new_crawl(
                 .map(|r| Rule::parse(&r.xpath).map(|x| (x, r.format.clone())))
                 .transpose()?,
         },
+        comment_rules: stored.iter().find(|r| r.field == "comment").and_then(|c| {
+            let class = |f: &str| {
+                stored
+                    .iter()
+                    .find(|r| r.field == f)
+                    .and_then(|r| crate::core::comments::class_of(&r.xpath).map(str::to_string))
+            };
+            Some(CommentRules {
+                content: crate::core::comments::class_of(&c.xpath)?.to_string(),
+                author: class("comment-author"),
+                date: class("comment-date"),
+                score: c.score,
+            })
+        }),
         offset: blog_offset(store.entries(blog.id)?.iter().filter_map(|e| {
             e.published
                 .as_deref()
@@ -660,7 +823,12 @@ pub async fn new_crawl(
                     summary.error_samples.push((u.clone(), why));
                 }
             }
-            let (post, mut links, post_links) = match (&response, state) {
+            let Processed {
+                post,
+                mut links,
+                post_links,
+                comments,
+            } = match (&response, state) {
                 // A bug on one page must not end the crawl: the page is recorded as failed.
                 (Some(r), "done") => {
                     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -674,11 +842,11 @@ pub async fn new_crawl(
                                 u.clone(),
                                 "internal error while extracting this page (see the log)".into(),
                             ));
-                            (None, Vec::new(), 0)
+                            Processed::default()
                         }
                     }
                 }
-                _ => (None, Vec::new(), 0),
+                _ => Processed::default(),
             };
             links.retain(|(l, _)| {
                 let n = templates.entry(template(l)).or_insert(0);
@@ -705,6 +873,7 @@ pub async fn new_crawl(
                 post_links: parsed.then_some(post_links as u32),
                 state,
                 retry_at,
+                comments,
             })?;
             processed_this_run += 1;
             let c = store.counts(blog.id)?;

@@ -118,7 +118,7 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE rules ADD COLUMN format TEXT;
     CREATE TABLE comments (
         id            INTEGER PRIMARY KEY,
-        post_url      TEXT NOT NULL REFERENCES posts(url),
+        post_url      TEXT NOT NULL,
         key           TEXT NOT NULL,
         author        TEXT,
         published     TEXT,

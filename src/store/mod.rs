@@ -144,6 +144,9 @@ pub struct Post {
     pub fetched_at: String,
     /// Fields that could not be extracted and why.
     pub gaps: Vec<Gap>,
+    /// Comments, oldest first (filled by [`Store::posts`], [`Store::post`] and
+    /// [`Store::for_each_post`]).
+    pub comments: Vec<Comment>,
 }
 
 /// A post to write, keyed by its canonical URL.
@@ -167,6 +170,31 @@ pub struct NewPost {
     pub content_text: String,
     /// Fields that could not be extracted and why.
     pub gaps: Vec<Gap>,
+}
+
+/// A comment to store under a post.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Comment {
+    /// Stable key within the post (the page's comment id, a feed id, or a content hash).
+    pub id: String,
+    /// Author name.
+    pub author: Option<String>,
+    /// RFC 3339.
+    pub published: Option<String>,
+    /// The date as shown.
+    pub published_raw: Option<String>,
+    /// Comment HTML.
+    pub content_html: String,
+    /// Comment text.
+    pub content_text: String,
+    /// `id` of the comment this one replies to.
+    pub parent: Option<String>,
+    /// "page" or "feed".
+    #[serde(skip)]
+    pub source: String,
+    /// Order within the post.
+    #[serde(skip)]
+    pub position: i64,
 }
 
 /// A field of a post that could not be extracted, and why.
@@ -203,6 +231,8 @@ pub struct PageOutcome {
     pub state: &'static str,
     /// For "queued": not before this time (RFC 3339).
     pub retry_at: Option<String>,
+    /// Comments found on the page, under the post they belong to (a comment page's post).
+    pub comments: Option<(String, Vec<Comment>)>,
 }
 
 /// Counts for summaries.
@@ -713,6 +743,9 @@ impl Store {
                 ],
             )?;
         }
+        if let Some((post_url, comments)) = &o.comments {
+            Self::put_comments(&tx, post_url, comments)?;
+        }
         Self::put_links(&tx, o.blog_id, &o.links)?;
         tx.execute(
             "UPDATE frontier SET state = ?3, post_links = ?4, not_before = ?5,
@@ -722,6 +755,108 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Upserts comments of a post by key. Comments from the page replace the feed's copies of
+    /// the same comment (same author, Dice of the texts ≥ 0.8), so none is stored twice.
+    fn put_comments(
+        tx: &rusqlite::Transaction<'_>,
+        post_url: &str,
+        comments: &[Comment],
+    ) -> Result<()> {
+        if comments.iter().any(|c| c.source == "page") {
+            let mut st = tx.prepare("SELECT key, author, content_text FROM comments WHERE post_url = ?1 AND source = 'feed'")?;
+            let feed: Vec<(String, Option<String>, String)> = st
+                .query_map([post_url], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            for (key, author, text) in feed {
+                let same = comments.iter().any(|c| {
+                    c.source == "page"
+                        && c.author == author
+                        && crate::core::text::dice(&c.content_text, &text) >= 0.8
+                });
+                if same {
+                    tx.execute(
+                        "DELETE FROM comments WHERE post_url = ?1 AND key = ?2",
+                        params![post_url, key],
+                    )?;
+                }
+            }
+        }
+        let mut st = tx.prepare_cached(
+            "INSERT INTO comments (post_url, key, author, published, published_raw, content_html, content_text, parent_key, source, position)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             ON CONFLICT (post_url, key) DO UPDATE SET author = excluded.author, published = COALESCE(excluded.published, comments.published),
+               published_raw = excluded.published_raw, content_html = excluded.content_html, content_text = excluded.content_text,
+               parent_key = COALESCE(excluded.parent_key, comments.parent_key), source = excluded.source, position = excluded.position",
+        )?;
+        for c in comments {
+            // A feed copy never overwrites what a page showed.
+            if c.source == "feed" {
+                let page_has: bool = tx
+                    .query_row("SELECT 1 FROM comments WHERE post_url = ?1 AND source = 'page' AND author IS ?2 LIMIT 1", params![post_url, c.author], |_| Ok(true))
+                    .optional()?
+                    .unwrap_or(false);
+                if page_has {
+                    let page: Vec<String> = {
+                        let mut q = tx.prepare_cached("SELECT content_text FROM comments WHERE post_url = ?1 AND source = 'page' AND author IS ?2")?;
+                        let rows = q.query_map(params![post_url, c.author], |r| r.get(0))?;
+                        rows.collect::<rusqlite::Result<_>>()?
+                    };
+                    if page
+                        .iter()
+                        .any(|t| crate::core::text::dice(t, &c.content_text) >= 0.8)
+                    {
+                        continue;
+                    }
+                }
+            }
+            st.execute(params![
+                post_url,
+                c.id,
+                c.author,
+                c.published,
+                c.published_raw,
+                c.content_html,
+                c.content_text,
+                c.parent,
+                c.source,
+                c.position
+            ])?;
+        }
+        Ok(())
+    }
+
+    /// Stores comments of a post read from its comment feed (they give way to the page's).
+    pub fn save_feed_comments(&mut self, post_url: &str, comments: &[Comment]) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        Self::put_comments(&tx, post_url, comments)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The comments of a post, oldest first.
+    pub fn comments(&self, post_url: &str) -> Result<Vec<Comment>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT key, author, published, published_raw, content_html, content_text, parent_key, source, position FROM comments
+             WHERE post_url = ?1 ORDER BY published IS NULL, published, position, key",
+        )?;
+        let rows = st.query_map([post_url], |r| {
+            Ok(Comment {
+                id: r.get(0)?,
+                author: r.get(1)?,
+                published: r.get(2)?,
+                published_raw: r.get(3)?,
+                content_html: r.get(4)?,
+                content_text: r.get(5)?,
+                parent: r.get(6)?,
+                source: r.get(7)?,
+                position: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Queued URLs of a blog never scored by the priority model, at most `n`.
@@ -840,6 +975,7 @@ impl Store {
             updated: r.get(8)?,
             published_raw: r.get(9)?,
             gaps: serde_json::from_str(&r.get::<_, String>(10)?).unwrap_or_default(),
+            comments: Vec::new(),
         })
     }
 
@@ -854,7 +990,11 @@ impl Store {
             Self::POST_SELECT
         ))?;
         let rows = st.query_map([blog_id], Self::post_from_row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let mut posts: Vec<Post> = rows.collect::<rusqlite::Result<_>>()?;
+        for p in &mut posts {
+            p.comments = self.comments(&p.url)?;
+        }
+        Ok(posts)
     }
 
     /// Calls `f` on each post of one blog, or of all blogs, in the order of [`Store::posts`],
@@ -871,7 +1011,9 @@ impl Store {
         let mut rows = st.query([blog_id])?;
         let mut n = 0;
         while let Some(row) = rows.next()? {
-            f(Self::post_from_row(row)?)?;
+            let mut post = Self::post_from_row(row)?;
+            post.comments = self.comments(&post.url)?;
+            f(post)?;
             n += 1;
         }
         Ok(n)
@@ -879,13 +1021,18 @@ impl Store {
 
     /// One post by its URL.
     pub fn post(&self, url: &str) -> Result<Option<Post>> {
-        Ok(self
+        let post = self
             .conn
             .query_row(
                 &format!("{} WHERE p.url = ?1", Self::POST_SELECT),
                 [url],
                 Self::post_from_row,
             )
-            .optional()?)
+            .optional()?;
+        let Some(mut post) = post else {
+            return Ok(None);
+        };
+        post.comments = self.comments(&post.url)?;
+        Ok(Some(post))
     }
 }

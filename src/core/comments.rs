@@ -1,0 +1,434 @@
+//! Comments (paper §3.5): rules learned from a post's comment feed, and comments extracted from
+//! post pages with them.
+//!
+//! Learning. A comment feed lists at most a few comments; the page shows all of them. Each
+//! candidate rule is a class shared by several elements (`//*[@class='…']`). Rules returning
+//! fewer nodes than the feed has comments score zero; the rest score by the maximum weighted
+//! matching in the bipartite graph of returned nodes × feed comments, with edge weight the
+//! Sørensen–Dice similarity (Kuhn–Munkres, from the `pathfinding` crate). The content rule is
+//! learned against the comments' text, the author rule against their authors, the date rule
+//! against renderings of their dates.
+//!
+//! Extraction. Every node of the content rule is one comment. Its author and date are the
+//! author-rule and date-rule nodes nearest to it in the tree (not the i-th of independent lists,
+//! which one missing field would shift). Its *element* is the lowest enclosing `<li>` or element
+//! with a numeric id (`comment-123`), else its highest ancestor holding no other comment; a
+//! comment's parent is the comment whose element most closely encloses its own (WordPress,
+//! Blogger, Disqus and most engines nest replies inside the parent's element).
+
+use super::meta::{machine_time_of, parse_instant, parse_page_date};
+use super::page::{ElementIdx, Page};
+use super::text::{bigram_set, dice_from_counts, normalise};
+use chrono::{DateTime, FixedOffset, Utc};
+use pathfinding::prelude::{kuhn_munkres, Matrix};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// A comment from a comment feed: the training target.
+#[derive(Debug, Clone)]
+pub struct FeedComment {
+    /// Author name.
+    pub author: Option<String>,
+    /// Publication time.
+    pub published: Option<DateTime<FixedOffset>>,
+    /// Text of the comment.
+    pub text: String,
+}
+
+/// The learned comment rules of a blog.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommentRules {
+    /// Class selecting each comment's content.
+    pub content: String,
+    /// Class selecting comment authors, if learned.
+    pub author: Option<String>,
+    /// Class selecting comment dates, if learned.
+    pub date: Option<String>,
+    /// Mean Dice of the content matching (0–1).
+    pub score: f64,
+}
+
+/// A comment extracted from a page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageComment {
+    /// Stable key: the container's id (`comment-123`), else a hash of author, date and text.
+    pub key: String,
+    /// Author name.
+    pub author: Option<String>,
+    /// Publication time (machine-readable time first, else the shown text).
+    pub published: Option<DateTime<FixedOffset>>,
+    /// The date as shown.
+    pub published_raw: Option<String>,
+    /// Inner HTML of the content node.
+    pub content_html: String,
+    /// Text of the content node.
+    pub content_text: String,
+    /// Key of the comment this one replies to.
+    pub parent: Option<String>,
+}
+
+/// The class value of a `//*[@class='v']` rule.
+pub fn class_of(rule: &str) -> Option<&str> {
+    rule.strip_prefix("//*[@class='")?.strip_suffix("']")
+}
+
+/// Max-weight matching score of `nodes` × `targets` (weights: Dice of bigram sets), as the mean
+/// weight per target; 0 when there are fewer nodes than targets.
+fn matching_score(node_sets: &[FxHashSet<u64>], targets: &[FxHashSet<u64>]) -> f64 {
+    if targets.is_empty() || node_sets.len() < targets.len() {
+        return 0.0;
+    }
+    let weights = Matrix::from_fn(targets.len(), node_sets.len(), |(t, n)| {
+        let (a, b) = (&targets[t], &node_sets[n]);
+        let inter = a.iter().filter(|x| b.contains(x)).count();
+        (dice_from_counts(inter, a.len(), b.len()) * 10_000.0) as i64
+    });
+    let (total, _) = kuhn_munkres(&weights);
+    total as f64 / 10_000.0 / targets.len() as f64
+}
+
+/// The best class rule for one kind of target over the training pages: (class, mean score).
+fn best_class(pages: &[(&Page, Vec<String>)], max_chars: Option<u32>) -> Option<(String, f64)> {
+    let mut candidates: FxHashMap<String, f64> = FxHashMap::default();
+    let mut usable = 0;
+    for (page, targets) in pages {
+        let targets: Vec<String> = targets
+            .iter()
+            .filter(|t| !t.trim().is_empty())
+            .cloned()
+            .collect();
+        if targets.is_empty() {
+            continue;
+        }
+        usable += 1;
+        let target_sets: Vec<FxHashSet<u64>> =
+            targets.iter().map(|t| bigram_set(&normalise(t))).collect();
+        let mut classes: FxHashMap<&str, Vec<ElementIdx>> = FxHashMap::default();
+        for i in 0..page.elements.len() as ElementIdx {
+            if let Some(c) = page
+                .attr(i, "class")
+                .filter(|c| !c.contains(['\'', '"']) && !c.trim().is_empty())
+            {
+                classes.entry(c).or_default().push(i);
+            }
+        }
+        for (class, nodes) in classes {
+            if nodes.len() < target_sets.len() || nodes.len() > 40 * target_sets.len() + 40 {
+                continue;
+            }
+            let sets: Vec<FxHashSet<u64>> = nodes
+                .iter()
+                .map(|&n| {
+                    let e = &page.elements[n as usize];
+                    if max_chars.is_some_and(|m| e.end - e.start > m) {
+                        FxHashSet::default()
+                    } else {
+                        bigram_set(page.normalised_text_of(n))
+                    }
+                })
+                .collect();
+            let s = matching_score(&sets, &target_sets);
+            if s > 0.0 {
+                *candidates.entry(class.to_string()).or_default() += s;
+            }
+        }
+    }
+    let usable = usable.max(1) as f64;
+    // Highest mean score; on a tie, the shorter class (the more generic one).
+    candidates
+        .into_iter()
+        .map(|(c, s)| (c, s / usable))
+        .max_by(|a, b| {
+            a.1.total_cmp(&b.1)
+                .then(b.0.len().cmp(&a.0.len()))
+                .then(b.0.cmp(&a.0))
+        })
+}
+
+/// Learns comment rules from pages and the comments their feeds list. `None` when no class
+/// matches the comments' text well (mean Dice < 0.5).
+pub fn learn(
+    samples: &[(&Page, Vec<FeedComment>)],
+    fetched_at: DateTime<Utc>,
+) -> Option<CommentRules> {
+    let content: Vec<(&Page, Vec<String>)> = samples
+        .iter()
+        .map(|(p, c)| (*p, c.iter().map(|c| c.text.clone()).collect()))
+        .collect();
+    let (content_class, score) = best_class(&content, None)?;
+    if score < 0.5 {
+        return None;
+    }
+    let authors: Vec<(&Page, Vec<String>)> = samples
+        .iter()
+        .map(|(p, c)| (*p, c.iter().filter_map(|c| c.author.clone()).collect()))
+        .collect();
+    let author = best_class(&authors, Some(80))
+        .filter(|(c, s)| *s >= 0.5 && *c != content_class)
+        .map(|(c, _)| c);
+    let dates: Vec<(&Page, Vec<String>)> = samples
+        .iter()
+        .map(|(p, c)| {
+            let shown: Vec<String> = c
+                .iter()
+                .filter_map(|c| c.published)
+                .map(|d| {
+                    // The rendering closest to what comment templates show: long date and time.
+                    super::meta::date_renderings(&d, fetched_at)
+                        .into_iter()
+                        .map(|(_, t)| t)
+                        .take(40)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            (*p, shown)
+        })
+        .collect();
+    let date = best_class(&dates, Some(120))
+        .filter(|(c, s)| *s >= 0.2 && *c != content_class)
+        .map(|(c, _)| c);
+    Some(CommentRules {
+        content: content_class,
+        author,
+        date,
+        score,
+    })
+}
+
+fn tree_distance(page: &Page, a: ElementIdx, b: ElementIdx) -> u32 {
+    let mut ancestors = FxHashMap::default();
+    let mut cur = Some(a);
+    let mut d = 0;
+    while let Some(c) = cur {
+        ancestors.insert(c, d);
+        d += 1;
+        cur = page.elements[c as usize].parent;
+    }
+    let mut cur = Some(b);
+    let mut d = 0;
+    while let Some(c) = cur {
+        if let Some(da) = ancestors.get(&c) {
+            return da + d;
+        }
+        d += 1;
+        cur = page.elements[c as usize].parent;
+    }
+    u32::MAX
+}
+
+fn nearest(page: &Page, from: ElementIdx, candidates: &[ElementIdx]) -> Option<ElementIdx> {
+    candidates
+        .iter()
+        .copied()
+        .min_by_key(|&c| (tree_distance(page, from, c), c))
+}
+
+fn stable_key(
+    author: &Option<String>,
+    published: &Option<DateTime<FixedOffset>>,
+    text: &str,
+) -> String {
+    // FNV-1a of author, instant and the text's first 200 characters: stable across runs.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let s = format!(
+        "{}|{}|{}",
+        author.as_deref().unwrap_or(""),
+        published.map(|d| d.timestamp()).unwrap_or(0),
+        text.chars().take(200).collect::<String>()
+    );
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("h{h:016x}")
+}
+
+/// Extracts every comment a page shows, in document order.
+pub fn extract(
+    page: &Page,
+    rules: &CommentRules,
+    offset: FixedOffset,
+    fetched_at: DateTime<Utc>,
+) -> Vec<PageComment> {
+    let contents: Vec<ElementIdx> = page.by_class(&rules.content).to_vec();
+    if contents.is_empty() {
+        return Vec::new();
+    }
+    let authors: Vec<ElementIdx> = rules
+        .author
+        .as_deref()
+        .map(|c| page.by_class(c).to_vec())
+        .unwrap_or_default();
+    let dates: Vec<ElementIdx> = rules
+        .date
+        .as_deref()
+        .map(|c| page.by_class(c).to_vec())
+        .unwrap_or_default();
+    // A comment's element: the lowest enclosing <li> or element with a numeric id (one comment
+    // of a thread), else its container — the highest ancestor holding no other comment.
+    let content_set: FxHashSet<ElementIdx> = contents.iter().copied().collect();
+    let holds_other =
+        |a: ElementIdx, me: ElementIdx| content_set.iter().any(|&c| c != me && page.contains(a, c));
+    let containers: Vec<ElementIdx> = contents
+        .iter()
+        .map(|&c| {
+            let mut cur = page.elements[c as usize].parent;
+            while let Some(p) = cur {
+                let numeric_id = page
+                    .attr(p, "id")
+                    .is_some_and(|v| v.chars().any(|ch| ch.is_ascii_digit()));
+                if page.elements[p as usize].name == "li" || numeric_id {
+                    return p;
+                }
+                cur = page.elements[p as usize].parent;
+            }
+            let mut top = c;
+            while let Some(p) = page.elements[top as usize].parent {
+                if holds_other(p, c) {
+                    break;
+                }
+                top = p;
+            }
+            top
+        })
+        .collect();
+    let mut out: Vec<PageComment> = Vec::new();
+    for (i, &c) in contents.iter().enumerate() {
+        let container = containers[i];
+        // Author and date inside this comment's container, nearest first.
+        // Author and date in this comment's element, not in a reply nested inside it.
+        let nested: Vec<ElementIdx> = containers
+            .iter()
+            .copied()
+            .filter(|&o| o != container && page.contains(container, o))
+            .collect();
+        let inside = |v: &[ElementIdx]| -> Vec<ElementIdx> {
+            v.iter()
+                .copied()
+                .filter(|&x| {
+                    page.contains(container, x) && !nested.iter().any(|&o| page.contains(o, x))
+                })
+                .collect()
+        };
+        let author = nearest(page, c, &inside(&authors)).map(|a| {
+            let t = page.text_of(a);
+            t.trim_end_matches(" says:")
+                .trim_end_matches(':')
+                .trim()
+                .to_string()
+        });
+        let date_node = nearest(page, c, &inside(&dates));
+        let published_raw = date_node.map(|d| page.text_of(d)).filter(|t| !t.is_empty());
+        let published = date_node
+            .and_then(|d| machine_time_of(page, d))
+            .and_then(|m| parse_instant(&m, Some(offset)))
+            .or_else(|| {
+                published_raw
+                    .as_deref()
+                    .and_then(|t| parse_page_date(t, None, offset, fetched_at))
+                    .map(|d| d.instant)
+            });
+        let content_text = page.text_of(c);
+        let id = {
+            let mut cur = Some(c);
+            let mut found = None;
+            while let Some(x) = cur {
+                if let Some(id) = page
+                    .attr(x, "id")
+                    .filter(|v| v.chars().any(|ch| ch.is_ascii_digit()))
+                {
+                    found = Some(id.to_string());
+                    break;
+                }
+                if x == container {
+                    break;
+                }
+                cur = page.elements[x as usize].parent;
+            }
+            found
+        };
+        let key = id.unwrap_or_else(|| stable_key(&author, &published, &content_text));
+        out.push(PageComment {
+            key,
+            author: author.filter(|a| !a.is_empty()),
+            published,
+            published_raw,
+            content_html: page.inner_html(c).trim().to_string(),
+            content_text,
+            parent: None,
+        });
+    }
+    // Parent: the comment whose container most closely encloses this one's.
+    for i in 0..contents.len() {
+        let parent = (0..contents.len())
+            .filter(|&j| {
+                j != i
+                    && containers[j] != containers[i]
+                    && page.contains(containers[j], containers[i])
+            })
+            .max_by_key(|&j| page.elements[containers[j] as usize].depth);
+        out[i].parent = parent.map(|j| out[j].key.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = r#"<html><body><article><div class="entry">Post body.</div></article>
+      <ol class="comment-list">
+        <li id="comment-1"><div class="meta"><b class="fn">Ann</b> <time datetime="2020-01-02T10:00:00+01:00">2 January 2020</time></div><div class="comment-content">First! Lovely post about gardens.</div>
+          <ol class="children"><li id="comment-2"><div class="meta"><b class="fn">Bob</b> <time datetime="2020-01-03T11:00:00+01:00">3 January 2020</time></div><div class="comment-content">Replying to Ann: agreed, the roses were great.</div></li></ol>
+        </li>
+        <li id="comment-3"><div class="meta"><b class="fn">Cy</b> <time datetime="2020-01-04T12:00:00+01:00">4 January 2020</time></div><div class="comment-content">A third voice with different words entirely.</div></li>
+      </ol></body></html>"#;
+
+    #[test]
+    fn learns_by_matching_and_threads_replies() {
+        let page = Page::parse(PAGE);
+        let feed = vec![
+            FeedComment {
+                author: Some("Cy".into()),
+                published: None,
+                text: "A third voice with different words entirely.".into(),
+            },
+            FeedComment {
+                author: Some("Bob".into()),
+                published: None,
+                text: "Replying to Ann: agreed, the roses were great.".into(),
+            },
+        ];
+        let now = DateTime::parse_from_rfc3339("2021-01-01T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let rules = learn(&[(&page, feed)], now).unwrap();
+        assert_eq!(rules.content, "comment-content");
+        assert_eq!(rules.author.as_deref(), Some("fn"));
+        let off = FixedOffset::east_opt(3600).unwrap();
+        let got = extract(&page, &rules, off, now);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[1].author.as_deref(), Some("Bob"));
+        assert_eq!(got[1].key, "comment-2");
+        assert_eq!(got[1].parent.as_deref(), Some("comment-1"));
+        assert_eq!(got[2].parent, None);
+        let rules = CommentRules {
+            date: Some("meta".into()),
+            ..rules
+        };
+        let got = extract(&page, &rules, off, now);
+        assert_eq!(
+            got[0].published.unwrap().to_rfc3339(),
+            "2020-01-02T10:00:00+01:00"
+        );
+    }
+
+    #[test]
+    fn rules_returning_too_few_nodes_score_zero() {
+        let sets = vec![FxHashSet::default()];
+        assert_eq!(
+            matching_score(&sets, &[FxHashSet::default(), FxHashSet::default()]),
+            0.0
+        );
+    }
+}
