@@ -272,15 +272,21 @@ pub fn extract(
     let containers: Vec<ElementIdx> = contents
         .iter()
         .map(|&c| {
-            let mut cur = page.elements[c as usize].parent;
-            while let Some(p) = cur {
-                let numeric_id = page
-                    .attr(p, "id")
-                    .is_some_and(|v| v.chars().any(|ch| ch.is_ascii_digit()));
-                if page.elements[p as usize].name == "li" || numeric_id {
-                    return p;
+            // An <li> first (replies nest in the item, next to the comment's own markup), then an
+            // element with a numeric id.
+            for want_li in [true, false] {
+                let mut cur = page.elements[c as usize].parent;
+                while let Some(p) = cur {
+                    let numeric_id = page
+                        .attr(p, "id")
+                        .is_some_and(|v| v.chars().any(|ch| ch.is_ascii_digit()));
+                    if (want_li && page.elements[p as usize].name == "li")
+                        || (!want_li && numeric_id)
+                    {
+                        return p;
+                    }
+                    cur = page.elements[p as usize].parent;
                 }
-                cur = page.elements[p as usize].parent;
             }
             let mut top = c;
             while let Some(p) = page.elements[top as usize].parent {
@@ -378,7 +384,7 @@ mod tests {
 
     const PAGE: &str = r#"<html><body><article><div class="entry">Post body.</div></article>
       <ol class="comment-list">
-        <li id="comment-1"><div class="meta"><b class="fn">Ann</b> <time datetime="2020-01-02T10:00:00+01:00">2 January 2020</time></div><div class="comment-content">First! Lovely post about gardens.</div>
+        <li id="comment-1"><article id="div-comment-1"><div class="meta"><b class="fn">Ann</b> <time datetime="2020-01-02T10:00:00+01:00">2 January 2020</time></div><div class="comment-content">First! Lovely post about gardens.</div></article>
           <ol class="children"><li id="comment-2"><div class="meta"><b class="fn">Bob</b> <time datetime="2020-01-03T11:00:00+01:00">3 January 2020</time></div><div class="comment-content">Replying to Ann: agreed, the roses were great.</div></li></ol>
         </li>
         <li id="comment-3"><div class="meta"><b class="fn">Cy</b> <time datetime="2020-01-04T12:00:00+01:00">4 January 2020</time></div><div class="comment-content">A third voice with different words entirely.</div></li>
@@ -410,7 +416,7 @@ mod tests {
         assert_eq!(got.len(), 3);
         assert_eq!(got[1].author.as_deref(), Some("Bob"));
         assert_eq!(got[1].key, "comment-2");
-        assert_eq!(got[1].parent.as_deref(), Some("comment-1"));
+        assert_eq!(got[1].parent.as_deref(), Some("div-comment-1"));
         assert_eq!(got[2].parent, None);
         let rules = CommentRules {
             date: Some("meta".into()),
