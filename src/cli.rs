@@ -476,6 +476,47 @@ fn print_post(p: &crate::store::Post) {
     println!();
     let text = textwrap(&p.content_text, 96);
     println!("{text}");
+    if !p.comments.is_empty() {
+        println!();
+        println!("comments ({})", p.comments.len());
+        print_thread(&p.comments, None, 0);
+        // Comments whose parent is not archived (feed copies, lost pages) still show.
+        let known: std::collections::HashSet<&str> =
+            p.comments.iter().map(|c| c.id.as_str()).collect();
+        let orphans: Vec<_> = p
+            .comments
+            .iter()
+            .filter(|c| c.parent.as_deref().is_some_and(|x| !known.contains(x)))
+            .cloned()
+            .collect();
+        for c in &orphans {
+            print_comment(c, 0);
+        }
+    }
+}
+
+fn print_thread(comments: &[crate::store::Comment], parent: Option<&str>, depth: usize) {
+    for c in comments.iter().filter(|c| c.parent.as_deref() == parent) {
+        print_comment(c, depth);
+        print_thread(comments, Some(&c.id), depth + 1);
+    }
+}
+
+fn print_comment(c: &crate::store::Comment, depth: usize) {
+    let indent = "    ".repeat(depth);
+    let mark = if depth > 0 { "↳ " } else { "" };
+    println!();
+    println!(
+        "{indent}{mark}{} · {}",
+        c.author.as_deref().unwrap_or("(anonymous)"),
+        c.published
+            .as_deref()
+            .or(c.published_raw.as_deref())
+            .unwrap_or("(undated)")
+    );
+    for line in textwrap(&c.content_text, 90usize.saturating_sub(4 * depth)).lines() {
+        println!("{indent}  {line}");
+    }
 }
 
 fn textwrap(s: &str, width: usize) -> String {

@@ -14,10 +14,15 @@ pub struct Blog {
     pub truth: Value,
 }
 
+/// `fixtures/sites/<name>` (engine blogs) or `fixtures/<name>` (WordPress mirrors).
 pub fn fixture_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/sites")
-        .join(name)
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let site = root.join("sites").join(name);
+    if site.is_dir() {
+        site
+    } else {
+        root.join(name)
+    }
 }
 
 pub fn serve(name: &str) -> Blog {
