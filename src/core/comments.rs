@@ -66,6 +66,34 @@ pub struct PageComment {
     pub parent: Option<String>,
 }
 
+/// Author names compare equal after folding typographic quotes and case ("Dan O’Connor" is
+/// "Dan O'Connor": themes curl apostrophes that feeds keep straight).
+pub fn same_author(a: Option<&str>, b: Option<&str>) -> bool {
+    let fold = |s: &str| {
+        s.replace(['\u{2019}', '\u{2018}', '\u{02bc}'], "'")
+            .replace(['\u{201c}', '\u{201d}'], "\"")
+            .to_lowercase()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    match (a, b) {
+        (Some(a), Some(b)) => fold(a) == fold(b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Two copies of one comment (a feed's and a page's): same author, texts with Dice ≥ 0.8.
+pub fn same_comment(
+    a_author: Option<&str>,
+    a_text: &str,
+    b_author: Option<&str>,
+    b_text: &str,
+) -> bool {
+    same_author(a_author, b_author) && super::text::dice(a_text, b_text) >= 0.8
+}
+
 /// The class value of a `//*[@class='v']` rule.
 pub fn class_of(rule: &str) -> Option<&str> {
     rule.strip_prefix("//*[@class='")?.strip_suffix("']")
@@ -427,6 +455,22 @@ mod tests {
             got[0].published.unwrap().to_rfc3339(),
             "2020-01-02T10:00:00+01:00"
         );
+    }
+
+    #[test]
+    fn feed_and_page_copies_are_one_comment() {
+        assert!(same_comment(
+            Some("Dan O\u{2019}Connor"),
+            "I\u{2019}m not so sure.",
+            Some("Dan O'Connor"),
+            "I\u{2019}m not so sure."
+        ));
+        assert!(!same_comment(
+            Some("Ann"),
+            "Great post",
+            Some("Bob"),
+            "Great post"
+        ));
     }
 
     #[test]

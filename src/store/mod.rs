@@ -764,18 +764,26 @@ impl Store {
         post_url: &str,
         comments: &[Comment],
     ) -> Result<()> {
+        use crate::core::comments::same_comment;
+        let stored = |source: &str| -> Result<Vec<(String, Option<String>, String)>> {
+            let mut st = tx.prepare_cached("SELECT key, author, content_text FROM comments WHERE post_url = ?1 AND source = ?2")?;
+            let rows = st.query_map(params![post_url, source], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        };
+        // Page copies replace the feed's copies of the same comment.
         if comments.iter().any(|c| c.source == "page") {
-            let mut st = tx.prepare("SELECT key, author, content_text FROM comments WHERE post_url = ?1 AND source = 'feed'")?;
-            let feed: Vec<(String, Option<String>, String)> = st
-                .query_map([post_url], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                .collect::<rusqlite::Result<_>>()?;
-            for (key, author, text) in feed {
-                let same = comments.iter().any(|c| {
+            for (key, author, text) in stored("feed")? {
+                if comments.iter().any(|c| {
                     c.source == "page"
-                        && c.author == author
-                        && crate::core::text::dice(&c.content_text, &text) >= 0.8
-                });
-                if same {
+                        && same_comment(
+                            c.author.as_deref(),
+                            &c.content_text,
+                            author.as_deref(),
+                            &text,
+                        )
+                }) {
                     tx.execute(
                         "DELETE FROM comments WHERE post_url = ?1 AND key = ?2",
                         params![post_url, key],
@@ -783,6 +791,11 @@ impl Store {
                 }
             }
         }
+        let page_copies = if comments.iter().any(|c| c.source == "feed") {
+            stored("page")?
+        } else {
+            Vec::new()
+        };
         let mut st = tx.prepare_cached(
             "INSERT INTO comments (post_url, key, author, published, published_raw, content_html, content_text, parent_key, source, position)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
@@ -791,25 +804,13 @@ impl Store {
                parent_key = COALESCE(excluded.parent_key, comments.parent_key), source = excluded.source, position = excluded.position",
         )?;
         for c in comments {
-            // A feed copy never overwrites what a page showed.
-            if c.source == "feed" {
-                let page_has: bool = tx
-                    .query_row("SELECT 1 FROM comments WHERE post_url = ?1 AND source = 'page' AND author IS ?2 LIMIT 1", params![post_url, c.author], |_| Ok(true))
-                    .optional()?
-                    .unwrap_or(false);
-                if page_has {
-                    let page: Vec<String> = {
-                        let mut q = tx.prepare_cached("SELECT content_text FROM comments WHERE post_url = ?1 AND source = 'page' AND author IS ?2")?;
-                        let rows = q.query_map(params![post_url, c.author], |r| r.get(0))?;
-                        rows.collect::<rusqlite::Result<_>>()?
-                    };
-                    if page
-                        .iter()
-                        .any(|t| crate::core::text::dice(t, &c.content_text) >= 0.8)
-                    {
-                        continue;
-                    }
-                }
+            // A feed copy never overwrites or doubles what a page showed.
+            if c.source == "feed"
+                && page_copies.iter().any(|(_, a, t)| {
+                    same_comment(c.author.as_deref(), &c.content_text, a.as_deref(), t)
+                })
+            {
+                continue;
             }
             st.execute(params![
                 post_url,
