@@ -185,3 +185,43 @@ fn relative_and_local_dates_map_to_the_feeds_instants() {
         s.total
     );
 }
+
+#[test]
+fn comment_feeds_that_404_still_give_the_page_comments() {
+    use everblog::serve::{Hook, Reply, Root, Server};
+    let dir = fixture_dir("wordpress");
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    // Every per-post comment feed is gone; the blog's feed stays.
+    let hook: Hook = Box::new(|path| {
+        (path != "/feed/" && path.ends_with("/feed/")).then(|| Reply {
+            status: 404,
+            headers: vec![],
+            body: b"gone".to_vec(),
+        })
+    });
+    let server = Server::start_with(
+        Root::Disk(dir.join("site")),
+        truth["base_url"].as_str().map(str::to_string),
+        Some(hook),
+    )
+    .unwrap();
+    let db_dir = tempfile::tempdir().unwrap();
+    let db = db_dir.path().join("a.db");
+    ok(&archive(&db, &["add", &format!("{}/feed/", server.origin)]));
+    let out = ok(&archive(&db, &["crawl"]));
+    let export = ok(&archive(&db, &["export"]));
+    assert_eq!(
+        export.lines().count(),
+        truth["posts"].as_array().unwrap().len(),
+        "{out}"
+    );
+    let s = score_comments(&truth, &export);
+    assert!(
+        s.right as f64 >= 0.95 * s.total as f64,
+        "{}/{} comments without comment feeds\n{out}",
+        s.right,
+        s.total
+    );
+    assert_eq!(s.duplicates, 0);
+}

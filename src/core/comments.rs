@@ -223,6 +223,66 @@ pub fn learn(
     })
 }
 
+/// Comment rules for a blog without comment feeds: no targets to match, so the page's own
+/// vocabulary decides. On the pages given, the content rule is the class that names comment
+/// content (`comment` with `content`, `body` or `text`, or `e-content` inside an `h-entry`
+/// reply), repeated outside the article; author and date likewise (`comment` with `author`
+/// or `fn`, with `date`, `time` or `meta`). `None` when no page shows such a structure.
+pub fn guess(pages: &[(&Page, ElementIdx)]) -> Option<CommentRules> {
+    let mut counts: FxHashMap<String, usize> = FxHashMap::default();
+    for (page, article) in pages {
+        for i in 0..page.elements.len() as ElementIdx {
+            let Some(class) = page.attr(i, "class") else {
+                continue;
+            };
+            if class.contains(['\'', '"'])
+                || page.contains(i, *article)
+                || page.contains(*article, i)
+            {
+                continue;
+            }
+            *counts.entry(class.to_string()).or_default() += 1;
+        }
+    }
+    // Keywords in order of preference; sidebar widgets ("latest comments") are not a post's.
+    let pick = |want: &[&str]| -> Option<String> {
+        want.iter().find_map(|w| {
+            counts
+                .iter()
+                .filter(|(c, _)| {
+                    let l = c.to_lowercase();
+                    l.contains("comment")
+                        && l.contains(w)
+                        && ![
+                            "form",
+                            "respond",
+                            "count",
+                            "latest",
+                            "recent",
+                            "widget",
+                            "reply-link",
+                        ]
+                        .iter()
+                        .any(|x| l.contains(x))
+                })
+                .max_by_key(|(c, n)| (**n, std::cmp::Reverse(c.len())))
+                .map(|(c, _)| c.clone())
+        })
+    };
+    let content = pick(&["content", "text", "body"])?;
+    if counts.get(&content).copied().unwrap_or(0) < 1 {
+        return None;
+    }
+    let author = pick(&["author-name", "author", "fn", "name"]).filter(|a| *a != content);
+    let date = pick(&["metadata", "date", "time", "meta"]).filter(|d| *d != content);
+    Some(CommentRules {
+        content,
+        author,
+        date,
+        score: 0.0,
+    })
+}
+
 fn tree_distance(page: &Page, a: ElementIdx, b: ElementIdx) -> u32 {
     let mut ancestors = FxHashMap::default();
     let mut cur = Some(a);
@@ -454,6 +514,21 @@ mod tests {
         assert_eq!(
             got[0].published.unwrap().to_rfc3339(),
             "2020-01-02T10:00:00+01:00"
+        );
+    }
+
+    #[test]
+    fn without_a_feed_the_structure_is_recognised() {
+        let page = Page::parse(PAGE);
+        let article = page.by_class("entry")[0];
+        let rules = guess(&[(&page, article)]).unwrap();
+        assert_eq!(rules.content, "comment-content");
+        let now = DateTime::parse_from_rfc3339("2021-01-01T00:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        assert_eq!(
+            extract(&page, &rules, FixedOffset::east_opt(0).unwrap(), now).len(),
+            3
         );
     }
 

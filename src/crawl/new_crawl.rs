@@ -368,7 +368,16 @@ async fn learn_rules(
         .map(|(i, c)| (&pages[*i].0, c.clone()))
         .collect();
     let fetched_at = meta_inputs.first().map(|m| m.2).unwrap_or_else(Utc::now);
-    if let Some(cr) = crate::core::comments::learn(&comment_samples, fetched_at) {
+    let learned_comments =
+        crate::core::comments::learn(&comment_samples, fetched_at).or_else(|| {
+            // No comment feed to learn from: recognise a repeated comment structure on the pages.
+            let with_article: Vec<(&Page, u32)> = pages
+                .iter()
+                .filter_map(|(p, _)| Some((p, article_rule.as_ref()?.apply_first(p)?)))
+                .collect();
+            crate::core::comments::guess(&with_article)
+        });
+    if let Some(cr) = learned_comments {
         let n = comment_samples.len() as u32;
         let mk = |field: Field, class: &str| LearnedRule {
             field,
@@ -458,7 +467,7 @@ fn process(ctx: &Context_, blog_id: i64, url: &str, depth: u32, response: &Respo
     let post_links = links.iter().filter(|l| ctx.pattern.is_post(l)).count();
     let url_parsed = Url::parse(url).expect("frontier URLs parse");
     let entry = ctx.entries.get(url);
-    let mut post = None;
+    let mut post: Option<NewPost> = None;
     if entry.is_some() || ctx.pattern.is_post(&url_parsed) || ctx.pattern.is_post(&base) {
         let xctx = ExtractContext {
             offset: ctx.offset,
@@ -525,6 +534,22 @@ fn process(ctx: &Context_, blog_id: i64, url: &str, depth: u32, response: &Respo
             .collect();
         (!comments.is_empty()).then_some((owner, comments))
     });
+    // The feed declares comments the page did not yield: say so on the post.
+    if let (Some(p), Some(e)) = (post.as_mut(), entry) {
+        let declared = e.comment_count.unwrap_or(0);
+        let found = comments.as_ref().map_or(0, |(_, c)| c.len());
+        if declared > 0 && found == 0 {
+            let why = if ctx.comment_rules.is_none() {
+                format!("the feed declares {declared} comments but no comment rule could be learned (comment feeds missing or unmatched); only comment-feed copies are kept")
+            } else {
+                format!("the feed declares {declared} comments but the comment rules matched none on this page; only comment-feed copies are kept")
+            };
+            p.gaps.push(Gap {
+                field: "comments".into(),
+                reason: why,
+            });
+        }
+    }
     Processed {
         post,
         links: links
