@@ -39,14 +39,14 @@ fn benches(c: &mut Criterion) {
         article: Rule::parse(common::SYN_ARTICLE).unwrap(),
         title: Some(Rule::parse(common::SYN_TITLE).unwrap()),
         exclude: Vec::new(),
-        author: None,
+        author: Vec::new(),
         date: None,
     };
     let sxd = || RuleSet {
         article: Rule::parse(&sxd_spelling(common::SYN_ARTICLE)).unwrap(),
         title: Some(Rule::parse(&sxd_spelling(common::SYN_TITLE)).unwrap()),
         exclude: Vec::new(),
-        author: None,
+        author: Vec::new(),
         date: None,
     };
     let (fast, sxd) = (fast(), sxd());

@@ -150,7 +150,7 @@ fn run(job: &Job, reps: usize) -> Value {
             .iter()
             .map(|x| Rule::parse(x).expect("exclude rule"))
             .collect(),
-        author: None,
+        author: Vec::new(),
         date: None,
     };
     let mut pages = Vec::new();

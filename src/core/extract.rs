@@ -21,8 +21,8 @@ pub struct RuleSet {
     pub title: Option<Rule>,
     /// Elements these rules select inside the article are left out of it (bylines, titles).
     pub exclude: Vec<Rule>,
-    /// Byline rule (paper §3.5).
-    pub author: Option<Rule>,
+    /// Byline rules (paper §3.5), tried in order.
+    pub author: Vec<Rule>,
     /// Date rule (paper §3.5) and the format its dates are shown in.
     pub date: Option<(Rule, Option<String>)>,
 }
@@ -112,15 +112,15 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
     let mut gaps = Vec::new();
     let mut authors = rules
         .author
-        .as_ref()
-        .and_then(|r| r.apply_first(page))
+        .iter()
+        .find_map(|r| r.apply_first(page))
         .map(|a| byline_authors(page, a))
         .unwrap_or_default();
     if authors.is_empty() {
         authors = declared_authors(page);
     }
     if authors.is_empty() {
-        let why = if rules.author.is_some() {
+        let why = if !rules.author.is_empty() {
             "the author rule matched no name on this page and the page declares none"
         } else {
             "no author rule was learned and the page declares none"

@@ -227,10 +227,9 @@ fn best_meta(
     Some((rule, score, format))
 }
 
-fn vote(
-    field: Field,
-    per_page: Vec<Option<(String, f32, String)>>,
-) -> Option<(LearnedRule, String)> {
+/// The voted rules, best first (votes, then summed score): each with its most common format.
+/// Rules fewer than one page in five agrees on are noise and dropped.
+fn vote(field: Field, per_page: Vec<Option<(String, f32, String)>>) -> Vec<(LearnedRule, String)> {
     let samples = per_page.len() as u32;
     let mut votes: FxHashMap<String, (u32, f64, FxHashMap<String, u32>)> = FxHashMap::default();
     for (rule, score, format) in per_page.into_iter().flatten() {
@@ -239,34 +238,42 @@ fn vote(
         v.1 += score as f64;
         *v.2.entry(format).or_default() += 1;
     }
-    let (xpath, (n, sum, formats)) = votes.into_iter().max_by(|a, b| {
-        (a.1 .0, a.1 .1, std::cmp::Reverse(&a.0))
-            .partial_cmp(&(b.1 .0, b.1 .1, std::cmp::Reverse(&b.0)))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    })?;
-    // A rule that only one page in five agrees on is noise, not a byline.
-    if n * 5 < samples.max(1) || n == 0 {
-        return None;
-    }
-    let format = formats
+    let mut ranked: Vec<(String, (u32, f64, FxHashMap<String, u32>))> = votes
         .into_iter()
-        .max_by_key(|(f, c)| (*c, std::cmp::Reverse(f.clone())))
-        .map(|(f, _)| f)
-        .unwrap_or_default();
-    Some((
-        LearnedRule {
-            field,
-            xpath,
-            score: sum / n as f64,
-            votes: n,
-            samples,
-        },
-        format,
-    ))
+        .filter(|(_, v)| v.0 > 0 && v.0 * 5 >= samples.max(1))
+        .collect();
+    ranked.sort_by(|a, b| {
+        (b.1 .0, b.1 .1)
+            .partial_cmp(&(a.1 .0, a.1 .1))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.0.cmp(&b.0))
+    });
+    ranked
+        .into_iter()
+        .map(|(xpath, (n, sum, formats))| {
+            let format = formats
+                .into_iter()
+                .max_by_key(|(f, c)| (*c, std::cmp::Reverse(f.clone())))
+                .map(|(f, _)| f)
+                .unwrap_or_default();
+            (
+                LearnedRule {
+                    field,
+                    xpath,
+                    score: sum / n as f64,
+                    votes: n,
+                    samples,
+                },
+                format,
+            )
+        })
+        .collect()
 }
 
-/// Learns the author rule from the samples with authors. `None` when too few pages agree.
-pub fn learn_author(samples: &[MetaSample<'_>]) -> Option<LearnedRule> {
+/// Learns the author rules from the samples with authors: the winner, and the runner-up as a
+/// fallback for pages where the winner matches nothing (themes show some authors in a byline
+/// and others in an author box). Empty when too few pages agree.
+pub fn learn_author(samples: &[MetaSample<'_>]) -> Vec<LearnedRule> {
     let per_page = samples
         .iter()
         .filter(|s| !s.authors.is_empty())
@@ -279,7 +286,11 @@ pub fn learn_author(samples: &[MetaSample<'_>]) -> Option<LearnedRule> {
             )
         })
         .collect();
-    vote(Field::Author, per_page).map(|(r, _)| r)
+    vote(Field::Author, per_page)
+        .into_iter()
+        .take(2)
+        .map(|(r, _)| r)
+        .collect()
 }
 
 /// Learns the date rule and the date format it shows. `None` when too few pages agree.
@@ -296,7 +307,7 @@ pub fn learn_date(samples: &[MetaSample<'_>]) -> Option<(LearnedRule, String)> {
             )
         })
         .collect();
-    vote(Field::Date, per_page)
+    vote(Field::Date, per_page).into_iter().next()
 }
 
 /// Parses a machine-readable time (RFC 3339, ISO 8601 with or without offset or time). A naive
@@ -556,7 +567,7 @@ mod tests {
             published: None,
             fetched_at: at("2020-01-01T00:00:00+00:00").with_timezone(&Utc),
         };
-        let r = learn_author(&[s]).unwrap();
-        assert_eq!(r.xpath, "//*[@class='byline']");
+        let r = learn_author(&[s]);
+        assert_eq!(r[0].xpath, "//*[@class='byline']");
     }
 }

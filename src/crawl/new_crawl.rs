@@ -280,7 +280,7 @@ async fn learn_rules(
         .collect();
     let mut learned: Vec<(LearnedRule, Option<String>)> =
         learned.into_iter().map(|r| (r, None)).collect();
-    if let Some(r) = learn_author(&meta_samples) {
+    for r in learn_author(&meta_samples) {
         learned.push((r, None));
     }
     if let Some((r, format)) = learn_date(&meta_samples) {
@@ -702,9 +702,9 @@ pub async fn new_crawl(
                 .collect::<Result<_, _>>()?,
             author: stored
                 .iter()
-                .find(|r| r.field == "author")
+                .filter(|r| r.field == "author")
                 .map(|r| Rule::parse(&r.xpath))
-                .transpose()?,
+                .collect::<Result<_, _>>()?,
             date: stored
                 .iter()
                 .find(|r| r.field == "date")
