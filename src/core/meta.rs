@@ -227,18 +227,21 @@ fn best_meta(
     Some((rule, score, format))
 }
 
+/// Votes for one rule: (pages, summed score, pages per date format).
+type Tally = (u32, f64, FxHashMap<String, u32>);
+
 /// The voted rules, best first (votes, then summed score): each with its most common format.
 /// Rules fewer than one page in five agrees on are noise and dropped.
 fn vote(field: Field, per_page: Vec<Option<(String, f32, String)>>) -> Vec<(LearnedRule, String)> {
     let samples = per_page.len() as u32;
-    let mut votes: FxHashMap<String, (u32, f64, FxHashMap<String, u32>)> = FxHashMap::default();
+    let mut votes: FxHashMap<String, Tally> = FxHashMap::default();
     for (rule, score, format) in per_page.into_iter().flatten() {
         let v = votes.entry(rule).or_default();
         v.0 += 1;
         v.1 += score as f64;
         *v.2.entry(format).or_default() += 1;
     }
-    let mut ranked: Vec<(String, (u32, f64, FxHashMap<String, u32>))> = votes
+    let mut ranked: Vec<(String, Tally)> = votes
         .into_iter()
         .filter(|(_, v)| v.0 > 0 && v.0 * 5 >= samples.max(1))
         .collect();
