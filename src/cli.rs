@@ -173,6 +173,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             per_host,
             max_per_template,
         } => {
+            // `--all` is what no BLOG means; clap keeps the two exclusive.
             let _ = all;
             let opts = CrawlOptions {
                 max_pages,

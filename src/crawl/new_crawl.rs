@@ -288,12 +288,6 @@ async fn learn_rules(
     }
     // Comments: every entry's comment feed is archived; the pages of the entries with the most
     // comments train the comment rules (paper §3.5).
-    let offset = blog_offset(entries.iter().filter_map(|e| {
-        e.published
-            .as_deref()
-            .and_then(|p| DateTime::parse_from_rfc3339(p).ok())
-    }))
-    .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("zero offset"));
     let mut training: Vec<(usize, Vec<FeedComment>)> = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         let Some(feed_url) = e.comments_feed.clone() else {
@@ -394,7 +388,6 @@ async fn learn_rules(
             learned.push((mk(Field::CommentDate, d), None));
         }
     }
-    let _ = offset;
     let at = Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true);
     let rules: Vec<StoredRule> = learned
         .iter()
@@ -455,7 +448,7 @@ struct Context_ {
 
 /// Parses and extracts one fetched page into the outcome to store. Synchronous: the parsed page
 /// is `!Send` and never crosses an await.
-fn process(ctx: &Context_, blog_id: i64, url: &str, depth: u32, response: &Response) -> Processed {
+fn process(ctx: &Context_, url: &str, depth: u32, response: &Response) -> Processed {
     if response.status >= 400 || !fetch::is_html(response) {
         return Processed::default();
     }
@@ -508,7 +501,6 @@ fn process(ctx: &Context_, blog_id: i64, url: &str, depth: u32, response: &Respo
             });
         }
     }
-    let _ = blog_id;
     // Comments: on a post page, or on one of its comment pages (`comment-page-2/`, `?cpage=2`).
     let comments = ctx.comment_rules.as_ref().and_then(|rules| {
         let (owner, page_no) = match comment_page_of(&url_parsed) {
@@ -857,7 +849,7 @@ pub async fn new_crawl(
                 // A bug on one page must not end the crawl: the page is recorded as failed.
                 (Some(r), "done") => {
                     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        process(&ctx, blog.id, &u, depth, r)
+                        process(&ctx, &u, depth, r)
                     })) {
                         Ok(out) => out,
                         Err(_) => {
