@@ -131,7 +131,9 @@ fn normalise_escapes(path: &str) -> String {
     out
 }
 
-fn host_of(url: &Url) -> String {
+/// The site of a URL: host without `www.`, lower case, with the port if not the default. Posts,
+/// and the pages a blog's crawl follows, are on one site.
+pub fn site_of(url: &Url) -> String {
     let host = url
         .host_str()
         .unwrap_or("")
@@ -197,11 +199,11 @@ impl PostUrlPattern {
     /// Learns the pattern from the feed entries' permalinks. `None` when no URL is usable.
     pub fn learn(urls: &[Url]) -> Option<PostUrlPattern> {
         let urls: Vec<Url> = urls.iter().map(canonical).collect();
-        let host = host_of(urls.first()?);
+        let host = site_of(urls.first()?);
         // (segment count, query key) → the permalinks' path segments.
         type Group = ((usize, Option<String>), Vec<Vec<String>>);
         let mut groups: Vec<Group> = Vec::new();
-        for u in urls.iter().filter(|u| host_of(u) == host) {
+        for u in urls.iter().filter(|u| site_of(u) == host) {
             let key = (segments(u).len(), numeric_query(u));
             match groups.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, g)) => g.push(segments(u)),
@@ -244,7 +246,7 @@ impl PostUrlPattern {
     /// True when `url` is a post permalink under this pattern.
     pub fn is_post(&self, url: &Url) -> bool {
         let url = canonical(url);
-        if host_of(&url) != self.host {
+        if site_of(&url) != self.host {
             return false;
         }
         let segs = segments(&url);

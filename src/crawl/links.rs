@@ -14,18 +14,8 @@ const SKIP_EXTENSIONS: &[&str] = &[
     "txt", "csv",
 ];
 
-/// The host a blog's crawl stays on (without `www.`, with port).
-pub fn site_of(url: &Url) -> String {
-    let host = url
-        .host_str()
-        .unwrap_or("")
-        .trim_start_matches("www.")
-        .to_ascii_lowercase();
-    match url.port() {
-        Some(p) => format!("{host}:{p}"),
-        None => host,
-    }
-}
+/// The site a blog's crawl stays on (see [`crate::core::post_url::site_of`]).
+pub use crate::core::post_url::site_of;
 
 /// Longest URL followed.
 pub const MAX_URL_LEN: usize = 2048;
