@@ -120,6 +120,26 @@ pub enum Command {
         #[arg(value_name = "BLOG")]
         blog: Option<String>,
     },
+    /// Run the service: take jobs from the database (NewCrawl of added blogs) and run them until
+    /// SIGTERM or SIGINT. Any number of daemons may share one database; a job whose daemon died
+    /// is taken again when its lease expires and resumes where it stopped.
+    Daemon {
+        /// Lease length in seconds (renewed every third of it while a job runs).
+        #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
+        lease: f64,
+        /// Seconds between looks at an empty queue.
+        #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+        poll: f64,
+        /// Name of this worker in the jobs table (default: host:pid).
+        #[arg(long, value_name = "NAME")]
+        owner: Option<String>,
+        /// Seconds between two requests to one host (robots.txt Crawl-delay may ask for more;
+        /// loopback hosts get no default delay).
+        #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+        delay: f64,
+    },
+    /// Show blogs with their crawl state, and the job queue.
+    Status,
     /// Archive a bundled fixture blog served on 127.0.0.1 into a temporary database, and show
     /// the summary and a sample post. Needs no network and no blog.
     Demo {
@@ -185,6 +205,7 @@ pub async fn run(cli: Cli) -> Result<()> {
                 k,
                 patience,
                 max_per_template,
+                stop: None,
             };
             let politeness = PolitenessConfig {
                 delay: Duration::from_secs_f64(delay.max(0.0)),
@@ -205,6 +226,13 @@ pub async fn run(cli: Cli) -> Result<()> {
         } => export(&db, blog.as_deref(), output),
         Command::Rules { blog } => rules(&db, blog.as_deref()),
         Command::Demo { keep } => demo(keep).await,
+        Command::Daemon {
+            lease,
+            poll,
+            owner,
+            delay,
+        } => daemon(&db, lease, poll, owner, delay).await,
+        Command::Status => status(&db),
     }
 }
 
@@ -252,6 +280,7 @@ async fn add(db: &std::path::Path, urls: &[String], start: Option<&str>) -> Resu
                 a.blog.home_url, a.blog.feed_url
             ),
             Ok(a) => {
+                store.enqueue_job(a.blog.id, crate::daemon::NEW_CRAWL)?;
                 println!(
                     "added {}",
                     a.blog.title.as_deref().unwrap_or("(untitled blog)")
@@ -272,7 +301,9 @@ async fn add(db: &std::path::Path, urls: &[String], start: Option<&str>) -> Resu
                 if summaries > 0 {
                     println!("  note   {summaries} entries carry only a summary; rules are learned from those");
                 }
-                println!("next: archive crawl");
+                println!(
+                    "next: archive crawl (or a running `archive daemon` takes it within seconds)"
+                );
             }
             Err(e) => {
                 failed += 1;
@@ -346,18 +377,40 @@ pub async fn crawl_blogs(
     }
     let mut out = Vec::new();
     let mut failed = 0;
+    let owner = format!("cli:{}", std::process::id());
     for b in blogs {
+        // Take the blog's job, so a daemon on the same database does not crawl it at the same time.
+        store.enqueue_job(b.id, crate::daemon::NEW_CRAWL)?;
+        let Some(job) = store.lease_job(&owner, Duration::from_secs(3600), Some(b.id))? else {
+            println!(
+                "{} is being crawled by a daemon right now; skipped",
+                b.home_url
+            );
+            continue;
+        };
         let bar = Bar::new(b.title.as_deref().unwrap_or(&b.home_url));
         let started = std::time::Instant::now();
         let result = crawl::new_crawl(&mut store, fetcher, &b, opts, &bar).await;
         bar.0.finish_and_clear();
         match result {
             Ok(s) => {
+                let outcome = format!(
+                    "{} posts, {} pages fetched, {} errors; {}",
+                    s.posts, s.pages_fetched, s.errors, s.stop_reason
+                );
+                store.end_job(
+                    job.id,
+                    &owner,
+                    if s.complete { "done" } else { "queued" },
+                    Some(&outcome),
+                    None,
+                )?;
                 print_summary(&b, &s, started.elapsed());
                 out.push((b, s));
             }
             Err(e) => {
                 failed += 1;
+                store.end_job(job.id, &owner, "failed", None, Some(&format!("{e:#}")))?;
                 eprintln!("error: {}: {e:#}", b.home_url);
             }
         }
@@ -636,5 +689,91 @@ async fn demo(keep: Option<PathBuf>) -> Result<()> {
         print_post(p);
     }
     let _ = std::io::stdout().flush();
+    Ok(())
+}
+
+async fn daemon(
+    db: &std::path::Path,
+    lease: f64,
+    poll: f64,
+    owner: Option<String>,
+    delay: f64,
+) -> Result<()> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let shutdown = std::sync::Arc::new(AtomicBool::new(false));
+    {
+        let shutdown = shutdown.clone();
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .context("installing the SIGTERM handler")?;
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            tracing::info!("shutdown requested: finishing the pages in flight");
+            shutdown.store(true, Ordering::Relaxed);
+        });
+    }
+    let politeness = PolitenessConfig {
+        delay: Duration::from_secs_f64(delay.max(0.0)),
+        ..PolitenessConfig::default()
+    };
+    let fetcher = Fetcher::with_politeness(Duration::from_secs(30), politeness)?;
+    let opts = crate::daemon::DaemonOptions {
+        owner: owner.unwrap_or_else(crate::daemon::default_owner),
+        lease: Duration::from_secs_f64(lease.max(1.0)),
+        poll: Duration::from_secs_f64(poll.max(0.05)),
+        crawl: CrawlOptions::default(),
+    };
+    eprintln!(
+        "archive daemon {} on {}: waiting for jobs (stop with SIGTERM or Ctrl-C)",
+        opts.owner,
+        db.display()
+    );
+    crate::daemon::run(db, &fetcher, &opts, shutdown).await
+}
+
+fn status(db: &std::path::Path) -> Result<()> {
+    let store = open(db)?;
+    let blogs = store.blogs()?;
+    println!("blogs ({})", blogs.len());
+    for b in &blogs {
+        let c = store.counts(b.id)?;
+        let state = match (&b.crawled_at, &b.crawl_started_at) {
+            (Some(at), _) => format!("crawled {at}"),
+            (None, Some(_)) => format!("crawl in progress, {} queued", c.queued),
+            (None, None) => "never crawled".into(),
+        };
+        println!(
+            "  {}  {} posts · {} errors · {state}",
+            b.home_url, c.posts, c.errors
+        );
+    }
+    let jobs = store.jobs(50)?;
+    let count = |st: &str| jobs.iter().filter(|j| j.state == st).count();
+    println!(
+        "jobs: {} queued · {} running · {} done · {} failed (latest 50)",
+        count("queued"),
+        count("running"),
+        count("done"),
+        count("failed")
+    );
+    for j in jobs.iter().filter(|j| j.state != "done").take(20) {
+        let blog = blogs
+            .iter()
+            .find(|b| b.id == j.blog_id)
+            .map_or("?", |b| b.home_url.as_str());
+        let lease = j
+            .owner
+            .as_deref()
+            .map(|o| format!(" · {o} until {}", j.lease_until.as_deref().unwrap_or("-")))
+            .unwrap_or_default();
+        let error = j
+            .error
+            .as_deref()
+            .map(|e| format!(" · error: {e}"))
+            .unwrap_or_default();
+        println!("  #{} {} {} {blog}{lease}{error}", j.id, j.kind, j.state);
+    }
     Ok(())
 }

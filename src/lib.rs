@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod core;
 pub mod crawl;
+pub mod daemon;
 pub mod export;
 pub mod fetch;
 pub mod serve;

@@ -44,6 +44,9 @@ pub struct CrawlOptions {
     /// Most URLs followed per URL template (the path with digits generalised, query values
     /// dropped): bounds calendars and other generated URL spaces.
     pub max_per_template: usize,
+    /// Set from outside (SIGTERM) to stop after the pages in flight are recorded; the crawl
+    /// stays resumable.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The crawl order of NewCrawl.
@@ -64,6 +67,7 @@ impl Default for CrawlOptions {
             k: 5,
             patience: 1_000,
             max_per_template: 2_000,
+            stop: None,
         }
     }
 }
@@ -742,6 +746,14 @@ pub async fn new_crawl(
     let mut processed_this_run: u64 = 0;
     let mut since_new_post: u64 = 0;
     loop {
+        if opts
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            summary.stop_reason = "stopped on request (resumable)".into();
+            break;
+        }
         let processed = store.processed(blog.id)?;
         if processed >= opts.max_pages {
             tracing::warn!(blog = %blog.feed_url, max_pages = opts.max_pages, "page budget reached; run crawl again to continue");

@@ -132,4 +132,25 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX comments_by_post ON comments(post_url, position);
     "#,
+    // 6: jobs with leases (NewCrawl now; UpdateCrawl and re-extract later), so any number of
+    // `archive daemon` processes on one database share the work and a job whose worker died is
+    // taken again once its lease expires. At most one open job per blog and kind.
+    r#"
+    CREATE TABLE jobs (
+        id            INTEGER PRIMARY KEY,
+        blog_id       INTEGER NOT NULL REFERENCES blogs(id),
+        kind          TEXT NOT NULL,
+        state         TEXT NOT NULL DEFAULT 'queued',
+        owner         TEXT,
+        lease_until   TEXT,
+        attempts      INTEGER NOT NULL DEFAULT 0,
+        created_at    TEXT NOT NULL,
+        started_at    TEXT,
+        finished_at   TEXT,
+        error         TEXT,
+        outcome       TEXT
+    );
+    CREATE UNIQUE INDEX jobs_one_open ON jobs(blog_id, kind) WHERE state IN ('queued', 'running');
+    CREATE INDEX jobs_by_state ON jobs(state, id);
+    "#,
 ];

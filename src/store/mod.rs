@@ -235,6 +235,29 @@ pub struct PageOutcome {
     pub comments: Option<(String, Vec<Comment>)>,
 }
 
+/// A job of the work queue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// Row id.
+    pub id: i64,
+    /// The blog.
+    pub blog_id: i64,
+    /// "new-crawl".
+    pub kind: String,
+    /// "queued", "running", "done" or "failed".
+    pub state: String,
+    /// The worker holding or last holding the lease.
+    pub owner: Option<String>,
+    /// RFC 3339 end of the current lease.
+    pub lease_until: Option<String>,
+    /// How many times a worker took it.
+    pub attempts: u32,
+    /// Last error.
+    pub error: Option<String>,
+    /// Summary of the finished job.
+    pub outcome: Option<String>,
+}
+
 /// Counts for summaries.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BlogCounts {
@@ -242,7 +265,8 @@ pub struct BlogCounts {
     pub posts: u64,
     /// Fetches logged.
     pub fetches: u64,
-    /// Fetches that failed (error or HTTP status ≥ 400).
+    /// Pages that failed (network error, HTTP ≥ 400, or given up after 429/503); a missing
+    /// robots.txt or sitemap is not one.
     pub errors: u64,
     /// Frontier URLs still queued.
     pub queued: u64,
@@ -860,6 +884,117 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Queues a job unless the blog already has an open (queued or running) one of that kind.
+    /// Returns true when a job was added.
+    pub fn enqueue_job(&mut self, blog_id: i64, kind: &str) -> Result<bool> {
+        let n = self.conn.execute(
+            "INSERT OR IGNORE INTO jobs (blog_id, kind, created_at) VALUES (?1, ?2, ?3)",
+            params![blog_id, kind, now()],
+        )?;
+        Ok(n == 1)
+    }
+
+    fn job_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
+        Ok(Job {
+            id: r.get(0)?,
+            blog_id: r.get(1)?,
+            kind: r.get(2)?,
+            state: r.get(3)?,
+            owner: r.get(4)?,
+            lease_until: r.get(5)?,
+            attempts: r.get(6)?,
+            error: r.get(7)?,
+            outcome: r.get(8)?,
+        })
+    }
+
+    const JOB_COLUMNS: &'static str =
+        "id, blog_id, kind, state, owner, lease_until, attempts, error, outcome";
+
+    /// Takes the oldest job that is queued, or running under an expired lease (its worker died),
+    /// for `owner` until `now + lease`; optionally only jobs of one blog. One `BEGIN IMMEDIATE`
+    /// transaction, so two workers never take the same job.
+    pub fn lease_job(
+        &mut self,
+        owner: &str,
+        lease: std::time::Duration,
+        blog_id: Option<i64>,
+    ) -> Result<Option<Job>> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let now_ts = Utc::now();
+        let now_s = now_ts.to_rfc3339_opts(SecondsFormat::Millis, true);
+        let until = (now_ts + chrono::Duration::from_std(lease).unwrap_or_default())
+            .to_rfc3339_opts(SecondsFormat::Millis, true);
+        let id: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM jobs WHERE (state = 'queued' OR (state = 'running' AND lease_until < ?1)) AND (?2 IS NULL OR blog_id = ?2) ORDER BY id LIMIT 1",
+                params![now_s, blog_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(id) = id else { return Ok(None) };
+        tx.execute(
+            "UPDATE jobs SET state = 'running', owner = ?2, lease_until = ?3, attempts = attempts + 1, started_at = COALESCE(started_at, ?4) WHERE id = ?1",
+            params![id, owner, until, now_s],
+        )?;
+        let job = tx.query_row(
+            &format!("SELECT {} FROM jobs WHERE id = ?1", Self::JOB_COLUMNS),
+            [id],
+            Self::job_from_row,
+        )?;
+        tx.commit()?;
+        Ok(Some(job))
+    }
+
+    /// Extends the lease of a running job held by `owner`. False when the job is no longer
+    /// ours (the lease expired and another worker took it).
+    pub fn renew_lease(
+        &mut self,
+        job_id: i64,
+        owner: &str,
+        lease: std::time::Duration,
+    ) -> Result<bool> {
+        let until = (Utc::now() + chrono::Duration::from_std(lease).unwrap_or_default())
+            .to_rfc3339_opts(SecondsFormat::Millis, true);
+        let n = self.conn.execute(
+            "UPDATE jobs SET lease_until = ?3 WHERE id = ?1 AND owner = ?2 AND state = 'running'",
+            params![job_id, owner, until],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// Ends a job held by `owner`: "done" with an outcome, "failed" with an error, or back to
+    /// "queued" (released at shutdown, to be resumed by any worker).
+    pub fn end_job(
+        &mut self,
+        job_id: i64,
+        owner: &str,
+        state: &str,
+        outcome: Option<&str>,
+        error: Option<&str>,
+    ) -> Result<()> {
+        let finished = (state != "queued").then(now);
+        self.conn.execute(
+            "UPDATE jobs SET state = ?3, outcome = COALESCE(?4, outcome), error = ?5, finished_at = ?6,
+               owner = CASE WHEN ?3 = 'queued' THEN NULL ELSE owner END, lease_until = NULL
+             WHERE id = ?1 AND owner = ?2",
+            params![job_id, owner, state, outcome, error, finished],
+        )?;
+        Ok(())
+    }
+
+    /// Jobs, newest first, at most `n`.
+    pub fn jobs(&self, n: usize) -> Result<Vec<Job>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {} FROM jobs ORDER BY id DESC LIMIT ?1",
+            Self::JOB_COLUMNS
+        ))?;
+        let rows = st.query_map([n as i64], Self::job_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Queued URLs of a blog never scored by the priority model, at most `n`.
     pub fn unscored(&self, blog_id: i64, n: usize) -> Result<Vec<String>> {
         let mut st = self.conn.prepare("SELECT url FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND scored_at < 0 ORDER BY seq LIMIT ?2")?;
@@ -951,7 +1086,7 @@ impl Store {
         Ok(BlogCounts {
             posts: one("SELECT COUNT(*) FROM posts WHERE blog_id = ?1")?,
             fetches: one("SELECT COUNT(*) FROM fetch_log WHERE blog_id = ?1")?,
-            errors: one("SELECT COUNT(*) FROM fetch_log WHERE blog_id = ?1 AND (error IS NOT NULL OR status >= 400)")?,
+            errors: one("SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state = 'failed'")?,
             queued: one("SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state = 'queued'")?,
         })
     }

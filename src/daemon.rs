@@ -1,0 +1,145 @@
+//! The service: `archive daemon` takes jobs from the store and runs them, for years, unattended.
+//!
+//! Any number of daemons (on one machine or, with a shared back end, many) work on one database:
+//! a job is taken under a lease (`store::lease_job`, one `BEGIN IMMEDIATE` transaction), the lease
+//! is renewed while the job runs, and a job whose worker died is taken again once its lease
+//! expires — NewCrawl is stateless over the store, so the new worker resumes where the dead one
+//! stopped. SIGTERM and SIGINT stop taking jobs, let the running crawl record its pages in
+//! flight, and give its job back to the queue.
+//!
+//! Today the jobs are NewCrawl (queued by `archive add`); UpdateCrawl and scheduling come next.
+
+use crate::crawl::{self, CrawlOptions, Progress};
+use crate::fetch::Fetcher;
+use crate::store::{Job, Store};
+use anyhow::{Context, Result};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Job kind of NewCrawl.
+pub const NEW_CRAWL: &str = "new-crawl";
+
+/// Knobs of the daemon.
+#[derive(Debug, Clone)]
+pub struct DaemonOptions {
+    /// Name of this worker in the jobs table (host and pid by default).
+    pub owner: String,
+    /// Lease length; renewed every third of it while a job runs.
+    pub lease: Duration,
+    /// Pause between looks at an empty queue.
+    pub poll: Duration,
+    /// Options of each crawl.
+    pub crawl: CrawlOptions,
+}
+
+struct Quiet;
+
+impl Progress for Quiet {
+    fn update(&self, _pages: u64, _posts: u64, _errors: u64, _queued: u64) {}
+    fn phase(&self, _message: &str) {}
+}
+
+/// The default worker name: `host:pid`.
+pub fn default_owner() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into());
+    format!("{host}:{}", std::process::id())
+}
+
+/// Runs jobs until `shutdown` is set. Errors of one job are recorded on the job; only errors of
+/// the store itself end the daemon.
+pub async fn run(
+    db: &Path,
+    fetcher: &Fetcher,
+    opts: &DaemonOptions,
+    shutdown: Arc<AtomicBool>,
+) -> Result<()> {
+    let mut store = Store::open(db)?;
+    tracing::info!(owner = %opts.owner, db = %db.display(), "daemon started");
+    while !shutdown.load(Ordering::Relaxed) {
+        let Some(job) = store.lease_job(&opts.owner, opts.lease, None)? else {
+            sleep_unless(&shutdown, opts.poll).await;
+            continue;
+        };
+        run_job(&mut store, db, fetcher, opts, &job, shutdown.clone()).await?;
+    }
+    tracing::info!(owner = %opts.owner, "daemon stopped");
+    Ok(())
+}
+
+async fn sleep_unless(shutdown: &AtomicBool, d: Duration) {
+    let step = Duration::from_millis(50);
+    let mut left = d;
+    while !shutdown.load(Ordering::Relaxed) && !left.is_zero() {
+        let s = step.min(left);
+        tokio::time::sleep(s).await;
+        left -= s;
+    }
+}
+
+async fn run_job(
+    store: &mut Store,
+    db: &Path,
+    fetcher: &Fetcher,
+    opts: &DaemonOptions,
+    job: &Job,
+    shutdown: Arc<AtomicBool>,
+) -> Result<()> {
+    let blog = store
+        .blogs()?
+        .into_iter()
+        .find(|b| b.id == job.blog_id)
+        .context("job for a blog that does not exist")?;
+    tracing::info!(job = job.id, blog = %blog.home_url, attempt = job.attempts, "NewCrawl started");
+    // Renew the lease on a connection of its own while the crawl runs.
+    let done = Arc::new(AtomicBool::new(false));
+    let renewer = {
+        let (db, owner, lease, done, id) = (
+            db.to_path_buf(),
+            opts.owner.clone(),
+            opts.lease,
+            done.clone(),
+            job.id,
+        );
+        tokio::spawn(async move {
+            let Ok(mut s) = Store::open(&db) else { return };
+            while !done.load(Ordering::Relaxed) {
+                sleep_unless(&done, lease / 3).await;
+                if !done.load(Ordering::Relaxed)
+                    && !s.renew_lease(id, &owner, lease).unwrap_or(false)
+                {
+                    tracing::warn!(job = id, "lost the lease of a running job");
+                }
+            }
+        })
+    };
+    let crawl_opts = CrawlOptions {
+        stop: Some(shutdown.clone()),
+        ..opts.crawl.clone()
+    };
+    let result = crawl::new_crawl(store, fetcher, &blog, &crawl_opts, &Quiet).await;
+    done.store(true, Ordering::Relaxed);
+    let _ = renewer.await;
+    match result {
+        Ok(s) if s.complete || !shutdown.load(Ordering::Relaxed) => {
+            let outcome = format!(
+                "{} posts, {} pages fetched, {} errors; {}",
+                s.posts, s.pages_fetched, s.errors, s.stop_reason
+            );
+            tracing::info!(job = job.id, blog = %blog.home_url, %outcome, "NewCrawl finished");
+            store.end_job(job.id, &opts.owner, "done", Some(&outcome), None)?;
+        }
+        Ok(_) => {
+            tracing::info!(job = job.id, blog = %blog.home_url, "stopping: job released, its crawl resumes later");
+            store.end_job(job.id, &opts.owner, "queued", None, None)?;
+        }
+        Err(e) => {
+            tracing::error!(job = job.id, blog = %blog.home_url, error = %format!("{e:#}"), "NewCrawl failed");
+            store.end_job(job.id, &opts.owner, "failed", None, Some(&format!("{e:#}")))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! The service (`archive daemon`) with real processes on a real database: two daemons share the
+//! NewCrawl jobs of three blogs without running one twice; `kill -9` in the middle of a crawl
+//! loses nothing (another daemon takes the job when its lease expires and resumes it); SIGTERM
+//! stops taking jobs and gives the running one back.
+
+mod common;
+use common::*;
+use everblog::serve::{Hook, Root, Server};
+use everblog::store::Store;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn daemon(db: &Path, owner: &str, lease: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_archive"))
+        .arg("--db")
+        .arg(db)
+        .args([
+            "daemon", "--poll", "0.1", "--lease", lease, "--owner", owner,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn terminate(mut child: Child) -> std::process::ExitStatus {
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "daemon did not stop within 30 s of SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn wait_for(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn all_done(db: &Path, n: usize) -> bool {
+    Store::open(db)
+        .ok()
+        .and_then(|s| s.jobs(100).ok())
+        .is_some_and(|j| j.len() == n && j.iter().all(|j| j.state == "done"))
+}
+
+#[test]
+fn two_daemons_share_the_work_and_run_no_job_twice() {
+    let blogs: Vec<Blog> = ["pelican", "hexo", "nikola"]
+        .into_iter()
+        .map(serve)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    for b in &blogs {
+        ok(&archive(&db, &["add", &b.feed_url()]));
+    }
+    let (a, b) = (daemon(&db, "worker-a", "10"), daemon(&db, "worker-b", "10"));
+    wait_for(
+        "three NewCrawl jobs to finish",
+        Duration::from_secs(180),
+        || all_done(&db, 3),
+    );
+    assert!(terminate(a).success());
+    assert!(terminate(b).success());
+    let store = Store::open(&db).unwrap();
+    for j in store.jobs(10).unwrap() {
+        assert_eq!((j.state.as_str(), j.attempts), ("done", 1), "{j:?}");
+        assert!(
+            matches!(j.owner.as_deref(), Some("worker-a" | "worker-b")),
+            "{j:?}"
+        );
+    }
+    let want: usize = blogs
+        .iter()
+        .map(|b| b.truth["posts"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(ok(&archive(&db, &["export"])).lines().count(), want);
+    let status = ok(&archive(&db, &["status"]));
+    assert!(
+        status.contains("0 queued · 0 running · 3 done · 0 failed"),
+        "{status}"
+    );
+}
+
+/// The Nikola blog, answering each page after `delay` so a crawl lasts a few seconds.
+fn slow_nikola(delay: Duration) -> (Server, serde_json::Value) {
+    let dir = fixture_dir("nikola");
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    let hook: Hook = Box::new(move |_| {
+        std::thread::sleep(delay);
+        None
+    });
+    let server = Server::start_with(
+        Root::Disk(dir.join("site")),
+        truth["base_url"].as_str().map(str::to_string),
+        Some(hook),
+    )
+    .unwrap();
+    (server, truth)
+}
+
+fn posts(db: &Path) -> u64 {
+    Store::open(db)
+        .ok()
+        .and_then(|s| {
+            s.blogs().ok().and_then(|b| {
+                b.first()
+                    .map(|b| s.counts(b.id).map(|c| c.posts).unwrap_or(0))
+            })
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn kill_9_mid_crawl_loses_nothing() {
+    let (server, truth) = slow_nikola(Duration::from_millis(60));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    ok(&archive(
+        &db,
+        &[
+            "add",
+            &format!("{}{}", server.origin, truth["feed_path"].as_str().unwrap()),
+        ],
+    ));
+    let mut first = daemon(&db, "doomed", "2");
+    wait_for("the first posts", Duration::from_secs(60), || {
+        posts(&db) >= 12
+    });
+    first.kill().unwrap(); // SIGKILL: no cleanup, the lease stays until it expires
+    first.wait().unwrap();
+    let before = posts(&db);
+    assert!(
+        before < 36,
+        "the crawl finished before the kill; slow the server down"
+    );
+    let second = daemon(&db, "rescuer", "2");
+    wait_for(
+        "the job to be finished by the second daemon",
+        Duration::from_secs(120),
+        || all_done(&db, 1),
+    );
+    assert!(terminate(second).success());
+    let store = Store::open(&db).unwrap();
+    let job = &store.jobs(1).unwrap()[0];
+    assert_eq!((job.attempts, job.owner.as_deref()), (2, Some("rescuer")));
+    let export = ok(&archive(&db, &["export"]));
+    let urls: std::collections::HashSet<String> = export
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["url"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        (export.lines().count(), urls.len()),
+        (36, 36),
+        "lost or duplicated posts"
+    );
+}
+
+#[test]
+fn sigterm_gives_the_running_job_back() {
+    let (server, truth) = slow_nikola(Duration::from_millis(60));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    ok(&archive(
+        &db,
+        &[
+            "add",
+            &format!("{}{}", server.origin, truth["feed_path"].as_str().unwrap()),
+        ],
+    ));
+    let d = daemon(&db, "polite", "30");
+    wait_for("the first posts", Duration::from_secs(60), || {
+        posts(&db) >= 12
+    });
+    let started = Instant::now();
+    assert!(terminate(d).success());
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let job = Store::open(&db).unwrap().jobs(1).unwrap()[0].clone();
+    assert_eq!(
+        (job.state.as_str(), job.owner.as_deref()),
+        ("queued", None),
+        "{job:?}"
+    );
+    // Any worker, here the foreground command, resumes it.
+    let out = ok(&archive(&db, &["crawl"]));
+    assert!(out.contains("crawl complete"), "{out}");
+    assert_eq!(ok(&archive(&db, &["export"])).lines().count(), 36);
+}
