@@ -7,6 +7,9 @@
 //! stopped. SIGTERM and SIGINT stop taking jobs, let the running crawl record its pages in
 //! flight, and give its job back to the queue.
 //!
+//! Under systemd (`systemd/everblog.service`, `Type=notify`) it reports READY, STATUS and
+//! STOPPING, and feeds the watchdog only while its database answers.
+//!
 //! Today the jobs are NewCrawl (queued by `archive add`); UpdateCrawl and scheduling come next.
 
 use crate::crawl::{self, CrawlOptions, Progress};
@@ -17,6 +20,35 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// Tells systemd (when it started us with `Type=notify`) about our state: `READY=1`,
+/// `WATCHDOG=1`, `STOPPING=1`, `STATUS=…`. A datagram to `$NOTIFY_SOCKET` (a path, or an abstract
+/// name starting with `@`); nothing when the variable is unset. Errors are ignored: the daemon
+/// works the same without systemd.
+pub fn sd_notify(state: &str) {
+    let Some(path) = std::env::var_os("NOTIFY_SOCKET") else {
+        return;
+    };
+    let Ok(sock) = std::os::unix::net::UnixDatagram::unbound() else {
+        return;
+    };
+    let path = path.to_string_lossy().into_owned();
+    let _ = match path.strip_prefix('@') {
+        Some(name) => {
+            use std::os::linux::net::SocketAddrExt;
+            std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())
+                .and_then(|a| sock.send_to_addr(state.as_bytes(), &a))
+        }
+        None => sock.send_to(state.as_bytes(), &path),
+    };
+}
+
+/// The watchdog interval systemd asks for (`$WATCHDOG_USEC`), halved as sd_watchdog_enabled
+/// recommends.
+fn watchdog_interval() -> Option<Duration> {
+    let usec: u64 = std::env::var("WATCHDOG_USEC").ok()?.parse().ok()?;
+    (usec > 0).then(|| Duration::from_micros(usec / 2))
+}
 
 /// Job kind of NewCrawl.
 pub const NEW_CRAWL: &str = "new-crawl";
@@ -59,6 +91,24 @@ pub async fn run(
 ) -> Result<()> {
     let mut store = Store::open(db)?;
     tracing::info!(owner = %opts.owner, db = %db.display(), "daemon started");
+    // The watchdog is fed only while the database answers.
+    if let Some(every) = watchdog_interval() {
+        let (db, shutdown) = (db.to_path_buf(), shutdown.clone());
+        tokio::spawn(async move {
+            while !shutdown.load(Ordering::Relaxed) {
+                if Store::open(&db).and_then(|s| s.schema_version()).is_ok() {
+                    sd_notify("WATCHDOG=1");
+                } else {
+                    tracing::error!("database does not answer; not feeding the watchdog");
+                }
+                sleep_unless(&shutdown, every).await;
+            }
+        });
+    }
+    sd_notify(&format!(
+        "READY=1\nSTATUS=waiting for jobs ({})",
+        opts.owner
+    ));
     while !shutdown.load(Ordering::Relaxed) {
         let Some(job) = store.lease_job(&opts.owner, opts.lease, None)? else {
             sleep_unless(&shutdown, opts.poll).await;
@@ -66,6 +116,7 @@ pub async fn run(
         };
         run_job(&mut store, db, fetcher, opts, &job, shutdown.clone()).await?;
     }
+    sd_notify("STOPPING=1");
     tracing::info!(owner = %opts.owner, "daemon stopped");
     Ok(())
 }
@@ -94,6 +145,7 @@ async fn run_job(
         .find(|b| b.id == job.blog_id)
         .context("job for a blog that does not exist")?;
     tracing::info!(job = job.id, blog = %blog.home_url, attempt = job.attempts, "NewCrawl started");
+    sd_notify(&format!("STATUS=NewCrawl of {}", blog.home_url));
     // Renew the lease on a connection of its own while the crawl runs.
     let done = Arc::new(AtomicBool::new(false));
     let renewer = {

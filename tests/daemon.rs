@@ -206,3 +206,74 @@ fn sigterm_gives_the_running_job_back() {
     assert!(out.contains("crawl complete"), "{out}");
     assert_eq!(ok(&archive(&db, &["export"])).lines().count(), 36);
 }
+
+#[test]
+fn daemon_tells_systemd_ready_watchdog_and_stopping() {
+    use std::os::unix::net::UnixDatagram;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let sock_path = dir.path().join("notify.sock");
+    let sock = UnixDatagram::bind(&sock_path).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_archive"))
+        .arg("--db")
+        .arg(&db)
+        .args(["daemon", "--poll", "0.1"])
+        .env("NOTIFY_SOCKET", &sock_path)
+        .env("WATCHDOG_USEC", "400000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut seen = String::new();
+    let mut buf = [0u8; 512];
+    while !(seen.contains("READY=1") && seen.contains("WATCHDOG=1")) {
+        let n = sock.recv(&mut buf).expect("a notification within 20 s");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        seen.push('\n');
+    }
+    assert!(terminate(child).success());
+    while !seen.contains("STOPPING=1") {
+        let n = sock.recv(&mut buf).expect("STOPPING=1 after SIGTERM");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+}
+
+#[test]
+fn the_systemd_unit_is_hardened() {
+    let unit = Path::new(env!("CARGO_MANIFEST_DIR")).join("systemd/everblog.service");
+    let Ok(out) = Command::new("systemd-analyze")
+        .args(["security", "--offline=true"])
+        .arg(&unit)
+        .output()
+    else {
+        eprintln!("skipping: systemd-analyze is not installed");
+        return;
+    };
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let line = text
+        .lines()
+        .find(|l| l.contains("Overall exposure level"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let score: f64 = line
+        .split(": ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap();
+    assert!(score <= 2.0, "exposure {score} > 2.0: {line}");
+    let unit_text = std::fs::read_to_string(&unit).unwrap();
+    for want in [
+        "Type=notify",
+        "DynamicUser=yes",
+        "StateDirectory=everblog",
+        "ProtectSystem=strict",
+        "NoNewPrivileges=yes",
+        "CapabilityBoundingSet=",
+        "MemoryMax=",
+    ] {
+        assert!(unit_text.contains(want), "unit lacks {want}");
+    }
+}
