@@ -381,7 +381,8 @@ pub async fn crawl_blogs(
     for b in blogs {
         // Take the blog's job, so a daemon on the same database does not crawl it at the same time.
         store.enqueue_job(b.id, crate::daemon::NEW_CRAWL)?;
-        let Some(job) = store.lease_job(&owner, Duration::from_secs(3600), Some(b.id))? else {
+        let lease = Duration::from_secs(60);
+        let Some(job) = store.lease_job(&owner, lease, Some(b.id))? else {
             println!(
                 "{} is being crawled by a daemon right now; skipped",
                 b.home_url
@@ -390,7 +391,14 @@ pub async fn crawl_blogs(
         };
         let bar = Bar::new(b.title.as_deref().unwrap_or(&b.home_url));
         let started = std::time::Instant::now();
-        let result = crawl::new_crawl(&mut store, fetcher, &b, opts, &bar).await;
+        let result = crate::daemon::renewing(
+            db,
+            job.id,
+            &owner,
+            lease,
+            crawl::new_crawl(&mut store, fetcher, &b, opts, &bar),
+        )
+        .await;
         bar.0.finish_and_clear();
         match result {
             Ok(s) => {

@@ -131,6 +131,36 @@ async fn sleep_unless(shutdown: &AtomicBool, d: Duration) {
     }
 }
 
+/// Runs `work` while renewing the lease of job `job_id` every third of `lease`, on a database
+/// connection of its own (the work holds the main one).
+pub async fn renewing<F: std::future::Future>(
+    db: &Path,
+    job_id: i64,
+    owner: &str,
+    lease: Duration,
+    work: F,
+) -> F::Output {
+    let done = Arc::new(AtomicBool::new(false));
+    let renewer = {
+        let (db, owner, done) = (db.to_path_buf(), owner.to_string(), done.clone());
+        tokio::spawn(async move {
+            let Ok(mut s) = Store::open(&db) else { return };
+            while !done.load(Ordering::Relaxed) {
+                sleep_unless(&done, lease / 3).await;
+                if !done.load(Ordering::Relaxed)
+                    && !s.renew_lease(job_id, &owner, lease).unwrap_or(false)
+                {
+                    tracing::warn!(job = job_id, "lost the lease of a running job");
+                }
+            }
+        })
+    };
+    let out = work.await;
+    done.store(true, Ordering::Relaxed);
+    let _ = renewer.await;
+    out
+}
+
 async fn run_job(
     store: &mut Store,
     db: &Path,
@@ -146,35 +176,18 @@ async fn run_job(
         .context("job for a blog that does not exist")?;
     tracing::info!(job = job.id, blog = %blog.home_url, attempt = job.attempts, "NewCrawl started");
     sd_notify(&format!("STATUS=NewCrawl of {}", blog.home_url));
-    // Renew the lease on a connection of its own while the crawl runs.
-    let done = Arc::new(AtomicBool::new(false));
-    let renewer = {
-        let (db, owner, lease, done, id) = (
-            db.to_path_buf(),
-            opts.owner.clone(),
-            opts.lease,
-            done.clone(),
-            job.id,
-        );
-        tokio::spawn(async move {
-            let Ok(mut s) = Store::open(&db) else { return };
-            while !done.load(Ordering::Relaxed) {
-                sleep_unless(&done, lease / 3).await;
-                if !done.load(Ordering::Relaxed)
-                    && !s.renew_lease(id, &owner, lease).unwrap_or(false)
-                {
-                    tracing::warn!(job = id, "lost the lease of a running job");
-                }
-            }
-        })
-    };
     let crawl_opts = CrawlOptions {
         stop: Some(shutdown.clone()),
         ..opts.crawl.clone()
     };
-    let result = crawl::new_crawl(store, fetcher, &blog, &crawl_opts, &Quiet).await;
-    done.store(true, Ordering::Relaxed);
-    let _ = renewer.await;
+    let result = renewing(
+        db,
+        job.id,
+        &opts.owner,
+        opts.lease,
+        crawl::new_crawl(store, fetcher, &blog, &crawl_opts, &Quiet),
+    )
+    .await;
     match result {
         Ok(s) if s.complete || !shutdown.load(Ordering::Relaxed) => {
             let outcome = format!(
