@@ -89,24 +89,29 @@ impl KnnFrontier {
 
     /// Priorities for URLs: posts first, the rest by the kNN estimate.
     pub fn score(&self, urls: &[String]) -> Vec<f64> {
-        let parsed: Vec<Option<Url>> = urls.iter().map(|u| Url::parse(u).ok()).collect();
+        // Classify each URL once: posts and their comment pages come first; the rest, in order,
+        // get the kNN estimate.
+        let parsed: Vec<Option<(Url, bool)>> = urls
+            .iter()
+            .map(|u| {
+                let u = Url::parse(u).ok()?;
+                let first = self.pattern.is_post(&u)
+                    || comment_page_of(&u).is_some_and(|p| self.pattern.is_post(&p));
+                Some((u, first))
+            })
+            .collect();
         let others: Vec<Url> = parsed
             .iter()
             .flatten()
-            .filter(|u| !self.pattern.is_post(u))
-            .cloned()
+            .filter(|(_, first)| !first)
+            .map(|(u, _)| u.clone())
             .collect();
         let mut estimates = self.model.estimate(&others).into_iter();
         parsed
             .iter()
             .map(|u| match u {
-                Some(u)
-                    if self.pattern.is_post(u)
-                        || comment_page_of(u).is_some_and(|p| self.pattern.is_post(&p)) =>
-                {
-                    POST_PRIORITY
-                }
-                Some(_) => estimates.next().unwrap_or(0.0),
+                Some((_, true)) => POST_PRIORITY,
+                Some((_, false)) => estimates.next().unwrap_or(0.0),
                 None => 0.0,
             })
             .collect()
@@ -199,5 +204,33 @@ impl Frontier for KnnFrontier {
 
     fn best_estimate(&self) -> Option<f64> {
         self.best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comment_pages_do_not_shift_the_estimates_of_other_urls() {
+        let pattern = PostUrlPattern::learn(&[
+            Url::parse("http://b.org/2019/03/04/a/").unwrap(),
+            Url::parse("http://b.org/2020/01/02/b/").unwrap(),
+        ])
+        .unwrap();
+        let mut f = KnnFrontier::new(pattern, 3);
+        for i in 1..6 {
+            f.observe(&format!("http://b.org/page/{i}/"), 10);
+            f.observe(&format!("http://b.org/docs/f-{i}.html"), 0);
+        }
+        let urls = [
+            "http://b.org/2019/03/04/a/comment-page-2/",
+            "http://b.org/docs/f-9.html",
+            "http://b.org/page/9/",
+        ]
+        .map(String::from);
+        let s = f.score(&urls);
+        assert_eq!(s[0], POST_PRIORITY);
+        assert!(s[1] < 1.0 && s[2] > 5.0, "{s:?}");
     }
 }
