@@ -1,6 +1,7 @@
 //! The `archive` command line: clap definitions, one function per subcommand, human output.
 //! Errors propagate to `main`, which prints them on one line and exits non-zero.
 
+use crate::config::Config;
 use crate::crawl::{self, CrawlOptions, CrawlSummary, FrontierKind, Progress};
 use crate::fetch::politeness::PolitenessConfig;
 use crate::fetch::Fetcher;
@@ -26,6 +27,10 @@ pub struct Cli {
     /// `$XDG_DATA_HOME/everblog/archive.db` (`~/.local/share/everblog/archive.db`).
     #[arg(long, global = true, env = "EVERBLOG_DB", value_name = "PATH")]
     pub db: Option<PathBuf>,
+    /// The configuration file (TOML; `archive config --defaults` prints a documented one).
+    /// Default: `$XDG_CONFIG_HOME/everblog/config.toml` if it exists. Flags override it.
+    #[arg(long, global = true, env = "EVERBLOG_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// More log output on stderr (-v: info, -vv: debug). RUST_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -42,8 +47,12 @@ pub enum Command {
     /// The feed is fetched and parsed before anything is stored. Adding a blog twice is a no-op.
     Add {
         /// Feed or home page URLs.
-        #[arg(required = true, value_name = "URL")]
+        #[arg(required_unless_present = "from", value_name = "URL")]
         urls: Vec<String>,
+        /// Also add every blog listed in FILE: one URL per line (`#` starts a comment), or an
+        /// OPML subscription list (the `xmlUrl` of each outline). `-` reads stdin.
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
         /// Start the crawl here instead of the blog's home page (e.g. the root of a site the
         /// blog lives in). Same host as the blog.
         #[arg(long, value_name = "URL")]
@@ -60,36 +69,46 @@ pub enum Command {
         #[arg(long, conflicts_with = "blog")]
         all: bool,
         /// Stop a blog's crawl after this many pages (resume later by running crawl again).
-        #[arg(long, default_value_t = 10_000, value_name = "N")]
-        max_pages: u64,
-        /// Requests in flight at once.
-        #[arg(long, default_value_t = 4, value_name = "N")]
-        concurrency: usize,
-        /// Per-request timeout in seconds.
-        #[arg(long, default_value_t = 30, value_name = "SECONDS")]
-        timeout: u64,
+        /// [config crawl.max_pages, default 10000]
+        #[arg(long, value_name = "N")]
+        max_pages: Option<u64>,
+        /// Requests in flight at once. [crawl.concurrency, 4]
+        #[arg(long, value_name = "N")]
+        concurrency: Option<usize>,
+        /// Per-request timeout in seconds. [crawl.timeout, 30]
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
         /// Crawl order: `knn` ranks URLs by the distance-weighted kNN estimate of how many post
-        /// links their page holds (paper §4.3); `bfs` is breadth-first.
-        #[arg(long, value_enum, default_value_t = FrontierArg::Knn)]
-        frontier: FrontierArg,
-        /// Neighbours of the kNN estimate.
-        #[arg(long, default_value_t = 5, value_name = "K")]
-        k: usize,
+        /// links their page holds (paper §4.3); `bfs` is breadth-first. [crawl.frontier, knn]
+        #[arg(long, value_enum)]
+        frontier: Option<FrontierArg>,
+        /// Neighbours of the kNN estimate. [crawl.k, 5]
+        #[arg(long, value_name = "K")]
+        k: Option<usize>,
         /// With the kNN frontier, stop once this many pages in a row brought no new post and no
         /// queued page looks promising (0: crawl until the frontier is empty).
-        #[arg(long, default_value_t = 1000, value_name = "PAGES")]
-        patience: u64,
+        /// [crawl.patience, 1000]
+        #[arg(long, value_name = "PAGES")]
+        patience: Option<u64>,
         /// Seconds between two requests to one host (robots.txt Crawl-delay may ask for more;
-        /// loopback hosts get no default delay).
-        #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
-        delay: f64,
-        /// Requests in flight per host.
-        #[arg(long, default_value_t = 2, value_name = "N")]
-        per_host: usize,
+        /// loopback hosts: politeness.loopback_delay). [politeness.delay, 1]
+        #[arg(long, value_name = "SECONDS")]
+        delay: Option<f64>,
+        /// Requests in flight per host. [politeness.per_host, 2]
+        #[arg(long, value_name = "N")]
+        per_host: Option<usize>,
         /// Most links followed per URL template (digits generalised, query values dropped):
-        /// bounds calendars and other endless generated URLs.
-        #[arg(long, default_value_t = 2000, value_name = "N")]
-        max_per_template: usize,
+        /// bounds calendars and other endless generated URLs. [crawl.max_per_template, 2000]
+        #[arg(long, value_name = "N")]
+        max_per_template: Option<usize>,
+    },
+    /// Run UpdateCrawl now for crawled blogs: read their feeds and comment feeds (conditional
+    /// GETs), archive new posts and comments, keep edited posts as new versions, mark deleted
+    /// posts gone. Fetches only the pages the feeds say changed.
+    Update {
+        /// Only this blog (feed or home URL).
+        #[arg(value_name = "BLOG")]
+        blog: Option<String>,
     },
     /// List blogs (with post counts and crawl state), or the posts of one blog.
     List {
@@ -120,26 +139,37 @@ pub enum Command {
         #[arg(value_name = "BLOG")]
         blog: Option<String>,
     },
-    /// Run the service: take jobs from the database (NewCrawl of added blogs) and run them until
-    /// SIGTERM or SIGINT. Any number of daemons may share one database; a job whose daemon died
-    /// is taken again when its lease expires and resumes where it stopped.
+    /// Run the service: take jobs from the database and run them until SIGTERM or SIGINT:
+    /// NewCrawl of added blogs, then an UpdateCrawl of each blog whenever it is due (interval
+    /// from the blog's posting and commenting frequency, within the config's schedule bounds;
+    /// exponential back-off after errors). Any number of daemons may share one database; a job
+    /// whose daemon died is taken again when its lease expires and resumes where it stopped.
+    /// Stops, saying why, when the database is full or read-only.
     Daemon {
         /// Lease length in seconds (renewed every third of it while a job runs).
-        #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
-        lease: f64,
-        /// Seconds between looks at an empty queue.
-        #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
-        poll: f64,
+        /// [daemon.lease, 60]
+        #[arg(long, value_name = "SECONDS")]
+        lease: Option<f64>,
+        /// Seconds between looks at an empty queue. [daemon.poll, 2]
+        #[arg(long, value_name = "SECONDS")]
+        poll: Option<f64>,
         /// Name of this worker in the jobs table (default: host:pid).
         #[arg(long, value_name = "NAME")]
         owner: Option<String>,
-        /// Seconds between two requests to one host (robots.txt Crawl-delay may ask for more;
-        /// loopback hosts get no default delay).
-        #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
-        delay: f64,
+        /// Seconds between two requests to one host, across every daemon on the database
+        /// (robots.txt Crawl-delay may ask for more). [politeness.delay, 1]
+        #[arg(long, value_name = "SECONDS")]
+        delay: Option<f64>,
     },
-    /// Show blogs with their crawl state, and the job queue.
+    /// Show blogs (posts, last and next crawl, errors) and the job queue.
     Status,
+    /// Print the effective configuration (TOML), or with --defaults the documented default
+    /// file, ready to edit: `archive config --defaults > ~/.config/everblog/config.toml`.
+    Config {
+        /// Print the commented defaults instead of the effective configuration.
+        #[arg(long)]
+        defaults: bool,
+    },
     /// Archive a bundled fixture blog served on 127.0.0.1 into a temporary database, and show
     /// the summary and a sample post. Needs no network and no blog.
     Demo {
@@ -172,14 +202,55 @@ pub fn default_db() -> Result<PathBuf> {
     Ok(dir.join("everblog").join("archive.db"))
 }
 
+/// Crawl options from the configuration.
+pub fn crawl_options(c: &Config) -> CrawlOptions {
+    CrawlOptions {
+        max_pages: c.crawl.max_pages,
+        concurrency: c.crawl.concurrency,
+        frontier: if c.crawl.frontier == "bfs" {
+            FrontierKind::BreadthFirst
+        } else {
+            FrontierKind::Knn
+        },
+        k: c.crawl.k,
+        patience: c.crawl.patience,
+        max_per_template: c.crawl.max_per_template,
+        stop: None,
+    }
+}
+
+/// The HTTP client the configuration describes.
+pub fn fetcher(c: &Config) -> Result<Fetcher> {
+    Fetcher::with_politeness(
+        c.crawl.timeout,
+        PolitenessConfig {
+            delay: c.politeness.delay,
+            loopback_delay: c.politeness.loopback_delay,
+            per_host: c.politeness.per_host,
+            ..PolitenessConfig::default()
+        },
+    )
+}
+
+fn secs(v: f64) -> Duration {
+    Duration::from_secs_f64(if v.is_finite() { v.max(0.0) } else { 0.0 })
+}
+
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<()> {
-    let db = match &cli.db {
-        Some(p) => p.clone(),
-        None => default_db()?,
+    let mut config = Config::load(cli.config.as_deref())?;
+    let db = match (&cli.db, &config.database.path) {
+        (Some(p), _) | (None, Some(p)) => p.clone(),
+        (None, None) => default_db()?,
     };
     match cli.command {
-        Command::Add { urls, start } => add(&db, &urls, start.as_deref()).await,
+        Command::Add { urls, from, start } => {
+            let mut all = urls;
+            if let Some(f) = from {
+                all.extend(crate::blog_list::read(&f)?);
+            }
+            add(&db, &all, start.as_deref()).await
+        }
         Command::Crawl {
             blog,
             all,
@@ -195,28 +266,27 @@ pub async fn run(cli: Cli) -> Result<()> {
         } => {
             // `--all` is what no BLOG means; clap keeps the two exclusive.
             let _ = all;
-            let opts = CrawlOptions {
-                max_pages,
-                concurrency,
-                frontier: match frontier {
-                    FrontierArg::Knn => FrontierKind::Knn,
-                    FrontierArg::Bfs => FrontierKind::BreadthFirst,
-                },
-                k,
-                patience,
-                max_per_template,
-                stop: None,
-            };
-            let politeness = PolitenessConfig {
-                delay: Duration::from_secs_f64(delay.max(0.0)),
-                per_host,
-                ..PolitenessConfig::default()
-            };
-            let fetcher = Fetcher::with_politeness(Duration::from_secs(timeout), politeness)?;
-            crawl_blogs(&db, blog.as_deref(), &opts, &fetcher)
+            let c = &mut config;
+            c.crawl.max_pages = max_pages.unwrap_or(c.crawl.max_pages);
+            c.crawl.concurrency = concurrency.unwrap_or(c.crawl.concurrency).max(1);
+            c.crawl.timeout = timeout.map(secs).unwrap_or(c.crawl.timeout);
+            if let Some(f) = frontier {
+                c.crawl.frontier = match f {
+                    FrontierArg::Knn => "knn".into(),
+                    FrontierArg::Bfs => "bfs".into(),
+                };
+            }
+            c.crawl.k = k.unwrap_or(c.crawl.k);
+            c.crawl.patience = patience.unwrap_or(c.crawl.patience);
+            c.crawl.max_per_template = max_per_template.unwrap_or(c.crawl.max_per_template);
+            c.politeness.delay = delay.map(secs).unwrap_or(c.politeness.delay);
+            c.politeness.per_host = per_host.unwrap_or(c.politeness.per_host).max(1);
+            let fetcher = fetcher(&config)?;
+            crawl_blogs(&db, blog.as_deref(), &config, &fetcher)
                 .await
                 .map(|_| ())
         }
+        Command::Update { blog } => update(&db, blog.as_deref(), &config).await,
         Command::List { blog } => list(&db, blog.as_deref()),
         Command::Show { url } => show(&db, &url),
         Command::Export {
@@ -231,8 +301,23 @@ pub async fn run(cli: Cli) -> Result<()> {
             poll,
             owner,
             delay,
-        } => daemon(&db, lease, poll, owner, delay).await,
+        } => {
+            let c = &mut config;
+            c.daemon.lease = lease.map(secs).unwrap_or(c.daemon.lease);
+            c.daemon.poll = poll.map(secs).unwrap_or(c.daemon.poll);
+            c.politeness.delay = delay.map(secs).unwrap_or(c.politeness.delay);
+            daemon(&db, owner, &config).await
+        }
         Command::Status => status(&db),
+        Command::Config { defaults } => {
+            if defaults {
+                print!("{}", crate::config::DEFAULTS);
+            } else {
+                println!("# effective configuration (database: {})", db.display());
+                print!("{}", config.to_toml());
+            }
+            Ok(())
+        }
     }
 }
 
@@ -359,9 +444,10 @@ impl Progress for Bar {
 pub async fn crawl_blogs(
     db: &std::path::Path,
     blog: Option<&str>,
-    opts: &CrawlOptions,
+    config: &Config,
     fetcher: &Fetcher,
 ) -> Result<Vec<(Blog, CrawlSummary)>> {
+    let opts = &crawl_options(config);
     let mut store = open(db)?;
     let blogs = match blog {
         Some(b) => vec![find(&store, b)?],
@@ -400,26 +486,39 @@ pub async fn crawl_blogs(
         )
         .await;
         bar.0.finish_and_clear();
+        let bounds = config.schedule.bounds();
         match result {
             Ok(s) => {
                 let outcome = format!(
                     "{} posts, {} pages fetched, {} errors; {}",
                     s.posts, s.pages_fetched, s.errors, s.stop_reason
                 );
-                store.end_job(
-                    job.id,
-                    &owner,
-                    if s.complete { "done" } else { "queued" },
-                    Some(&outcome),
-                    None,
-                )?;
+                // Complete: the daemon keeps the blog up to date from now on. Incomplete: the
+                // NewCrawl stays queued, resumed by the next `crawl` or a daemon.
+                if s.complete {
+                    crate::daemon::finish(
+                        &mut store,
+                        &job,
+                        &owner,
+                        crate::daemon::Ran::Done(outcome),
+                        &bounds,
+                    )?;
+                } else {
+                    store.end_job(job.id, &owner, "queued", Some(&outcome), None)?;
+                }
                 print_summary(&b, &s, started.elapsed());
                 out.push((b, s));
             }
             Err(e) => {
                 failed += 1;
-                store.end_job(job.id, &owner, "failed", None, Some(&format!("{e:#}")))?;
                 eprintln!("error: {}: {e:#}", b.home_url);
+                crate::daemon::finish(
+                    &mut store,
+                    &job,
+                    &owner,
+                    crate::daemon::Ran::Failed(e),
+                    &bounds,
+                )?;
             }
         }
     }
@@ -678,8 +777,8 @@ async fn demo(keep: Option<PathBuf>) -> Result<()> {
     let feed = format!("{}{truth_feed}", server.origin);
     add(&db, std::slice::from_ref(&feed), None).await?;
     println!();
-    let fetcher = Fetcher::new(Duration::from_secs(30))?;
-    crawl_blogs(&db, Some(&feed), &CrawlOptions::default(), &fetcher).await?;
+    let config = Config::default();
+    crawl_blogs(&db, Some(&feed), &config, &fetcher(&config)?).await?;
     let store = open(&db)?;
     let posts = store.posts(None)?;
     println!();
@@ -700,13 +799,7 @@ async fn demo(keep: Option<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-async fn daemon(
-    db: &std::path::Path,
-    lease: f64,
-    poll: f64,
-    owner: Option<String>,
-    delay: f64,
-) -> Result<()> {
+async fn daemon(db: &std::path::Path, owner: Option<String>, config: &Config) -> Result<()> {
     use std::sync::atomic::{AtomicBool, Ordering};
     let shutdown = std::sync::Arc::new(AtomicBool::new(false));
     {
@@ -722,16 +815,26 @@ async fn daemon(
             shutdown.store(true, Ordering::Relaxed);
         });
     }
+    // Per-host request slots live in the database, so politeness holds across daemons.
+    let gate = crate::daemon::StoreGate::open(db)?;
     let politeness = PolitenessConfig {
-        delay: Duration::from_secs_f64(delay.max(0.0)),
+        delay: config.politeness.delay,
+        loopback_delay: config.politeness.loopback_delay,
+        per_host: config.politeness.per_host,
+        shared: Some(crate::fetch::politeness::SharedGate(std::sync::Arc::new(
+            gate,
+        ))),
         ..PolitenessConfig::default()
     };
-    let fetcher = Fetcher::with_politeness(Duration::from_secs(30), politeness)?;
+    let fetcher = Fetcher::with_politeness(config.crawl.timeout, politeness)?;
     let opts = crate::daemon::DaemonOptions {
         owner: owner.unwrap_or_else(crate::daemon::default_owner),
-        lease: Duration::from_secs_f64(lease.max(1.0)),
-        poll: Duration::from_secs_f64(poll.max(0.05)),
-        crawl: CrawlOptions::default(),
+        lease: config.daemon.lease.max(Duration::from_secs(1)),
+        poll: config.daemon.poll.max(Duration::from_millis(50)),
+        crawl: crawl_options(config),
+        schedule: config.schedule.bounds(),
+        max_db_bytes: (config.database.max_size_mb > 0.0)
+            .then_some((config.database.max_size_mb * 1024.0 * 1024.0) as u64),
     };
     eprintln!(
         "archive daemon {} on {}: waiting for jobs (stop with SIGTERM or Ctrl-C)",
@@ -739,6 +842,89 @@ async fn daemon(
         db.display()
     );
     crate::daemon::run(db, &fetcher, &opts, shutdown).await
+}
+
+/// `archive update`: UpdateCrawl now, in the foreground, under the blog's update-crawl job lease
+/// (so no daemon runs it at the same time); the next one is scheduled as the daemon would.
+async fn update(db: &std::path::Path, blog: Option<&str>, config: &Config) -> Result<()> {
+    let mut store = open(db)?;
+    let blogs = match blog {
+        Some(b) => vec![find(&store, b)?],
+        None => store.blogs()?,
+    };
+    let blogs: Vec<Blog> = blogs
+        .into_iter()
+        .filter(|b| {
+            let ready = b.crawled_at.is_some() || !store.rules(b.id).unwrap_or_default().is_empty();
+            if !ready {
+                println!("{}: never crawled; run `archive crawl` first", b.home_url);
+            }
+            ready
+        })
+        .collect();
+    let fetcher = fetcher(config)?;
+    let opts = crawl_options(config);
+    let bounds = config.schedule.bounds();
+    let owner = format!("cli:{}", std::process::id());
+    let lease = Duration::from_secs(60);
+    let mut failed = 0;
+    for b in blogs {
+        store.schedule_job(b.id, crate::daemon::UPDATE_CRAWL, chrono::Utc::now())?;
+        let Some(job) = store
+            .lease_job(&owner, lease, Some(b.id))?
+            .filter(|j| j.kind == crate::daemon::UPDATE_CRAWL)
+        else {
+            println!(
+                "{} is being crawled by a daemon right now; skipped",
+                b.home_url
+            );
+            continue;
+        };
+        let bar = Bar::new(b.title.as_deref().unwrap_or(&b.home_url));
+        bar.phase("UpdateCrawl: reading feeds");
+        let started = std::time::Instant::now();
+        let result = crate::daemon::renewing(
+            db,
+            job.id,
+            &owner,
+            lease,
+            crawl::update_crawl(&mut store, &fetcher, &b, &opts),
+        )
+        .await;
+        bar.0.finish_and_clear();
+        match result {
+            Ok(s) => {
+                println!(
+                    "{} ({}): {s} · {:.1}s",
+                    b.title.as_deref().unwrap_or("(untitled blog)"),
+                    b.home_url,
+                    started.elapsed().as_secs_f64()
+                );
+                crate::daemon::finish(
+                    &mut store,
+                    &job,
+                    &owner,
+                    crate::daemon::Ran::Done(s.to_string()),
+                    &bounds,
+                )?;
+            }
+            Err(e) => {
+                failed += 1;
+                eprintln!("error: {}: {e:#}", b.home_url);
+                crate::daemon::finish(
+                    &mut store,
+                    &job,
+                    &owner,
+                    crate::daemon::Ran::Failed(e),
+                    &bounds,
+                )?;
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} blog(s) could not be updated");
+    }
+    Ok(())
 }
 
 fn status(db: &std::path::Path) -> Result<()> {
@@ -756,6 +942,16 @@ fn status(db: &std::path::Path) -> Result<()> {
             "  {}  {} posts · {} errors · {state}",
             b.home_url, c.posts, c.errors
         );
+        let last = b.last_update_at.as_deref().unwrap_or("never");
+        let next = b.next_update_at.as_deref().unwrap_or("not scheduled");
+        println!("      last update {last} · next update {next}");
+        if b.errors_in_a_row > 0 {
+            println!(
+                "      {} failed job(s) in a row, backing off; last error: {}",
+                b.errors_in_a_row,
+                b.last_error.as_deref().unwrap_or("?")
+            );
+        }
     }
     let jobs = store.jobs(50)?;
     let count = |st: &str| jobs.iter().filter(|j| j.state == st).count();
@@ -781,7 +977,14 @@ fn status(db: &std::path::Path) -> Result<()> {
             .as_deref()
             .map(|e| format!(" · error: {e}"))
             .unwrap_or_default();
-        println!("  #{} {} {} {blog}{lease}{error}", j.id, j.kind, j.state);
+        let due = match (&j.not_before, j.state.as_str()) {
+            (Some(t), "queued") => format!(" · due {t}"),
+            _ => String::new(),
+        };
+        println!(
+            "  #{} {} {} {blog}{due}{lease}{error}",
+            j.id, j.kind, j.state
+        );
     }
     Ok(())
 }

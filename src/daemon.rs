@@ -10,12 +10,19 @@
 //! Under systemd (`systemd/everblog.service`, `Type=notify`) it reports READY, STATUS and
 //! STOPPING, and feeds the watchdog only while its database answers.
 //!
-//! Today the jobs are NewCrawl (queued by `archive add`); UpdateCrawl and scheduling come next.
+//! Jobs: NewCrawl (queued by `archive add`), then UpdateCrawl forever: when a job ends, the
+//! blog's next UpdateCrawl is queued in the same transaction, due after an interval set by the
+//! blog's posting and commenting frequency (`core::schedule`), or after an exponential back-off
+//! when the job failed. A full or read-only database stops the daemon with the reason, leaving
+//! the running job's lease to expire.
 
+use crate::core::schedule::{self, Bounds};
 use crate::crawl::{self, CrawlOptions, Progress};
+use crate::fetch::politeness::HostGate;
 use crate::fetch::Fetcher;
-use crate::store::{Job, Store};
+use crate::store::{storage_fault, Job, JobEnd, Store};
 use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -52,6 +59,8 @@ fn watchdog_interval() -> Option<Duration> {
 
 /// Job kind of NewCrawl.
 pub const NEW_CRAWL: &str = "new-crawl";
+/// Job kind of UpdateCrawl.
+pub const UPDATE_CRAWL: &str = "update-crawl";
 
 /// Knobs of the daemon.
 #[derive(Debug, Clone)]
@@ -64,6 +73,107 @@ pub struct DaemonOptions {
     pub poll: Duration,
     /// Options of each crawl.
     pub crawl: CrawlOptions,
+    /// Bounds of the UpdateCrawl schedule and back-off.
+    pub schedule: Bounds,
+    /// Cap of the database file in bytes (`None`: the disk's).
+    pub max_db_bytes: Option<u64>,
+}
+
+/// Per-host request slots shared through the store by every process on the database.
+pub struct StoreGate(std::sync::Mutex<Store>);
+
+impl StoreGate {
+    /// A gate on its own connection to `db`.
+    ///
+    /// # Errors
+    /// The database cannot be opened.
+    pub fn open(db: &Path) -> Result<StoreGate> {
+        Ok(StoreGate(std::sync::Mutex::new(Store::open(db)?)))
+    }
+}
+
+impl HostGate for StoreGate {
+    fn reserve(&self, host: &str, delay: Duration) -> Duration {
+        let mut store = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        store.reserve_host(host, delay).unwrap_or_else(|e| {
+            tracing::warn!(host, error = %format!("{e:#}"), "shared host slot unavailable; spacing requests in this process only");
+            Duration::ZERO
+        })
+    }
+}
+
+/// A uniform draw in [0, 1) for jitter (std's randomly keyed hasher; no cryptographic need).
+fn draw() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(Utc::now().timestamp_nanos_opt().unwrap_or(0) as u128);
+    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// When the blog's next UpdateCrawl is due after a successful job.
+pub fn next_update(store: &Store, blog_id: i64, bounds: &Bounds) -> Result<DateTime<Utc>> {
+    let activity: Vec<DateTime<Utc>> = store
+        .activity(blog_id, 50)?
+        .iter()
+        .filter_map(|t| DateTime::parse_from_rfc3339(t).ok())
+        .map(|t| t.with_timezone(&Utc))
+        .collect();
+    let now = Utc::now();
+    let wait = schedule::interval(&activity, now, bounds, draw());
+    Ok(now + chrono::Duration::from_std(wait).unwrap_or_default())
+}
+
+/// How a job's run ended, for [`finish`].
+pub enum Ran {
+    /// Finished: the outcome for `archive status`.
+    Done(String),
+    /// Stopped on request: give the job back to the queue.
+    Stopped,
+    /// Failed with this error.
+    Failed(anyhow::Error),
+}
+
+/// Ends a job and queues the blog's next one in the same transaction: after success the next
+/// UpdateCrawl at the blog's interval; after failure the same job again after an exponential
+/// back-off. A storage fault (full or read-only database) is returned as an error: the caller
+/// must stop taking jobs.
+pub fn finish(store: &mut Store, job: &Job, owner: &str, ran: Ran, bounds: &Bounds) -> Result<()> {
+    match ran {
+        Ran::Stopped => store.end_job(job.id, owner, "queued", None, None),
+        Ran::Done(outcome) => {
+            let at = next_update(store, job.blog_id, bounds)?;
+            store.finish_job(
+                job,
+                owner,
+                &JobEnd {
+                    outcome: Some(outcome),
+                    error: None,
+                    next: Some((UPDATE_CRAWL.into(), at)),
+                },
+            )
+        }
+        Ran::Failed(e) => {
+            if let Some(why) = storage_fault(&e) {
+                // Give the job back if the database still takes this small write; otherwise
+                // its lease expires.
+                let _ = store.end_job(job.id, owner, "queued", None, None);
+                return Err(e.context(why));
+            }
+            let errors = store.errors_in_a_row(job.blog_id)? + 1;
+            let wait = schedule::backoff(errors, bounds, draw());
+            let at = Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
+            tracing::warn!(job = job.id, errors_in_a_row = errors, retry_at = %at.to_rfc3339(), "job failed; backing off");
+            store.finish_job(
+                job,
+                owner,
+                &JobEnd {
+                    outcome: None,
+                    error: Some(format!("{e:#}")),
+                    next: Some((job.kind.clone(), at)),
+                },
+            )
+        }
+    }
 }
 
 struct Quiet;
@@ -90,6 +200,9 @@ pub async fn run(
     shutdown: Arc<AtomicBool>,
 ) -> Result<()> {
     let mut store = Store::open(db)?;
+    if let Some(bytes) = opts.max_db_bytes {
+        store.set_max_size(bytes)?;
+    }
     tracing::info!(owner = %opts.owner, db = %db.display(), "daemon started");
     // The watchdog is fed only while the database answers.
     if let Some(every) = watchdog_interval() {
@@ -109,15 +222,32 @@ pub async fn run(
         "READY=1\nSTATUS=waiting for jobs ({})",
         opts.owner
     ));
-    while !shutdown.load(Ordering::Relaxed) {
-        let Some(job) = store.lease_job(&opts.owner, opts.lease, None)? else {
-            sleep_unless(&shutdown, opts.poll).await;
-            continue;
-        };
-        run_job(&mut store, db, fetcher, opts, &job, shutdown.clone()).await?;
+    let result = serve_jobs(&mut store, db, fetcher, opts, &shutdown).await;
+    if let Err(e) = &result {
+        // Say why where an operator looks: the journal, `systemctl status`, stderr.
+        let why = storage_fault(e).unwrap_or_else(|| format!("{e:#}"));
+        tracing::error!(owner = %opts.owner, reason = %why, "daemon stops taking jobs");
+        sd_notify(&format!("STATUS=stopped: {why}"));
     }
     sd_notify("STOPPING=1");
     tracing::info!(owner = %opts.owner, "daemon stopped");
+    result
+}
+
+async fn serve_jobs(
+    store: &mut Store,
+    db: &Path,
+    fetcher: &Fetcher,
+    opts: &DaemonOptions,
+    shutdown: &Arc<AtomicBool>,
+) -> Result<()> {
+    while !shutdown.load(Ordering::Relaxed) {
+        let Some(job) = store.lease_job(&opts.owner, opts.lease, None)? else {
+            sleep_unless(shutdown, opts.poll).await;
+            continue;
+        };
+        run_job(store, db, fetcher, opts, &job, shutdown.clone()).await?;
+    }
     Ok(())
 }
 
@@ -174,37 +304,70 @@ async fn run_job(
         .into_iter()
         .find(|b| b.id == job.blog_id)
         .context("job for a blog that does not exist")?;
-    tracing::info!(job = job.id, blog = %blog.home_url, attempt = job.attempts, "NewCrawl started");
-    sd_notify(&format!("STATUS=NewCrawl of {}", blog.home_url));
+    let name = match job.kind.as_str() {
+        NEW_CRAWL => "NewCrawl",
+        UPDATE_CRAWL => "UpdateCrawl",
+        other => {
+            let e = anyhow::anyhow!("unknown job kind {other:?} (written by a newer everblog?)");
+            store.end_job(job.id, &opts.owner, "failed", None, Some(&e.to_string()))?;
+            return Ok(());
+        }
+    };
+    tracing::info!(job = job.id, blog = %blog.home_url, attempt = job.attempts, "{name} started");
+    sd_notify(&format!("STATUS={name} of {}", blog.home_url));
     let crawl_opts = CrawlOptions {
         stop: Some(shutdown.clone()),
         ..opts.crawl.clone()
     };
-    let result = renewing(
-        db,
-        job.id,
-        &opts.owner,
-        opts.lease,
-        crawl::new_crawl(store, fetcher, &blog, &crawl_opts, &Quiet),
-    )
-    .await;
-    match result {
-        Ok(s) if s.complete || !shutdown.load(Ordering::Relaxed) => {
-            let outcome = format!(
-                "{} posts, {} pages fetched, {} errors; {}",
-                s.posts, s.pages_fetched, s.errors, s.stop_reason
-            );
-            tracing::info!(job = job.id, blog = %blog.home_url, %outcome, "NewCrawl finished");
-            store.end_job(job.id, &opts.owner, "done", Some(&outcome), None)?;
+    let stopping = || shutdown.load(Ordering::Relaxed);
+    let ran = if job.kind == NEW_CRAWL {
+        let result = renewing(
+            db,
+            job.id,
+            &opts.owner,
+            opts.lease,
+            crawl::new_crawl(store, fetcher, &blog, &crawl_opts, &Quiet),
+        )
+        .await;
+        match result {
+            // A page budget reached is a finished job too ("incomplete"): the blog moves on to
+            // update crawls instead of crawling forever.
+            Ok(s) if s.complete || !stopping() => Ran::Done(format!(
+                "{} posts, {} pages fetched, {} errors; {}{}",
+                s.posts,
+                s.pages_fetched,
+                s.errors,
+                s.stop_reason,
+                if s.complete { "" } else { " (incomplete)" }
+            )),
+            Ok(_) => Ran::Stopped,
+            Err(e) => Ran::Failed(e),
         }
-        Ok(_) => {
-            tracing::info!(job = job.id, blog = %blog.home_url, "stopping: job released, its crawl resumes later");
-            store.end_job(job.id, &opts.owner, "queued", None, None)?;
+    } else {
+        let result = renewing(
+            db,
+            job.id,
+            &opts.owner,
+            opts.lease,
+            crawl::update_crawl(store, fetcher, &blog, &crawl_opts),
+        )
+        .await;
+        match result {
+            Ok(s) if s.complete => Ran::Done(s.to_string()),
+            Ok(_) => Ran::Stopped,
+            Err(e) => Ran::Failed(e),
         }
-        Err(e) => {
-            tracing::error!(job = job.id, blog = %blog.home_url, error = %format!("{e:#}"), "NewCrawl failed");
-            store.end_job(job.id, &opts.owner, "failed", None, Some(&format!("{e:#}")))?;
+    };
+    match &ran {
+        Ran::Done(outcome) => {
+            tracing::info!(job = job.id, blog = %blog.home_url, %outcome, "{name} finished")
+        }
+        Ran::Stopped => {
+            tracing::info!(job = job.id, blog = %blog.home_url, "stopping: job released, it runs again later")
+        }
+        Ran::Failed(e) => {
+            tracing::error!(job = job.id, blog = %blog.home_url, error = %format!("{e:#}"), "{name} failed")
         }
     }
-    Ok(())
+    finish(store, job, &opts.owner, ran, &opts.schedule)
 }

@@ -5,7 +5,9 @@
 //! Pipeline, top-down: [`crawl`] drives [`fetch`] → [`core`] (learn, identify, extract) →
 //! [`store`]. The [`cli`] is a thin layer over these.
 
+pub mod blog_list;
 pub mod cli;
+pub mod config;
 pub mod core;
 pub mod crawl;
 pub mod daemon;

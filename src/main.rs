@@ -7,18 +7,27 @@ use std::process::ExitCode;
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
     let cli = everblog::cli::Cli::parse();
-    let level = match cli.verbose {
-        0 => "warn",
-        1 => "info",
+    // The service logs what it does by default; interactive commands only warnings.
+    let service = matches!(cli.command, everblog::cli::Command::Daemon { .. });
+    let level = match (cli.verbose, service) {
+        (0, false) => "warn",
+        (0, true) | (1, _) => "info",
         _ => "debug",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("everblog={level}")));
-    tracing_subscriber::fmt()
+    // Under systemd (stderr is the journal) the journal adds timestamps; no colour codes.
+    let journal = std::env::var_os("JOURNAL_STREAM").is_some();
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
-        .init();
+        .with_ansi(!journal);
+    if journal {
+        logs.without_time().init();
+    } else {
+        logs.init();
+    }
     match everblog::cli::run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -105,13 +105,33 @@ impl Server {
                     None => match lookup(&root, &path) {
                         Some((bytes, ctype)) => {
                             let body = rewrite(bytes, ctype);
-                            (
-                                200,
-                                tiny_http::Response::from_data(body).with_header(
-                                    tiny_http::Header::from_bytes("Content-Type", ctype)
-                                        .expect("static header"),
-                                ),
-                            )
+                            // A strong validator like a real server's: a hash of the body.
+                            let etag = format!("\"{:016x}\"", fnv1a(&body));
+                            let unchanged = req.headers().iter().any(|h| {
+                                h.field.equiv("If-None-Match")
+                                    && h.value.as_str().split(',').any(|t| t.trim() == etag)
+                            });
+                            let etag_header =
+                                tiny_http::Header::from_bytes("ETag", etag.as_bytes())
+                                    .expect("hex header");
+                            if unchanged {
+                                (
+                                    304,
+                                    tiny_http::Response::from_data(Vec::new())
+                                        .with_status_code(304)
+                                        .with_header(etag_header),
+                                )
+                            } else {
+                                (
+                                    200,
+                                    tiny_http::Response::from_data(body)
+                                        .with_header(
+                                            tiny_http::Header::from_bytes("Content-Type", ctype)
+                                                .expect("static header"),
+                                        )
+                                        .with_header(etag_header),
+                                )
+                            }
                         }
                         None => (
                             404,
@@ -155,6 +175,12 @@ impl Drop for Server {
             let _ = h.join();
         }
     }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 fn is_text(ctype: &str) -> bool {

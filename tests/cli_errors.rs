@@ -146,3 +146,66 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+#[test]
+fn a_bad_config_file_is_one_error_line_naming_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let cfg = dir.path().join("everblog.toml");
+    std::fs::write(&cfg, "[crawl]\nmax_pages = 5\nmax_pagez = 6\n").unwrap();
+    let cfg_s = cfg.to_str().unwrap();
+    one_error_line(
+        &archive(&db, &["--config", cfg_s, "status"]),
+        &["everblog.toml line 3", "max_pagez"],
+    );
+    one_error_line(
+        &archive(&db, &["--config", "/nonexistent/everblog.toml", "status"]),
+        &["/nonexistent/everblog.toml", "config --defaults"],
+    );
+    // The documented defaults are a valid file, and the effective configuration shows flags'
+    // sources.
+    let defaults = ok(&archive(&db, &["config", "--defaults"]));
+    std::fs::write(
+        &cfg,
+        defaults.replace("max_pages = 10000", "max_pages = 77"),
+    )
+    .unwrap();
+    let eff = ok(&archive(&db, &["--config", cfg_s, "config"]));
+    assert!(eff.contains("max_pages = 77"), "{eff}");
+}
+
+#[test]
+fn add_from_a_list_or_opml() {
+    let (a, b) = (serve("nikola"), serve("hexo"));
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let list = dir.path().join("blogs.txt");
+    std::fs::write(&list, format!("# mine\n{}\n\nnot-a-url\n", a.feed_url())).unwrap();
+    let list_s = list.to_str().unwrap();
+    one_error_line(
+        &archive(&db, &["add", "--from", list_s]),
+        &["blogs.txt line 4", "not-a-url"],
+    );
+    assert!(Store::open(&db).unwrap().blogs().unwrap().is_empty());
+    let opml = dir.path().join("subs.opml");
+    std::fs::write(
+        &opml,
+        format!(
+            r#"<?xml version="1.0"?><opml version="2.0"><head><title>s</title></head><body>
+<outline text="blogs"><outline type="rss" text="a" xmlUrl="{}"/><outline type="rss" text="b" xmlUrl="{}"/></outline>
+</body></opml>"#,
+            a.feed_url(),
+            b.feed_url()
+        ),
+    )
+    .unwrap();
+    let out = ok(&archive(&db, &["add", "--from", opml.to_str().unwrap()]));
+    assert_eq!(out.matches("added ").count(), 2, "{out}");
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.blogs().unwrap().len(), 2);
+    assert_eq!(
+        store.jobs(10).unwrap().len(),
+        2,
+        "each added blog queues its NewCrawl"
+    );
+}

@@ -50,11 +50,20 @@ fn wait_for(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
     }
 }
 
-fn all_done(db: &Path, n: usize) -> bool {
+/// The NewCrawl jobs (each finished one queues its blog's UpdateCrawl).
+fn new_crawls(db: &Path) -> Vec<everblog::store::Job> {
     Store::open(db)
         .ok()
         .and_then(|s| s.jobs(100).ok())
-        .is_some_and(|j| j.len() == n && j.iter().all(|j| j.state == "done"))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|j| j.kind == "new-crawl")
+        .collect()
+}
+
+fn all_done(db: &Path, n: usize) -> bool {
+    let j = new_crawls(db);
+    j.len() == n && j.iter().all(|j| j.state == "done")
 }
 
 #[test]
@@ -76,8 +85,7 @@ fn two_daemons_share_the_work_and_run_no_job_twice() {
     );
     assert!(terminate(a).success());
     assert!(terminate(b).success());
-    let store = Store::open(&db).unwrap();
-    for j in store.jobs(10).unwrap() {
+    for j in new_crawls(&db) {
         assert_eq!((j.state.as_str(), j.attempts), ("done", 1), "{j:?}");
         assert!(
             matches!(j.owner.as_deref(), Some("worker-a" | "worker-b")),
@@ -90,10 +98,12 @@ fn two_daemons_share_the_work_and_run_no_job_twice() {
         .sum();
     assert_eq!(ok(&archive(&db, &["export"])).lines().count(), want);
     let status = ok(&archive(&db, &["status"]));
+    // Each finished NewCrawl queued its blog's first UpdateCrawl, due in an hour or more.
     assert!(
-        status.contains("0 queued · 0 running · 3 done · 0 failed"),
+        status.contains("3 queued · 0 running · 3 done · 0 failed"),
         "{status}"
     );
+    assert_eq!(status.matches("update-crawl queued").count(), 3, "{status}");
 }
 
 /// The Nikola blog, answering each page after `delay` so a crawl lasts a few seconds.
@@ -156,8 +166,7 @@ fn kill_9_mid_crawl_loses_nothing() {
         || all_done(&db, 1),
     );
     assert!(terminate(second).success());
-    let store = Store::open(&db).unwrap();
-    let job = &store.jobs(1).unwrap()[0];
+    let job = &new_crawls(&db)[0];
     assert_eq!((job.attempts, job.owner.as_deref()), (2, Some("rescuer")));
     let export = ok(&archive(&db, &["export"]));
     let urls: std::collections::HashSet<String> = export
@@ -195,7 +204,7 @@ fn sigterm_gives_the_running_job_back() {
     let started = Instant::now();
     assert!(terminate(d).success());
     assert!(started.elapsed() < Duration::from_secs(20));
-    let job = Store::open(&db).unwrap().jobs(1).unwrap()[0].clone();
+    let job = new_crawls(&db)[0].clone();
     assert_eq!(
         (job.state.as_str(), job.owner.as_deref()),
         ("queued", None),
@@ -276,4 +285,141 @@ fn the_systemd_unit_is_hardened() {
     ] {
         assert!(unit_text.contains(want), "unit lacks {want}");
     }
+}
+
+fn daemon_with_config(db: &Path, config: &Path, owner: &str, stderr: Stdio) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_archive"))
+        .arg("--db")
+        .arg(db)
+        .arg("--config")
+        .arg(config)
+        .args(["daemon", "--owner", owner])
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_full_database_stops_the_daemon_and_says_why() {
+    let blog = serve("pelican");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let config = dir.path().join("config.toml");
+    // A size cap fails writes exactly like a full disk (SQLITE_FULL).
+    std::fs::write(
+        &config,
+        "[database]\nmax_size_mb = 0.4\n[daemon]\npoll = \"100ms\"\nlease = \"5s\"\n",
+    )
+    .unwrap();
+    ok(&archive(&db, &["add", &blog.feed_url()]));
+    let child = daemon_with_config(&db, &config, "cramped", Stdio::piped());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the daemon went on: {stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: the database is full") && last.contains("free space"),
+        "{stderr}"
+    );
+    // Nothing corrupt, nothing half-written: every archived post is whole, and the crawl
+    // resumes without the cap to the full blog, with no post twice.
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.quick_check().unwrap(), "ok");
+    let before = store.posts(None).unwrap();
+    assert!(before.len() < 32, "the cap was never reached");
+    assert!(before.iter().all(|p| !p.content_text.is_empty()));
+    drop(store);
+    let out = ok(&archive(&db, &["crawl"]));
+    assert!(out.contains("crawl complete"), "{out}");
+    let export = ok(&archive(&db, &["export"]));
+    let urls: std::collections::HashSet<&str> = export
+        .lines()
+        .map(|l| {
+            l.split("\"url\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!((export.lines().count(), urls.len()), (32, 32));
+}
+
+#[test]
+fn politeness_holds_across_daemons() {
+    // Two blogs on one host, crawled by two daemons at once: the host's requests stay at least
+    // the configured delay apart, whichever daemon sends them.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("site");
+    std::fs::create_dir_all(&root).unwrap();
+    let blogs = [("pelican", "feeds/all.rss.xml"), ("nikola", "rss.xml")];
+    for (name, _) in blogs {
+        assert!(Command::new("cp")
+            .arg("-r")
+            .arg(fixture_dir(name).join("site"))
+            .arg(root.join(name))
+            .status()
+            .unwrap()
+            .success());
+    }
+    // Other absolute links to the placeholder host stay on this server (and mostly 404).
+    let server = Server::start(
+        Root::Disk(root.clone()),
+        Some("http://127.0.0.1:8000".into()),
+    )
+    .unwrap();
+    let db = dir.path().join("a.db");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[politeness]\nloopback_delay = \"150ms\"\n[crawl]\nmax_pages = 12\n[daemon]\npoll = \"100ms\"\n",
+    )
+    .unwrap();
+    // The two blogs live in sub-directories of one origin: their feeds point there.
+    for (name, feed) in blogs {
+        let path = root.join(name).join(feed);
+        let text = std::fs::read_to_string(&path).unwrap().replace(
+            "http://127.0.0.1:8000",
+            &format!("{}/{name}", server.origin),
+        );
+        std::fs::write(&path, text).unwrap();
+        ok(&archive(
+            &db,
+            &["add", &format!("{}/{name}/{feed}", server.origin)],
+        ));
+    }
+    let mark = server.access_log().len();
+    let (a, b) = (
+        daemon_with_config(&db, &config, "a", Stdio::null()),
+        daemon_with_config(&db, &config, "b", Stdio::null()),
+    );
+    wait_for("both NewCrawls", Duration::from_secs(120), || {
+        all_done(&db, 2)
+    });
+    assert!(terminate(a).success());
+    assert!(terminate(b).success());
+    let owners: std::collections::HashSet<_> = new_crawls(&db)
+        .into_iter()
+        .filter_map(|j| j.owner)
+        .collect();
+    assert_eq!(
+        owners.len(),
+        2,
+        "one daemon did both crawls; nothing was shared"
+    );
+    // The daemons' requests only (the `add`s ran before them).
+    let log = server.access_log();
+    let times: Vec<Duration> = log[mark..].iter().map(|a| a.at).collect();
+    assert!(times.len() > 20, "{} requests", times.len());
+    let min_gap = times
+        .windows(2)
+        .map(|w| w[1].saturating_sub(w[0]))
+        .min()
+        .unwrap();
+    assert!(
+        min_gap >= Duration::from_millis(120),
+        "two requests to one host {min_gap:?} apart (delay 150 ms)"
+    );
 }

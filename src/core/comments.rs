@@ -94,6 +94,15 @@ pub fn same_comment(
     same_author(a_author, b_author) && super::text::dice(a_text, b_text) >= 0.8
 }
 
+/// A page comment's element id and a comment link's fragment name the same comment:
+/// `div-comment-17` and `comment-17` (themes prefix the id the permalink uses).
+pub fn same_id(element_id: &str, fragment: &str) -> bool {
+    element_id == fragment
+        || element_id.strip_suffix(fragment).is_some_and(|pre| {
+            pre.ends_with('-') && fragment.ends_with(|c: char| c.is_ascii_digit())
+        })
+}
+
 /// The class value of a `//*[@class='v']` rule.
 pub fn class_of(rule: &str) -> Option<&str> {
     rule.strip_prefix("//*[@class='")?.strip_suffix("']")
@@ -555,5 +564,14 @@ mod tests {
             matching_score(&sets, &[FxHashSet::default(), FxHashSet::default()]),
             0.0
         );
+    }
+
+    #[test]
+    fn comment_ids_match_their_permalink_fragments() {
+        assert!(same_id("comment-17", "comment-17"));
+        assert!(same_id("div-comment-17", "comment-17"));
+        assert!(!same_id("div-comment-117", "comment-17"));
+        assert!(!same_id("xcomment-17", "comment-17"));
+        assert!(!same_id("div-comments", "comments"));
     }
 }

@@ -12,6 +12,7 @@ pub mod page;
 pub mod post_url;
 pub mod priority;
 pub mod rules;
+pub mod schedule;
 pub mod sitemap;
 pub mod text;
 pub mod url_features;

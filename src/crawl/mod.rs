@@ -4,12 +4,14 @@
 pub mod frontier;
 pub mod links;
 mod new_crawl;
+mod update_crawl;
 
 pub use new_crawl::{new_crawl, CrawlOptions, CrawlSummary, FrontierKind, Progress};
+pub use update_crawl::{update_crawl, UpdateSummary};
 
 use crate::core::feed::{self, Feed};
 use crate::fetch::{self, Fetcher};
-use crate::store::{Blog, Response, Store, StoredEntry};
+use crate::store::{Blog, Comment, Response, Store, StoredEntry};
 use anyhow::{bail, Context, Result};
 use scraper::Selector;
 use url::Url;
@@ -119,8 +121,53 @@ fn try_feed(r: &Response) -> Option<Result<Feed, feed::FeedError>> {
     None
 }
 
+/// The comments of a comment feed (a post's, or a blog's site-wide one), keyed `feed:<link>`,
+/// in feed order; empty comments are dropped.
+pub(crate) fn comments_of_feed(cf: &Feed) -> Vec<Comment> {
+    cf.entries
+        .iter()
+        .enumerate()
+        .map(|(pos, c)| {
+            let html = c
+                .content_html
+                .clone()
+                .or(c.summary_html.clone())
+                .unwrap_or_default();
+            Comment {
+                id: format!("feed:{}", c.url),
+                author: c.authors.first().cloned(),
+                published: c.published.map(|d| d.to_rfc3339()),
+                published_raw: None,
+                content_text: feed::html_to_text(&html),
+                content_html: html,
+                parent: None,
+                source: "feed".into(),
+                position: pos as i64,
+            }
+        })
+        .filter(|c| !c.content_text.is_empty())
+        .collect()
+}
+
 /// Feed URLs a home page declares with `<link rel="alternate">`, comment feeds excluded.
 fn declared_feeds(html: &str, base: &Url) -> Vec<String> {
+    alternate_feeds(html, base)
+        .into_iter()
+        .filter_map(|(u, comments)| (!comments).then_some(u))
+        .collect()
+}
+
+/// Comment feeds a page declares with `<link rel="alternate">` (title or URL naming comments):
+/// a blog's site-wide comment feed on its home page.
+pub(crate) fn declared_comment_feeds(html: &str, base: &Url) -> Vec<String> {
+    alternate_feeds(html, base)
+        .into_iter()
+        .filter_map(|(u, comments)| comments.then_some(u))
+        .collect()
+}
+
+/// Every feed a page declares with `<link rel="alternate">`: (URL, is a comment feed).
+fn alternate_feeds(html: &str, base: &Url) -> Vec<(String, bool)> {
     let page = scraper::Html::parse_document(html);
     let sel = Selector::parse("link[href]").expect("static selector");
     let mut out = Vec::new();
@@ -134,11 +181,9 @@ fn declared_feeds(html: &str, base: &Url) -> Vec<String> {
         if !rel.split_whitespace().any(|r| r == "alternate") || !is_feed {
             continue;
         }
-        if title.contains("comment") || href.to_ascii_lowercase().contains("comments") {
-            continue;
-        }
+        let comments = title.contains("comment") || href.to_ascii_lowercase().contains("comments");
         if let Ok(u) = base.join(href) {
-            out.push(u.to_string());
+            out.push((u.to_string(), comments));
         }
     }
     out

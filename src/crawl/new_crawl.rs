@@ -107,7 +107,7 @@ pub trait Progress {
     fn phase(&self, message: &str);
 }
 
-fn entry_of(e: &StoredEntry) -> FeedEntry {
+pub(super) fn entry_of(e: &StoredEntry) -> FeedEntry {
     FeedEntry {
         url: e.url.clone(),
         title: e.title.clone(),
@@ -127,7 +127,7 @@ fn entry_of(e: &StoredEntry) -> FeedEntry {
     }
 }
 
-async fn fetch_all(
+pub(super) async fn fetch_all(
     fetcher: &Fetcher,
     urls: Vec<String>,
     concurrency: usize,
@@ -154,13 +154,24 @@ async fn fetch_all(
 }
 
 /// Learns and stores the blog's rules and post URL pattern from its feed and entry pages.
-async fn learn_rules(
+///
+/// With `refresh_feed` the feed is fetched again first (NewCrawl); without, the stored entries
+/// are used (UpdateCrawl relearning after template drift has just stored them).
+pub(super) async fn learn_rules(
     store: &mut Store,
     fetcher: &Fetcher,
     blog: &Blog,
     opts: &CrawlOptions,
+    refresh_feed: bool,
 ) -> Result<()> {
-    // A fresh copy of the feed, kept like every response; on failure the stored entries serve.
+    if refresh_feed {
+        refresh_entries(store, fetcher, blog).await?;
+    }
+    learn_from_entries(store, fetcher, blog, opts, None).await
+}
+
+/// A fresh copy of the feed, kept like every response; on failure the stored entries serve.
+async fn refresh_entries(store: &mut Store, fetcher: &Fetcher, blog: &Blog) -> Result<()> {
     let f = fetcher.get(&blog.feed_url).await;
     match &f.response {
         Some(r) if r.status < 400 => {
@@ -182,7 +193,22 @@ async fn learn_rules(
         }
         _ => super::log_fetched(store, Some(blog.id), &f)?,
     }
-    let entries = store.entries(blog.id)?;
+    Ok(())
+}
+
+/// Learns from the stored feed entries (only those in `only`, when given) and their latest
+/// stored pages, fetching entry pages not stored yet.
+pub(super) async fn learn_from_entries(
+    store: &mut Store,
+    fetcher: &Fetcher,
+    blog: &Blog,
+    opts: &CrawlOptions,
+    only: Option<&std::collections::HashSet<String>>,
+) -> Result<()> {
+    let mut entries = store.entries(blog.id)?;
+    if let Some(only) = only {
+        entries.retain(|e| only.contains(&e.url));
+    }
     let feed = Feed {
         title: blog.title.clone(),
         kind: "stored",
@@ -309,30 +335,7 @@ async fn learn_rules(
         let Ok(cf) = feed::parse(&r.body, &r.final_url) else {
             continue;
         };
-        let comments: Vec<Comment> = cf
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(pos, c)| {
-                let html = c
-                    .content_html
-                    .clone()
-                    .or(c.summary_html.clone())
-                    .unwrap_or_default();
-                Comment {
-                    id: format!("feed:{}", c.url),
-                    author: c.authors.first().cloned(),
-                    published: c.published.map(|d| d.to_rfc3339()),
-                    published_raw: None,
-                    content_text: feed::html_to_text(&html),
-                    content_html: html,
-                    parent: None,
-                    source: "feed".into(),
-                    position: pos as i64,
-                }
-            })
-            .filter(|c| !c.content_text.is_empty())
-            .collect();
+        let comments = super::comments_of_feed(&cf);
         if comments.is_empty() {
             continue;
         }
@@ -418,11 +421,11 @@ async fn learn_rules(
 
 /// What processing one page produced.
 #[derive(Default)]
-struct Processed {
-    post: Option<NewPost>,
-    links: Vec<(String, u32)>,
-    post_links: usize,
-    comments: Option<(String, Vec<Comment>)>,
+pub(super) struct Processed {
+    pub(super) post: Option<NewPost>,
+    pub(super) links: Vec<(String, u32)>,
+    pub(super) post_links: usize,
+    pub(super) comments: Option<(String, Vec<Comment>)>,
 }
 
 fn comment_page_number(url: &Url) -> i64 {
@@ -441,18 +444,85 @@ fn comment_page_number(url: &Url) -> i64 {
         .unwrap_or(0)
 }
 
-struct Context_ {
+pub(super) struct Context_ {
     rules: RuleSet,
-    comment_rules: Option<CommentRules>,
+    pub(super) comment_rules: Option<CommentRules>,
     offset: chrono::FixedOffset,
     pattern: PostUrlPattern,
     site: String,
-    entries: HashMap<String, StoredEntry>,
+    pub(super) entries: HashMap<String, StoredEntry>,
+}
+
+/// The blog's extraction context from the store: active rules, permalink pattern, zone offset
+/// and feed entries. Returns it with the stored rules it was built from.
+///
+/// # Errors
+/// No article rule stored (the blog was never learned), a stored rule or pattern is corrupt, or
+/// the store failed.
+pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(Context_, Vec<StoredRule>)> {
+    let stored = store.rules(blog.id)?;
+    let article = stored
+        .iter()
+        .find(|r| r.field == "article")
+        .context("no article rule stored")?;
+    let title = stored.iter().find(|r| r.field == "title");
+    let pattern: PostUrlPattern =
+        serde_json::from_str(blog.post_pattern.as_deref().unwrap_or("null"))
+            .context("stored post pattern is corrupt")?;
+    let ctx = Context_ {
+        rules: RuleSet {
+            article: Rule::parse(&article.xpath)?,
+            title: title.map(|t| Rule::parse(&t.xpath)).transpose()?,
+            exclude: stored
+                .iter()
+                .filter(|r| r.field == "article-exclude")
+                .map(|r| Rule::parse(&r.xpath))
+                .collect::<Result<_, _>>()?,
+            author: stored
+                .iter()
+                .filter(|r| r.field == "author")
+                .map(|r| Rule::parse(&r.xpath))
+                .collect::<Result<_, _>>()?,
+            date: stored
+                .iter()
+                .find(|r| r.field == "date")
+                .map(|r| Rule::parse(&r.xpath).map(|x| (x, r.format.clone())))
+                .transpose()?,
+        },
+        comment_rules: stored.iter().find(|r| r.field == "comment").and_then(|c| {
+            let class = |f: &str| {
+                stored
+                    .iter()
+                    .find(|r| r.field == f)
+                    .and_then(|r| crate::core::comments::class_of(&r.xpath).map(str::to_string))
+            };
+            Some(CommentRules {
+                content: crate::core::comments::class_of(&c.xpath)?.to_string(),
+                author: class("comment-author"),
+                date: class("comment-date"),
+                score: c.score,
+            })
+        }),
+        offset: blog_offset(store.entries(blog.id)?.iter().filter_map(|e| {
+            e.published
+                .as_deref()
+                .and_then(|p| DateTime::parse_from_rfc3339(p).ok())
+        }))
+        .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("zero offset")),
+        pattern: pattern.clone(),
+        site: site_of(&Url::parse(&blog.home_url)?),
+        entries: store
+            .entries(blog.id)?
+            .into_iter()
+            .map(|e| (e.url.clone(), e))
+            .collect(),
+    };
+    Ok((ctx, stored))
 }
 
 /// Parses and extracts one fetched page into the outcome to store. Synchronous: the parsed page
 /// is `!Send` and never crosses an await.
-fn process(ctx: &Context_, url: &str, depth: u32, response: &Response) -> Processed {
+pub(super) fn process(ctx: &Context_, url: &str, depth: u32, response: &Response) -> Processed {
     if response.status >= 400 || !fetch::is_html(response) {
         return Processed::default();
     }
@@ -664,7 +734,7 @@ pub async fn new_crawl(
     let mut summary = CrawlSummary::default();
     if store.rules(blog.id)?.is_empty() || blog.post_pattern.is_none() {
         progress.phase("learning extraction rules from the feed");
-        learn_rules(store, fetcher, &blog, opts).await?;
+        learn_rules(store, fetcher, &blog, opts, true).await?;
         let blog = store.find_blog(&blog.feed_url)?.context("blog vanished")?;
         let pattern: PostUrlPattern =
             serde_json::from_str(blog.post_pattern.as_deref().unwrap_or("null"))
@@ -678,63 +748,8 @@ pub async fn new_crawl(
         )?;
     }
     let blog = store.find_blog(&blog.feed_url)?.context("blog vanished")?;
-    let stored = store.rules(blog.id)?;
-    let article = stored
-        .iter()
-        .find(|r| r.field == "article")
-        .context("no article rule stored")?;
-    let title = stored.iter().find(|r| r.field == "title");
-    let pattern: PostUrlPattern =
-        serde_json::from_str(blog.post_pattern.as_deref().unwrap_or("null"))
-            .context("stored post pattern is corrupt")?;
-    let ctx = Context_ {
-        rules: RuleSet {
-            article: Rule::parse(&article.xpath)?,
-            title: title.map(|t| Rule::parse(&t.xpath)).transpose()?,
-            exclude: stored
-                .iter()
-                .filter(|r| r.field == "article-exclude")
-                .map(|r| Rule::parse(&r.xpath))
-                .collect::<Result<_, _>>()?,
-            author: stored
-                .iter()
-                .filter(|r| r.field == "author")
-                .map(|r| Rule::parse(&r.xpath))
-                .collect::<Result<_, _>>()?,
-            date: stored
-                .iter()
-                .find(|r| r.field == "date")
-                .map(|r| Rule::parse(&r.xpath).map(|x| (x, r.format.clone())))
-                .transpose()?,
-        },
-        comment_rules: stored.iter().find(|r| r.field == "comment").and_then(|c| {
-            let class = |f: &str| {
-                stored
-                    .iter()
-                    .find(|r| r.field == f)
-                    .and_then(|r| crate::core::comments::class_of(&r.xpath).map(str::to_string))
-            };
-            Some(CommentRules {
-                content: crate::core::comments::class_of(&c.xpath)?.to_string(),
-                author: class("comment-author"),
-                date: class("comment-date"),
-                score: c.score,
-            })
-        }),
-        offset: blog_offset(store.entries(blog.id)?.iter().filter_map(|e| {
-            e.published
-                .as_deref()
-                .and_then(|p| DateTime::parse_from_rfc3339(p).ok())
-        }))
-        .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("zero offset")),
-        pattern: pattern.clone(),
-        site: site_of(&Url::parse(&blog.home_url)?),
-        entries: store
-            .entries(blog.id)?
-            .into_iter()
-            .map(|e| (e.url.clone(), e))
-            .collect(),
-    };
+    let (ctx, stored) = load_context(store, &blog)?;
+    let pattern = ctx.pattern.clone();
     let mut frontier: Box<dyn Frontier> = match opts.frontier {
         FrontierKind::Knn => Box::new(KnnFrontier::new(pattern, opts.k)),
         FrontierKind::BreadthFirst => Box::new(BreadthFirst),
@@ -903,6 +918,7 @@ pub async fn new_crawl(
                 state,
                 retry_at,
                 comments,
+                gone: false,
             })?;
             processed_this_run += 1;
             let c = store.counts(blog.id)?;

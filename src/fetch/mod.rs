@@ -98,7 +98,7 @@ impl Fetcher {
     async fn fetch_robots(&self, url: &Url, host: &politeness::HostState) -> (Robots, FetchRecord) {
         let robots_url = url.join("/robots.txt").expect("http URLs join");
         let _permit = host.acquire().await;
-        let (response, record) = self.raw_get(&robots_url).await;
+        let (response, record) = self.raw_get(&robots_url, &[]).await;
         let robots = match &response {
             Some(r) if r.status < 300 && content_type(r).is_some_and(|c| c.contains("html")) => {
                 Robots::allow_all("robots.txt is an HTML page; allowing everything")
@@ -125,6 +125,27 @@ impl Fetcher {
 
     /// GETs `url`, politely, following redirects. Never fails: errors are in `record.error`.
     pub async fn get(&self, url: &str) -> Fetched {
+        self.get_with(url, &[]).await
+    }
+
+    /// A conditional GET of `url` (RFC 9110 §13): sends `If-None-Match` / `If-Modified-Since`
+    /// from the `ETag` / `Last-Modified` of `previous` (an earlier response for the same URL), so
+    /// an unchanged resource answers 304 with no body. Without validators it is a plain GET.
+    pub async fn get_if_changed(&self, url: &str, previous: Option<&Response>) -> Fetched {
+        let mut headers = Vec::new();
+        if let Some(p) = previous.filter(|p| p.status == 200) {
+            if let Some(etag) = header(p, "etag") {
+                headers.push(("if-none-match", etag));
+            }
+            if let Some(lm) = header(p, "last-modified") {
+                headers.push(("if-modified-since", lm));
+            }
+        }
+        self.get_with(url, &headers).await
+    }
+
+    /// GET with extra request headers on the first request (not on redirect hops).
+    async fn get_with(&self, url: &str, extra: &[(&'static str, String)]) -> Fetched {
         let mut hops = Vec::new();
         let failed = |record: FetchRecord, hops: Vec<FetchRecord>, blocked: bool| Fetched {
             response: None,
@@ -138,6 +159,7 @@ impl Fetcher {
             _ => return failed(error_record(url, "not an http(s) URL"), hops, false),
         };
         let mut seen = std::collections::HashSet::new();
+        let mut redirected = false;
         for _ in 0..=MAX_REDIRECTS {
             if !seen.insert(current.to_string()) {
                 return failed(
@@ -162,7 +184,9 @@ impl Fetcher {
                 );
             }
             let permit = host.acquire().await;
-            let (response, mut record) = self.raw_get(&current).await;
+            let (response, mut record) = self
+                .raw_get(&current, if redirected { &[] } else { extra })
+                .await;
             drop(permit);
             record.url = current.to_string();
             let Some(mut r) = response else {
@@ -186,6 +210,7 @@ impl Fetcher {
                     if matches!(next.scheme(), "http" | "https") {
                         hops.push(record);
                         current = next;
+                        redirected = true;
                         continue;
                     }
                 }
@@ -211,7 +236,11 @@ impl Fetcher {
     }
 
     /// One GET without redirects or politeness.
-    async fn raw_get(&self, url: &Url) -> (Option<Response>, FetchRecord) {
+    async fn raw_get(
+        &self,
+        url: &Url,
+        extra: &[(&'static str, String)],
+    ) -> (Option<Response>, FetchRecord) {
         let started = Instant::now();
         let fetched_at = Utc::now();
         let record = |status: Option<u16>, bytes: Option<u64>, error: Option<String>| FetchRecord {
@@ -222,7 +251,11 @@ impl Fetcher {
             fetched_at,
             error,
         };
-        let resp = match self.client.get(url.clone()).send().await {
+        let mut req = self.client.get(url.clone());
+        for (k, v) in extra {
+            req = req.header(*k, v);
+        }
+        let resp = match req.send().await {
             Ok(r) => r,
             Err(e) => return (None, record(None, None, Some(error_text(&e)))),
         };

@@ -31,6 +31,27 @@ pub struct PolitenessConfig {
     pub per_host: usize,
     /// Obey robots.txt (`Disallow`, `Crawl-delay`).
     pub obey_robots: bool,
+    /// Request slots shared with other processes (the daemon's: host slots in the store), so
+    /// the per-host delay holds across jobs and daemons; `None`: this process only.
+    pub shared: Option<SharedGate>,
+}
+
+/// Request slots of hosts shared by several processes.
+pub trait HostGate: Send + Sync {
+    /// Books the next request slot of `host` (a [`host_key`]) at least `delay` after the
+    /// previous one booked by anyone; returns how long to wait for it. Must not fail: on error,
+    /// return zero (the process's own spacing still holds).
+    fn reserve(&self, host: &str, delay: Duration) -> Duration;
+}
+
+/// A shared [`HostGate`].
+#[derive(Clone)]
+pub struct SharedGate(pub Arc<dyn HostGate>);
+
+impl std::fmt::Debug for SharedGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SharedGate")
+    }
 }
 
 impl Default for PolitenessConfig {
@@ -40,6 +61,7 @@ impl Default for PolitenessConfig {
             loopback_delay: Duration::ZERO,
             per_host: 2,
             obey_robots: true,
+            shared: None,
         }
     }
 }
@@ -104,6 +126,8 @@ pub struct HostState {
     last_start: Mutex<Instant>,
     delay: Duration,
     backoff: Mutex<(Duration, u32)>,
+    key: String,
+    shared: Option<SharedGate>,
     /// The host's robots.txt, fetched on first use.
     pub robots: OnceCell<Robots>,
 }
@@ -117,6 +141,7 @@ impl HostState {
     /// Waits for a free slot and for the host's next allowed start time, then books the next one.
     pub async fn acquire(&self) -> Permit<'_> {
         let permit = self.slots.acquire().await.expect("semaphore never closed");
+        let mut spacing = Duration::ZERO;
         loop {
             let wait = {
                 let mut next = self.next_start.lock().expect("lock");
@@ -129,17 +154,26 @@ impl HostState {
                         .and_then(|r| r.crawl_delay)
                         .unwrap_or_default();
                     let backoff = self.backoff.lock().expect("lock").0;
-                    *next = now + self.delay.max(crawl_delay).max(backoff);
+                    spacing = self.delay.max(crawl_delay).max(backoff);
+                    *next = now + spacing;
                     None
                 } else {
                     Some(*next - now)
                 }
             };
             match wait {
-                None => return Permit { _permit: permit },
+                None => break,
                 Some(d) => tokio::time::sleep(d).await,
             }
         }
+        // Other processes on the same database book the same host's slots too.
+        if let Some(gate) = self.shared.as_ref().filter(|_| !spacing.is_zero()) {
+            let wait = gate.0.reserve(&self.key, spacing);
+            if !wait.is_zero() {
+                tokio::time::sleep(wait).await;
+            }
+        }
+        Permit { _permit: permit }
     }
 
     /// The host answered 429 or 503: pause it for `retry_after` (or an exponential backoff
@@ -226,6 +260,8 @@ impl Politeness {
                         self.config.delay
                     },
                     backoff: Mutex::new((Duration::ZERO, 0)),
+                    key: host_key(url),
+                    shared: self.config.shared.clone(),
                     robots: OnceCell::new(),
                 })
             })

@@ -153,4 +153,49 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE UNIQUE INDEX jobs_one_open ON jobs(blog_id, kind) WHERE state IN ('queued', 'running');
     CREATE INDEX jobs_by_state ON jobs(state, id);
     "#,
+    // 7: UpdateCrawl (paper §4.4) and scheduling. Jobs may wait (`not_before`); blogs carry their
+    // update schedule and error streak; a post or comment whose archived text changes keeps the
+    // previous text as a version; a post that disappeared from the blog is marked gone (never
+    // deleted); hosts carry the earliest time any process may next request them, so politeness
+    // holds across jobs and processes.
+    r#"
+    ALTER TABLE jobs ADD COLUMN not_before TEXT;
+    DROP INDEX jobs_by_state;
+    CREATE INDEX jobs_by_state ON jobs(state, not_before, id);
+    ALTER TABLE blogs ADD COLUMN last_update_at TEXT;
+    ALTER TABLE blogs ADD COLUMN next_update_at TEXT;
+    ALTER TABLE blogs ADD COLUMN errors_in_a_row INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE blogs ADD COLUMN last_error TEXT;
+    ALTER TABLE posts ADD COLUMN gone_at TEXT;
+    ALTER TABLE posts ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+    CREATE TABLE post_versions (
+        id            INTEGER PRIMARY KEY,
+        post_url      TEXT NOT NULL,
+        version       INTEGER NOT NULL,
+        title         TEXT,
+        authors       TEXT NOT NULL,
+        published     TEXT,
+        updated       TEXT,
+        content_html  TEXT NOT NULL,
+        content_text  TEXT NOT NULL,
+        response_id   INTEGER REFERENCES responses(id),
+        fetched_at    TEXT NOT NULL,
+        replaced_at   TEXT NOT NULL,
+        UNIQUE (post_url, version)
+    );
+    CREATE TABLE comment_versions (
+        id            INTEGER PRIMARY KEY,
+        post_url      TEXT NOT NULL,
+        key           TEXT NOT NULL,
+        author        TEXT,
+        content_html  TEXT NOT NULL,
+        content_text  TEXT NOT NULL,
+        replaced_at   TEXT NOT NULL
+    );
+    CREATE INDEX comment_versions_by_comment ON comment_versions(post_url, key);
+    CREATE TABLE host_slots (
+        host          TEXT PRIMARY KEY,
+        next_at       TEXT NOT NULL
+    );
+    "#,
 ];

@@ -41,6 +41,14 @@ pub struct Blog {
     pub post_pattern: Option<String>,
     /// Where NewCrawl starts; `None`: the home page.
     pub start_url: Option<String>,
+    /// When the last UpdateCrawl finished without error, RFC 3339.
+    pub last_update_at: Option<String>,
+    /// When the next UpdateCrawl is due, RFC 3339.
+    pub next_update_at: Option<String>,
+    /// Failed jobs in a row (0 after a success): drives the exponential back-off.
+    pub errors_in_a_row: u32,
+    /// The error of the last failed job, for `archive status`.
+    pub last_error: Option<String>,
 }
 
 /// A feed entry as stored.
@@ -144,6 +152,12 @@ pub struct Post {
     pub fetched_at: String,
     /// Fields that could not be extracted and why.
     pub gaps: Vec<Gap>,
+    /// 1 for the first archived text; +1 each time the blog changed it (earlier texts are kept,
+    /// see [`Store::post_versions`]).
+    pub version: u32,
+    /// When the post was first found missing from the blog (HTTP 404/410), RFC 3339; it stays
+    /// archived.
+    pub gone_at: Option<String>,
     /// Comments, oldest first (filled by [`Store::posts`], [`Store::post`] and
     /// [`Store::for_each_post`]).
     pub comments: Vec<Comment>,
@@ -233,6 +247,50 @@ pub struct PageOutcome {
     pub retry_at: Option<String>,
     /// Comments found on the page, under the post they belong to (a comment page's post).
     pub comments: Option<(String, Vec<Comment>)>,
+    /// The blog answered 404/410 for this archived post: mark it gone (it stays archived).
+    pub gone: bool,
+}
+
+/// What [`Store::record_page`] changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Written {
+    /// What happened to the post, if the page had one.
+    pub post: Option<PostWrite>,
+    /// Comments not archived before.
+    pub new_comments: u32,
+    /// Archived comments whose text changed (previous text kept).
+    pub edited_comments: u32,
+    /// The post was newly marked gone.
+    pub gone: bool,
+}
+
+/// What writing a post did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PostWrite {
+    /// First time archived.
+    New,
+    /// Same title and text as archived (metadata refreshed).
+    Same,
+    /// Title or text changed: the previous one was kept as a version; this is the new version
+    /// number.
+    Edited(u32),
+}
+
+/// An earlier text of a post, kept when the blog changed it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PostVersion {
+    /// Version number (1 = first archived).
+    pub version: u32,
+    /// Title then.
+    pub title: Option<String>,
+    /// Article HTML then.
+    pub content_html: String,
+    /// Article text then.
+    pub content_text: String,
+    /// When that version was fetched, RFC 3339.
+    pub fetched_at: String,
+    /// When a newer version replaced it, RFC 3339.
+    pub replaced_at: String,
 }
 
 /// A job of the work queue.
@@ -256,6 +314,47 @@ pub struct Job {
     pub error: Option<String>,
     /// Summary of the finished job.
     pub outcome: Option<String>,
+    /// A queued job is not taken before this time (RFC 3339); `None`: at once.
+    pub not_before: Option<String>,
+    /// When a worker first took it (RFC 3339).
+    pub started_at: Option<String>,
+    /// When it ended (RFC 3339).
+    pub finished_at: Option<String>,
+}
+
+/// How a job ended, for [`Store::finish_job`].
+#[derive(Debug, Clone, Default)]
+pub struct JobEnd {
+    /// Summary for `archive status`.
+    pub outcome: Option<String>,
+    /// Set when the job failed.
+    pub error: Option<String>,
+    /// The blog's next job: (kind, not before).
+    pub next: Option<(String, DateTime<Utc>)>,
+}
+
+/// A storage fault the daemon cannot work through: the disk (or the configured size cap) is
+/// full, or the database is read-only. Returns a sentence saying what to do; `None` for any
+/// other error.
+pub fn storage_fault(e: &anyhow::Error) -> Option<String> {
+    e.chain().find_map(|cause| {
+        let code = match cause.downcast_ref::<rusqlite::Error>()? {
+            rusqlite::Error::SqliteFailure(f, _) => f.code,
+            _ => return None,
+        };
+        match code {
+            rusqlite::ErrorCode::DiskFull => Some(
+                "the database is full (disk full, or the configured database.max_size reached): free space or raise the limit, then restart".to_string(),
+            ),
+            rusqlite::ErrorCode::ReadOnly => Some(
+                "the database is read-only: give this user write access to the file and its directory, then restart".to_string(),
+            ),
+            rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::SystemIoFailure => Some(
+                "the database file cannot be written (I/O error): check the disk, then restart".to_string(),
+            ),
+            _ => None,
+        }
+    })
 }
 
 /// Counts for summaries.
@@ -370,11 +469,16 @@ impl Store {
             crawled_at: r.get(6)?,
             post_pattern: r.get(7)?,
             start_url: r.get(8)?,
+            last_update_at: r.get(9)?,
+            next_update_at: r.get(10)?,
+            errors_in_a_row: r.get(11)?,
+            last_error: r.get(12)?,
         })
     }
 
     const BLOG_COLUMNS: &'static str =
-        "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern, start_url";
+        "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern, start_url,
+         last_update_at, next_update_at, errors_in_a_row, last_error";
 
     /// All blogs, oldest first.
     pub fn blogs(&self) -> Result<Vec<Blog>> {
@@ -719,8 +823,8 @@ impl Store {
         )? as u64)
     }
 
-    /// Writes everything one crawled page changes, atomically.
-    pub fn record_page(&mut self, o: &PageOutcome) -> Result<()> {
+    /// Writes everything one crawled page changes, atomically, and says what changed.
+    pub fn record_page(&mut self, o: &PageOutcome) -> Result<Written> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -731,44 +835,16 @@ impl Store {
             Some(r) => Some(Self::put_response(&tx, o.blog_id, r)?),
             None => o.reused_response,
         };
+        let mut written = Written::default();
         if let Some(p) = &o.post {
-            let fetched_at: String = match response_id {
-                Some(id) => tx.query_row(
-                    "SELECT fetched_at FROM responses WHERE id = ?1",
-                    [id],
-                    |r| r.get(0),
-                )?,
-                None => now(),
-            };
-            tx.execute(
-                "INSERT INTO posts (blog_id, url, title, authors, published, content_html, content_text, response_id, fetched_at, extracted_at,
-                   updated, published_raw, gaps)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-                 ON CONFLICT (url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
-                   published = COALESCE(excluded.published, posts.published), content_html = excluded.content_html,
-                   content_text = excluded.content_text, response_id = excluded.response_id,
-                   fetched_at = excluded.fetched_at, extracted_at = excluded.extracted_at,
-                   updated = COALESCE(excluded.updated, posts.updated),
-                   published_raw = COALESCE(excluded.published_raw, posts.published_raw), gaps = excluded.gaps",
-                params![
-                    o.blog_id,
-                    p.url,
-                    p.title,
-                    json_list(&p.authors),
-                    p.published,
-                    p.content_html,
-                    p.content_text,
-                    response_id,
-                    fetched_at,
-                    now(),
-                    p.updated,
-                    p.published_raw,
-                    serde_json::to_string(&p.gaps)?
-                ],
-            )?;
+            written.post = Some(Self::put_post(&tx, o.blog_id, p, response_id)?);
         }
         if let Some((post_url, comments)) = &o.comments {
-            Self::put_comments(&tx, post_url, comments)?;
+            (written.new_comments, written.edited_comments) =
+                Self::put_comments(&tx, post_url, comments)?;
+        }
+        if o.gone {
+            written.gone = Self::put_gone(&tx, &o.url)?;
         }
         Self::put_links(&tx, o.blog_id, &o.links)?;
         tx.execute(
@@ -778,16 +854,100 @@ impl Store {
             params![o.blog_id, o.url, o.state, o.post_links, o.retry_at],
         )?;
         tx.commit()?;
-        Ok(())
+        Ok(written)
+    }
+
+    /// Inserts or updates a post. When the archived title or text differs from the new one, the
+    /// archived one is kept in `post_versions` first and the version number goes up: archived
+    /// content is never overwritten silently. A post found again clears its `gone_at`.
+    fn put_post(
+        tx: &rusqlite::Transaction<'_>,
+        blog_id: i64,
+        p: &NewPost,
+        response_id: Option<i64>,
+    ) -> Result<PostWrite> {
+        let fetched_at: String = match response_id {
+            Some(id) => tx.query_row(
+                "SELECT fetched_at FROM responses WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )?,
+            None => now(),
+        };
+        let old: Option<(Option<String>, String, u32)> = tx
+            .query_row(
+                "SELECT title, content_text, version FROM posts WHERE url = ?1",
+                [&p.url],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let change = match &old {
+            None => PostWrite::New,
+            Some((title, text, _)) if *title == p.title && *text == p.content_text => {
+                PostWrite::Same
+            }
+            Some((_, _, version)) => {
+                tx.execute(
+                    "INSERT INTO post_versions (post_url, version, title, authors, published, updated, content_html, content_text, response_id, fetched_at, replaced_at)
+                     SELECT url, version, title, authors, published, updated, content_html, content_text, response_id, fetched_at, ?2 FROM posts WHERE url = ?1",
+                    params![p.url, now()],
+                )?;
+                PostWrite::Edited(version + 1)
+            }
+        };
+        let version = match change {
+            PostWrite::Edited(v) => v,
+            _ => old.as_ref().map_or(1, |o| o.2),
+        };
+        tx.execute(
+            "INSERT INTO posts (blog_id, url, title, authors, published, content_html, content_text, response_id, fetched_at, extracted_at,
+               updated, published_raw, gaps, version)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+             ON CONFLICT (url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
+               published = COALESCE(excluded.published, posts.published), content_html = excluded.content_html,
+               content_text = excluded.content_text, response_id = excluded.response_id,
+               fetched_at = excluded.fetched_at, extracted_at = excluded.extracted_at,
+               updated = COALESCE(excluded.updated, posts.updated),
+               published_raw = COALESCE(excluded.published_raw, posts.published_raw), gaps = excluded.gaps,
+               version = excluded.version, gone_at = NULL",
+            params![
+                blog_id,
+                p.url,
+                p.title,
+                json_list(&p.authors),
+                p.published,
+                p.content_html,
+                p.content_text,
+                response_id,
+                fetched_at,
+                now(),
+                p.updated,
+                p.published_raw,
+                serde_json::to_string(&p.gaps)?,
+                version
+            ],
+        )?;
+        Ok(change)
+    }
+
+    /// Marks an archived post gone (first time only). True when it was newly marked.
+    fn put_gone(tx: &rusqlite::Transaction<'_>, url: &str) -> Result<bool> {
+        Ok(tx.execute(
+            "UPDATE posts SET gone_at = ?2 WHERE url = ?1 AND gone_at IS NULL",
+            params![url, now()],
+        )? == 1)
     }
 
     /// Upserts comments of a post by key. Comments from the page replace the feed's copies of
-    /// the same comment (same author, Dice of the texts ≥ 0.8), so none is stored twice.
+    /// the same comment (same author, Dice of the texts ≥ 0.8), so none is stored twice. A
+    /// comment whose text changed keeps its previous text in `comment_versions`. Returns (new,
+    /// edited) comment counts.
     fn put_comments(
         tx: &rusqlite::Transaction<'_>,
         post_url: &str,
         comments: &[Comment],
-    ) -> Result<()> {
+    ) -> Result<(u32, u32)> {
+        let (mut added, mut edited) = (0, 0);
         use crate::core::comments::same_comment;
         let stored = |source: &str| -> Result<Vec<(String, Option<String>, String)>> {
             let mut st = tx.prepare_cached("SELECT key, author, content_text FROM comments WHERE post_url = ?1 AND source = ?2")?;
@@ -795,6 +955,50 @@ impl Store {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
+        };
+        // A page comment archived before under another key keeps that key: a new theme names
+        // the same comment differently (`div-comment-12` → `comment-12`), or gives no id and the
+        // key is a hash. Same id number, or (without ids) same author and text.
+        let remapped: Vec<Comment>;
+        let comments = if comments.iter().any(|c| c.source == "page") {
+            use crate::core::comments::same_id;
+            let archived = stored("page")?;
+            let incoming: std::collections::HashSet<&str> =
+                comments.iter().map(|c| c.id.as_str()).collect();
+            let mut map: std::collections::HashMap<String, String> = Default::default();
+            for c in comments.iter().filter(|c| c.source == "page") {
+                if archived.iter().any(|(k, _, _)| *k == c.id) {
+                    continue;
+                }
+                let by_id = archived
+                    .iter()
+                    .find(|(k, _, _)| same_id(k, &c.id) || same_id(&c.id, k));
+                let by_text = || {
+                    archived.iter().find(|(k, a, t)| {
+                        !incoming.contains(k.as_str())
+                            && same_comment(c.author.as_deref(), &c.content_text, a.as_deref(), t)
+                    })
+                };
+                if let Some((k, _, _)) = by_id.or_else(by_text) {
+                    if !incoming.contains(k.as_str()) && !map.values().any(|v| v == k) {
+                        map.insert(c.id.clone(), k.clone());
+                    }
+                }
+            }
+            remapped = comments
+                .iter()
+                .map(|c| Comment {
+                    id: map.get(&c.id).cloned().unwrap_or_else(|| c.id.clone()),
+                    parent: c
+                        .parent
+                        .as_ref()
+                        .map(|p| map.get(p).cloned().unwrap_or_else(|| p.clone())),
+                    ..c.clone()
+                })
+                .collect();
+            &remapped[..]
+        } else {
+            comments
         };
         // Page copies replace the feed's copies of the same comment.
         if comments.iter().any(|c| c.source == "page") {
@@ -836,6 +1040,25 @@ impl Store {
             {
                 continue;
             }
+            let old: Option<(String, String)> = tx
+                .query_row(
+                    "SELECT content_text, source FROM comments WHERE post_url = ?1 AND key = ?2",
+                    params![post_url, c.id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            match old {
+                None => added += 1,
+                Some((text, source)) if text != c.content_text && source == c.source => {
+                    tx.execute(
+                        "INSERT INTO comment_versions (post_url, key, author, content_html, content_text, replaced_at)
+                         SELECT post_url, key, author, content_html, content_text, ?3 FROM comments WHERE post_url = ?1 AND key = ?2",
+                        params![post_url, c.id, now()],
+                    )?;
+                    edited += 1;
+                }
+                Some(_) => {}
+            }
             st.execute(params![
                 post_url,
                 c.id,
@@ -849,17 +1072,22 @@ impl Store {
                 c.position
             ])?;
         }
-        Ok(())
+        Ok((added, edited))
     }
 
     /// Stores comments of a post read from its comment feed (they give way to the page's).
-    pub fn save_feed_comments(&mut self, post_url: &str, comments: &[Comment]) -> Result<()> {
+    /// Returns (new, edited) comment counts.
+    pub fn save_feed_comments(
+        &mut self,
+        post_url: &str,
+        comments: &[Comment],
+    ) -> Result<(u32, u32)> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        Self::put_comments(&tx, post_url, comments)?;
+        let n = Self::put_comments(&tx, post_url, comments)?;
         tx.commit()?;
-        Ok(())
+        Ok(n)
     }
 
     /// The comments of a post, oldest first.
@@ -905,11 +1133,14 @@ impl Store {
             attempts: r.get(6)?,
             error: r.get(7)?,
             outcome: r.get(8)?,
+            not_before: r.get(9)?,
+            started_at: r.get(10)?,
+            finished_at: r.get(11)?,
         })
     }
 
     const JOB_COLUMNS: &'static str =
-        "id, blog_id, kind, state, owner, lease_until, attempts, error, outcome";
+        "id, blog_id, kind, state, owner, lease_until, attempts, error, outcome, not_before, started_at, finished_at";
 
     /// Takes the oldest job that is queued, or running under an expired lease (its worker died),
     /// for `owner` until `now + lease`; optionally only jobs of one blog. One `BEGIN IMMEDIATE`
@@ -929,7 +1160,8 @@ impl Store {
             .to_rfc3339_opts(SecondsFormat::Millis, true);
         let id: Option<i64> = tx
             .query_row(
-                "SELECT id FROM jobs WHERE (state = 'queued' OR (state = 'running' AND lease_until < ?1)) AND (?2 IS NULL OR blog_id = ?2) ORDER BY id LIMIT 1",
+                "SELECT id FROM jobs WHERE ((state = 'queued' AND (not_before IS NULL OR not_before <= ?1)) OR (state = 'running' AND lease_until < ?1))
+                   AND (?2 IS NULL OR blog_id = ?2) ORDER BY COALESCE(not_before, created_at), id LIMIT 1",
                 params![now_s, blog_id],
                 |r| r.get(0),
             )
@@ -983,6 +1215,193 @@ impl Store {
             params![job_id, owner, state, outcome, error, finished],
         )?;
         Ok(())
+    }
+
+    /// Queues a job of `kind` for a blog, not to be taken before `not_before`, unless the blog
+    /// already has an open job of that kind (then its time moves to the earlier of the two).
+    /// Returns true when a job was added.
+    pub fn schedule_job(
+        &mut self,
+        blog_id: i64,
+        kind: &str,
+        not_before: DateTime<Utc>,
+    ) -> Result<bool> {
+        let at = not_before.to_rfc3339_opts(SecondsFormat::Millis, true);
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let n = tx.execute(
+            "INSERT OR IGNORE INTO jobs (blog_id, kind, created_at, not_before) VALUES (?1, ?2, ?3, ?4)",
+            params![blog_id, kind, now(), at],
+        )?;
+        if n == 0 {
+            tx.execute(
+                "UPDATE jobs SET not_before = ?3 WHERE blog_id = ?1 AND kind = ?2 AND state = 'queued' AND (not_before IS NULL OR not_before > ?3)",
+                params![blog_id, kind, at],
+            )?;
+        }
+        tx.execute(
+            "UPDATE blogs SET next_update_at = (SELECT MIN(not_before) FROM jobs WHERE blog_id = ?1 AND kind = ?2 AND state = 'queued') WHERE id = ?1",
+            params![blog_id, kind],
+        )?;
+        tx.commit()?;
+        Ok(n == 1)
+    }
+
+    /// Ends a job held by `owner` and, in the same transaction, records the outcome on its blog
+    /// and queues the blog's next job: on success the error streak resets (and for an
+    /// UpdateCrawl `last_update_at` is set); on failure the streak grows and the error is kept
+    /// for `archive status`. A crash can never leave a finished job without its successor.
+    pub fn finish_job(&mut self, job: &Job, owner: &str, end: &JobEnd) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let state = if end.error.is_some() {
+            "failed"
+        } else {
+            "done"
+        };
+        let n = tx.execute(
+            "UPDATE jobs SET state = ?3, outcome = ?4, error = ?5, finished_at = ?6, lease_until = NULL WHERE id = ?1 AND owner = ?2",
+            params![job.id, owner, state, end.outcome, end.error, now()],
+        )?;
+        if n == 0 {
+            // The lease was lost to another worker, which now owns the job and its successor.
+            tx.commit()?;
+            return Ok(());
+        }
+        match &end.error {
+            None => tx.execute(
+                "UPDATE blogs SET errors_in_a_row = 0, last_error = NULL,
+                   last_update_at = CASE WHEN ?2 = 'update-crawl' THEN ?3 ELSE last_update_at END WHERE id = ?1",
+                params![job.blog_id, job.kind, now()],
+            )?,
+            Some(e) => tx.execute(
+                "UPDATE blogs SET errors_in_a_row = errors_in_a_row + 1, last_error = ?2 WHERE id = ?1",
+                params![job.blog_id, e],
+            )?,
+        };
+        if let Some((kind, at)) = &end.next {
+            let at = at.to_rfc3339_opts(SecondsFormat::Millis, true);
+            tx.execute(
+                "INSERT OR IGNORE INTO jobs (blog_id, kind, created_at, not_before) VALUES (?1, ?2, ?3, ?4)",
+                params![job.blog_id, kind, now(), at],
+            )?;
+            if kind == "update-crawl" {
+                tx.execute(
+                    "UPDATE blogs SET next_update_at = ?2 WHERE id = ?1",
+                    params![job.blog_id, at],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Errors of a blog's jobs in a row (0 after a success).
+    pub fn errors_in_a_row(&self, blog_id: i64) -> Result<u32> {
+        Ok(self.conn.query_row(
+            "SELECT errors_in_a_row FROM blogs WHERE id = ?1",
+            [blog_id],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Times of a blog's latest activity, newest first, at most `n`: publication times of posts
+    /// and of their comments (RFC 3339 strings, as stored). Scheduling reads the posting and
+    /// commenting frequency off them.
+    pub fn activity(&self, blog_id: i64, n: usize) -> Result<Vec<String>> {
+        let mut st = self.conn.prepare(
+            "SELECT t FROM (
+               SELECT published AS t FROM posts WHERE blog_id = ?1 AND published IS NOT NULL
+               UNION ALL
+               SELECT c.published FROM comments c JOIN posts p ON p.url = c.post_url
+                 WHERE p.blog_id = ?1 AND c.published IS NOT NULL)
+             ORDER BY t DESC LIMIT ?2",
+        )?;
+        let rows = st.query_map(params![blog_id, n as i64], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Earlier versions of a post, oldest first.
+    pub fn post_versions(&self, url: &str) -> Result<Vec<PostVersion>> {
+        let mut st = self.conn.prepare(
+            "SELECT version, title, content_html, content_text, fetched_at, replaced_at FROM post_versions WHERE post_url = ?1 ORDER BY version",
+        )?;
+        let rows = st.query_map([url], |r| {
+            Ok(PostVersion {
+                version: r.get(0)?,
+                title: r.get(1)?,
+                content_html: r.get(2)?,
+                content_text: r.get(3)?,
+                fetched_at: r.get(4)?,
+                replaced_at: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Earlier texts of a post's comments: (key, text), oldest first.
+    pub fn comment_versions(&self, post_url: &str) -> Result<Vec<(String, String)>> {
+        let mut st = self.conn.prepare(
+            "SELECT key, content_text FROM comment_versions WHERE post_url = ?1 ORDER BY id",
+        )?;
+        let rows = st.query_map([post_url], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Reserves the next request slot of `host` shared by every process on this database: the
+    /// slot starts at the later of now and the host's `next_at`, and the host's next slot moves
+    /// `delay` past it. Returns how long to wait before the request. One `BEGIN IMMEDIATE`
+    /// transaction, so two processes never get the same slot.
+    pub fn reserve_host(
+        &mut self,
+        host: &str,
+        delay: std::time::Duration,
+    ) -> Result<std::time::Duration> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let now_ts = Utc::now();
+        let next: Option<String> = tx
+            .query_row(
+                "SELECT next_at FROM host_slots WHERE host = ?1",
+                [host],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let slot = next
+            .and_then(|n| DateTime::parse_from_rfc3339(&n).ok())
+            .map(|n| n.with_timezone(&Utc))
+            .filter(|n| *n > now_ts)
+            .unwrap_or(now_ts);
+        let after = slot + chrono::Duration::from_std(delay).unwrap_or_default();
+        tx.execute(
+            "INSERT INTO host_slots (host, next_at) VALUES (?1, ?2) ON CONFLICT (host) DO UPDATE SET next_at = excluded.next_at",
+            params![host, after.to_rfc3339_opts(SecondsFormat::Micros, true)],
+        )?;
+        tx.commit()?;
+        Ok((slot - now_ts).to_std().unwrap_or_default())
+    }
+
+    /// Caps the database file at about `bytes` (SQLite `max_page_count`): writes beyond it fail
+    /// like a full disk does, and the daemon stops taking jobs ([`storage_fault`]).
+    pub fn set_max_size(&mut self, bytes: u64) -> Result<()> {
+        let page: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        let pages = (bytes / page.max(1) as u64).max(1);
+        let _: i64 = self
+            .conn
+            .query_row(&format!("PRAGMA max_page_count = {pages}"), [], |r| {
+                r.get(0)
+            })?;
+        Ok(())
+    }
+
+    /// Checks the database file (`PRAGMA quick_check`): "ok" or the problems found.
+    pub fn quick_check(&self) -> Result<String> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))?)
     }
 
     /// Jobs, newest first, at most `n`.
@@ -1111,12 +1530,14 @@ impl Store {
             updated: r.get(8)?,
             published_raw: r.get(9)?,
             gaps: serde_json::from_str(&r.get::<_, String>(10)?).unwrap_or_default(),
+            version: r.get(11)?,
+            gone_at: r.get(12)?,
             comments: Vec::new(),
         })
     }
 
     const POST_SELECT: &'static str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at,
-           p.updated, p.published_raw, p.gaps
+           p.updated, p.published_raw, p.gaps, p.version, p.gone_at
          FROM posts p JOIN blogs b ON b.id = p.blog_id";
 
     /// The posts of one blog, or of all blogs, newest first (undated last), then by URL.

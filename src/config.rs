@@ -1,0 +1,333 @@
+//! The configuration file (TOML): every knob of crawls, politeness, the daemon and the update
+//! schedule, with documented defaults. Command-line flags override it.
+//!
+//! Looked up at `--config PATH` (or `$EVERBLOG_CONFIG`), else
+//! `$XDG_CONFIG_HOME/everblog/config.toml` (`~/.config/everblog/config.toml`); a missing default
+//! file means all defaults. `archive config --defaults` prints [`DEFAULTS`], the commented file.
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The default configuration file, commented: parsing it gives [`Config::default`] (a unit test
+/// keeps the two equal).
+pub const DEFAULTS: &str = r#"# everblog configuration (TOML). Every key is optional; shown are the defaults.
+# Durations are written like "500ms", "30s", "15min", "1h", "7days".
+
+[database]
+# The archive database (SQLite). `--db` and $EVERBLOG_DB override it.
+# Default: $XDG_DATA_HOME/everblog/archive.db (~/.local/share/everblog/archive.db).
+# path = "/var/lib/everblog/archive.db"
+# Stop writing (and stop the daemon, saying why) once the database file reaches this many
+# megabytes (fractions allowed), as a full disk would. 0: no limit.
+max_size_mb = 0.0
+
+[crawl]
+# NewCrawl stops a blog's crawl after this many pages (a later crawl resumes it).
+max_pages = 10000
+# Requests in flight at once per crawl.
+concurrency = 4
+# Per-request timeout.
+timeout = "30s"
+# Crawl order: "knn" (kNN estimate of post links per page, paper §4.3) or "bfs".
+frontier = "knn"
+# Neighbours of the kNN estimate.
+k = 5
+# With "knn": stop after this many pages in a row without a new post once no queued page looks
+# promising. 0: crawl until the frontier is empty.
+patience = 1000
+# Most links followed per URL template (bounds calendars and other generated URL spaces).
+max_per_template = 2000
+
+[politeness]
+# Time between two requests to one host, shared by every job and every daemon on this
+# database. robots.txt Crawl-delay may ask for more.
+delay = "1s"
+# The same for loopback hosts (127.0.0.1, localhost: fixtures and tests).
+loopback_delay = "0s"
+# Requests in flight per host, per process.
+per_host = 2
+
+[daemon]
+# Job lease, renewed every third of it while a job runs; a dead daemon's job is taken again
+# once its lease expires.
+lease = "1min"
+# Pause between looks at an empty job queue.
+poll = "2s"
+
+[schedule]
+# Bounds of the interval between two UpdateCrawls of a blog. Within them the interval follows
+# the blog's posting and commenting frequency (half the mean gap of the last 90 days).
+min_interval = "1h"
+max_interval = "7days"
+# Relative jitter of each interval, so blogs do not crawl in lockstep.
+jitter = 0.1
+# After a failed job a blog waits min_interval, doubled after each further failure in a row,
+# at most max_interval.
+"#;
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// `[database]`.
+    pub database: Database,
+    /// `[crawl]`.
+    pub crawl: Crawl,
+    /// `[politeness]`.
+    pub politeness: Politeness,
+    /// `[daemon]`.
+    pub daemon: Daemon,
+    /// `[schedule]`.
+    pub schedule: Schedule,
+}
+
+/// `[database]`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Database {
+    /// Database file; `None`: the XDG default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// Size cap in MB (0: none).
+    pub max_size_mb: f64,
+}
+
+/// `[crawl]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Crawl {
+    /// Page budget of one NewCrawl.
+    pub max_pages: u64,
+    /// Requests in flight.
+    pub concurrency: usize,
+    /// Per-request timeout.
+    #[serde(with = "humantime_serde")]
+    pub timeout: Duration,
+    /// "knn" or "bfs".
+    pub frontier: String,
+    /// kNN neighbours.
+    pub k: usize,
+    /// Yield-based stop (pages without a new post).
+    pub patience: u64,
+    /// Links per URL template.
+    pub max_per_template: usize,
+}
+
+impl Default for Crawl {
+    fn default() -> Self {
+        Crawl {
+            max_pages: 10_000,
+            concurrency: 4,
+            timeout: Duration::from_secs(30),
+            frontier: "knn".into(),
+            k: 5,
+            patience: 1000,
+            max_per_template: 2000,
+        }
+    }
+}
+
+/// `[politeness]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Politeness {
+    /// Delay between requests to one host.
+    #[serde(with = "humantime_serde")]
+    pub delay: Duration,
+    /// Delay for loopback hosts.
+    #[serde(with = "humantime_serde")]
+    pub loopback_delay: Duration,
+    /// Requests in flight per host.
+    pub per_host: usize,
+}
+
+impl Default for Politeness {
+    fn default() -> Self {
+        Politeness {
+            delay: Duration::from_secs(1),
+            loopback_delay: Duration::ZERO,
+            per_host: 2,
+        }
+    }
+}
+
+/// `[daemon]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Daemon {
+    /// Job lease.
+    #[serde(with = "humantime_serde")]
+    pub lease: Duration,
+    /// Empty-queue poll interval.
+    #[serde(with = "humantime_serde")]
+    pub poll: Duration,
+}
+
+impl Default for Daemon {
+    fn default() -> Self {
+        Daemon {
+            lease: Duration::from_secs(60),
+            poll: Duration::from_secs(2),
+        }
+    }
+}
+
+/// `[schedule]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Schedule {
+    /// Shortest UpdateCrawl interval.
+    #[serde(with = "humantime_serde")]
+    pub min_interval: Duration,
+    /// Longest UpdateCrawl interval.
+    #[serde(with = "humantime_serde")]
+    pub max_interval: Duration,
+    /// Relative jitter in [0, 1].
+    pub jitter: f64,
+}
+
+impl Default for Schedule {
+    fn default() -> Self {
+        let b = crate::core::schedule::Bounds::default();
+        Schedule {
+            min_interval: b.min,
+            max_interval: b.max,
+            jitter: b.jitter,
+        }
+    }
+}
+
+impl Schedule {
+    /// As scheduling bounds.
+    pub fn bounds(&self) -> crate::core::schedule::Bounds {
+        crate::core::schedule::Bounds {
+            min: self.min_interval,
+            max: self.max_interval,
+            jitter: self.jitter,
+        }
+    }
+}
+
+/// The default configuration file: `$XDG_CONFIG_HOME/everblog/config.toml`.
+pub fn default_path() -> Option<PathBuf> {
+    dirs::config_dir().map(|d| d.join("everblog").join("config.toml"))
+}
+
+impl Config {
+    /// Parses configuration text; `source` names it in errors.
+    ///
+    /// # Errors
+    /// One line naming `source`, the line and what is wrong (bad TOML, unknown key, bad value).
+    pub fn parse(text: &str, source: &str) -> Result<Config> {
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let what = e.message().replace('\n', " ");
+            anyhow::anyhow!(
+                "{source}{}: {what}; `archive config --defaults` shows every key",
+                line.map(|l| format!(" line {l}")).unwrap_or_default()
+            )
+        })?;
+        config.validate(source)?;
+        Ok(config)
+    }
+
+    fn validate(&self, source: &str) -> Result<()> {
+        let bad = |what: &str| anyhow::anyhow!("{source}: {what}");
+        if !matches!(self.crawl.frontier.as_str(), "knn" | "bfs") {
+            return Err(bad("crawl.frontier must be \"knn\" or \"bfs\""));
+        }
+        if self.crawl.concurrency == 0 || self.politeness.per_host == 0 {
+            return Err(bad(
+                "crawl.concurrency and politeness.per_host must be at least 1",
+            ));
+        }
+        if self.schedule.min_interval > self.schedule.max_interval {
+            return Err(bad(
+                "schedule.min_interval is longer than schedule.max_interval",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.schedule.jitter) {
+            return Err(bad("schedule.jitter must be between 0 and 1"));
+        }
+        if !(self.database.max_size_mb >= 0.0 && self.database.max_size_mb.is_finite()) {
+            return Err(bad("database.max_size_mb must be 0 (no limit) or more"));
+        }
+        if self.daemon.lease < Duration::from_secs(1) {
+            return Err(bad("daemon.lease must be at least 1s"));
+        }
+        Ok(())
+    }
+
+    /// Loads `explicit` (which must exist), else the default file if it exists, else defaults.
+    ///
+    /// # Errors
+    /// The explicit file cannot be read, or a file does not parse ([`Config::parse`]).
+    pub fn load(explicit: Option<&Path>) -> Result<Config> {
+        let path = match explicit {
+            Some(p) => p.to_path_buf(),
+            None => match default_path().filter(|p| p.exists()) {
+                Some(p) => p,
+                None => return Ok(Config::default()),
+            },
+        };
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "cannot read the config file {}; `archive config --defaults > FILE` writes one",
+                path.display()
+            )
+        })?;
+        Config::parse(&text, &path.display().to_string())
+    }
+
+    /// The effective configuration as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("config serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documented_defaults_are_the_defaults() {
+        assert_eq!(
+            Config::parse(DEFAULTS, "DEFAULTS").unwrap(),
+            Config::default()
+        );
+        let round = Config::default().to_toml();
+        assert_eq!(
+            Config::parse(&round, "round trip").unwrap(),
+            Config::default()
+        );
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_key() {
+        let e = Config::parse("[crawl]\nmax_pages = 3\nmax_pagez = 4\n", "my.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("my.toml line 3:"), "{e}");
+        assert!(e.contains("max_pagez"), "{e}");
+        assert!(!e.contains('\n'));
+        let e = Config::parse("[schedule]\nmin_interval = \"soon\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 2"), "{e}");
+        let e = Config::parse("[schedule]\nmin_interval = \"8days\"\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("min_interval is longer"), "{e}");
+    }
+
+    #[test]
+    fn partial_files_keep_other_defaults() {
+        let c = Config::parse("[politeness]\ndelay = \"250ms\"\n", "x").unwrap();
+        assert_eq!(c.politeness.delay, Duration::from_millis(250));
+        assert_eq!(c.crawl, Crawl::default());
+    }
+}
