@@ -57,6 +57,11 @@ pub enum Command {
         /// blog lives in). Same host as the blog.
         #[arg(long, value_name = "URL")]
         start: Option<String>,
+        /// Render pages in headless Chromium: `auto` decides from the blog itself (when the
+        /// raw HTML lacks the feed's text, or post pages carry a JavaScript comment widget such
+        /// as Disqus or Isso), `always`, or `never`.
+        #[arg(long, value_enum, default_value_t = RenderArg::Auto)]
+        render: RenderArg,
     },
     /// Run NewCrawl for blogs never (completely) crawled: learn rules, crawl, archive every post.
     ///
@@ -163,6 +168,13 @@ pub enum Command {
     },
     /// Show blogs (posts, last and next crawl, errors) and the job queue.
     Status,
+    /// Render one page in headless Chromium as a crawl would (settle, click "load more" /
+    /// "show more replies", scroll, inline iframes) and print the final DOM; a summary (clicks,
+    /// iframes, what was cut short) goes to stderr. For checking what a JavaScript blog shows.
+    Render {
+        /// The page.
+        url: String,
+    },
     /// Print the effective configuration (TOML), or with --defaults the documented default
     /// file, ready to edit: `archive config --defaults > ~/.config/everblog/config.toml`.
     Config {
@@ -188,6 +200,27 @@ pub enum FrontierArg {
     Bfs,
 }
 
+/// Rendering choices.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum RenderArg {
+    /// Decide per blog (default).
+    Auto,
+    /// Render every page.
+    Always,
+    /// Never render.
+    Never,
+}
+
+impl RenderArg {
+    fn as_str(self) -> &'static str {
+        match self {
+            RenderArg::Auto => "auto",
+            RenderArg::Always => "always",
+            RenderArg::Never => "never",
+        }
+    }
+}
+
 /// Export formats.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum Format {
@@ -202,9 +235,13 @@ pub fn default_db() -> Result<PathBuf> {
     Ok(dir.join("everblog").join("archive.db"))
 }
 
-/// Crawl options from the configuration.
+/// Crawl options from the configuration (with a renderer that launches Chromium only if a
+/// blog needs it).
 pub fn crawl_options(c: &Config) -> CrawlOptions {
     CrawlOptions {
+        renderer: Some(std::sync::Arc::new(crate::render::Renderer::new(
+            c.render.config(),
+        ))),
         max_pages: c.crawl.max_pages,
         concurrency: c.crawl.concurrency,
         frontier: if c.crawl.frontier == "bfs" {
@@ -244,12 +281,17 @@ pub async fn run(cli: Cli) -> Result<()> {
         (None, None) => default_db()?,
     };
     match cli.command {
-        Command::Add { urls, from, start } => {
+        Command::Add {
+            urls,
+            from,
+            start,
+            render,
+        } => {
             let mut all = urls;
             if let Some(f) = from {
                 all.extend(crate::blog_list::read(&f)?);
             }
-            add(&db, &all, start.as_deref()).await
+            add(&db, &all, start.as_deref(), render).await
         }
         Command::Crawl {
             blog,
@@ -309,6 +351,23 @@ pub async fn run(cli: Cli) -> Result<()> {
             daemon(&db, owner, &config).await
         }
         Command::Status => status(&db),
+        Command::Render { url } => {
+            let renderer = crate::render::Renderer::new(config.render.config());
+            let r = renderer.render(&url).await;
+            renderer.shutdown().await;
+            let r = r?;
+            eprintln!(
+                "rendered {} → {}: {} clicks, {} iframes inlined, {} bytes{}",
+                url,
+                r.final_url,
+                r.clicks,
+                r.frames,
+                r.html.len(),
+                r.notes.iter().map(|n| format!("; {n}")).collect::<String>()
+            );
+            println!("{}", r.html);
+            Ok(())
+        }
         Command::Config { defaults } => {
             if defaults {
                 print!("{}", crate::config::DEFAULTS);
@@ -338,7 +397,12 @@ fn find(store: &Store, url: &str) -> Result<Blog> {
     store.find_blog(&alt)?.with_context(|| format!("no blog {trimmed} in the archive; `archive list` shows the blogs, `archive add` adds one"))
 }
 
-async fn add(db: &std::path::Path, urls: &[String], start: Option<&str>) -> Result<()> {
+async fn add(
+    db: &std::path::Path,
+    urls: &[String],
+    start: Option<&str>,
+    render: RenderArg,
+) -> Result<()> {
     let mut store = open(db)?;
     let fetcher = Fetcher::new(Duration::from_secs(30))?;
     let mut failed = 0;
@@ -356,6 +420,11 @@ async fn add(db: &std::path::Path, urls: &[String], start: Option<&str>) -> Resu
             }
             store.set_start_url(a.blog.id, s.as_str())?;
             a.blog.start_url = Some(s.to_string());
+        }
+        if let Ok(a) = &result {
+            if a.blog.render != render.as_str() && (!a.already || render != RenderArg::Auto) {
+                store.set_render_mode(a.blog.id, render.as_str())?;
+            }
         }
         // With one URL its error is the command's error, printed once by main.
         match result {
@@ -547,8 +616,8 @@ fn print_summary(b: &Blog, s: &CrawlSummary, elapsed: Duration) {
         elapsed.as_secs_f64()
     );
     println!(
-        "  last new post at page {} of this run · {} blocked by robots.txt · {} links over the per-template cap · {} posts from sitemaps · stopped: {}",
-        s.pages_at_last_post, s.blocked, s.trapped, s.sitemap_posts, s.stop_reason
+        "  last new post at page {} of this run · {} blocked by robots.txt · {} links over the per-template cap · {} posts from sitemaps · {} pages rendered · stopped: {}",
+        s.pages_at_last_post, s.blocked, s.trapped, s.sitemap_posts, s.rendered, s.stop_reason
     );
     for r in &s.rules {
         println!(
@@ -775,7 +844,7 @@ async fn demo(keep: Option<PathBuf>) -> Result<()> {
     println!("archiving it into {}", db.display());
     println!();
     let feed = format!("{}{truth_feed}", server.origin);
-    add(&db, std::slice::from_ref(&feed), None).await?;
+    add(&db, std::slice::from_ref(&feed), None, RenderArg::Auto).await?;
     println!();
     let config = Config::default();
     crawl_blogs(&db, Some(&feed), &config, &fetcher(&config)?).await?;
@@ -942,6 +1011,13 @@ fn status(db: &std::path::Path) -> Result<()> {
             "  {}  {} posts · {} errors · {state}",
             b.home_url, c.posts, c.errors
         );
+        if let Some(r) = &b.renders {
+            println!(
+                "      renders: {r} ({}; --render {})",
+                b.render_reason.as_deref().unwrap_or("-"),
+                b.render
+            );
+        }
         let last = b.last_update_at.as_deref().unwrap_or("never");
         let next = b.next_update_at.as_deref().unwrap_or("not scheduled");
         println!("      last update {last} · next update {next}");

@@ -65,6 +65,25 @@ max_interval = "7days"
 jitter = 0.1
 # After a failed job a blog waits min_interval, doubled after each further failure in a row,
 # at most max_interval.
+
+[render]
+# Headless Chromium for blogs that need JavaScript (decided per blog; `archive add --render`).
+# The system's Chromium (Debian package `chromium`); never downloaded.
+chromium = "/usr/bin/chromium"
+# Pages rendering at once (tabs of one browser per process).
+tabs = 2
+# Bound of one page: load, settle, click "load more", read the DOM.
+timeout = "30s"
+# Longest wait for a page to settle (DOM and resources still for `quiet`).
+settle = "8s"
+quiet = "500ms"
+# Most "load more comments" / "show more replies" clicks and scrolls per page.
+max_clicks = 60
+# Replace the browser by a fresh one after this many pages (bounds its memory).
+recycle_after = 200
+# More CSS selectors of "show more" controls to click (Disqus, LiveFyre, Isso and Commento
+# are known).
+show_more = []
 "#;
 
 /// The whole configuration.
@@ -81,6 +100,66 @@ pub struct Config {
     pub daemon: Daemon,
     /// `[schedule]`.
     pub schedule: Schedule,
+    /// `[render]`.
+    pub render: Render,
+}
+
+/// `[render]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Render {
+    /// Chromium executable.
+    pub chromium: PathBuf,
+    /// Tabs at once.
+    pub tabs: usize,
+    /// Page bound.
+    #[serde(with = "humantime_serde")]
+    pub timeout: Duration,
+    /// Settle bound.
+    #[serde(with = "humantime_serde")]
+    pub settle: Duration,
+    /// Quiet time that means settled.
+    #[serde(with = "humantime_serde")]
+    pub quiet: Duration,
+    /// Click bound.
+    pub max_clicks: u32,
+    /// Pages per browser.
+    pub recycle_after: u64,
+    /// Extra show-more selectors.
+    pub show_more: Vec<String>,
+}
+
+impl Default for Render {
+    fn default() -> Self {
+        let d = crate::render::RenderConfig::default();
+        Render {
+            chromium: d.chromium,
+            tabs: d.tabs,
+            timeout: d.timeout,
+            settle: d.settle,
+            quiet: d.quiet,
+            max_clicks: d.max_clicks,
+            recycle_after: d.recycle_after,
+            show_more: d.show_more,
+        }
+    }
+}
+
+impl Render {
+    /// As renderer settings.
+    pub fn config(&self) -> crate::render::RenderConfig {
+        crate::render::RenderConfig {
+            chromium: self.chromium.clone(),
+            tabs: self.tabs,
+            timeout: self.timeout,
+            settle: self.settle,
+            quiet: self.quiet,
+            max_clicks: self.max_clicks,
+            recycle_after: self.recycle_after,
+            show_more: self.show_more.clone(),
+            ..crate::render::RenderConfig::default()
+        }
+    }
 }
 
 /// `[database]`.
@@ -255,6 +334,9 @@ impl Config {
         }
         if !(self.database.max_size_mb >= 0.0 && self.database.max_size_mb.is_finite()) {
             return Err(bad("database.max_size_mb must be 0 (no limit) or more"));
+        }
+        if self.render.tabs == 0 {
+            return Err(bad("render.tabs must be at least 1"));
         }
         if self.daemon.lease < Duration::from_secs(1) {
             return Err(bad("daemon.lease must be at least 1s"));

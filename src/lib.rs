@@ -13,5 +13,6 @@ pub mod crawl;
 pub mod daemon;
 pub mod export;
 pub mod fetch;
+pub mod render;
 pub mod serve;
 pub mod store;

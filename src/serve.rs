@@ -65,6 +65,17 @@ impl Server {
         base_url: Option<String>,
         hook: Option<Hook>,
     ) -> std::io::Result<Server> {
+        Server::start_full(root, base_url, Vec::new(), hook)
+    }
+
+    /// Like [`Server::start_with`], with more (from, to) rewrites of text bodies: a fixture
+    /// that names a second host (a comment widget's) gets that host's real origin.
+    pub fn start_full(
+        root: Root,
+        base_url: Option<String>,
+        rewrites: Vec<(String, String)>,
+        hook: Option<Hook>,
+    ) -> std::io::Result<Server> {
         let server = tiny_http::Server::http("127.0.0.1:0")
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(0);
@@ -84,11 +95,18 @@ impl Server {
                 requests2.fetch_add(1, Ordering::Relaxed);
                 let full = req.url().to_string();
                 let path = full.split(['?', '#']).next().unwrap_or("/").to_string();
-                let rewrite = |bytes: Vec<u8>, ctype: &str| match (&base_url, is_text(ctype)) {
-                    (Some(b), true) => String::from_utf8_lossy(&bytes)
-                        .replace(b.trim_end_matches('/'), &origin2)
-                        .into_bytes(),
-                    _ => bytes,
+                let rewrite = |bytes: Vec<u8>, ctype: &str| {
+                    if !is_text(ctype) || (base_url.is_none() && rewrites.is_empty()) {
+                        return bytes;
+                    }
+                    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+                    for (from, to) in &rewrites {
+                        text = text.replace(from.as_str(), to);
+                    }
+                    if let Some(b) = &base_url {
+                        text = text.replace(b.trim_end_matches('/'), &origin2);
+                    }
+                    text.into_bytes()
                 };
                 let (status, resp) = match hook.as_ref().and_then(|h| h(&full)) {
                     Some(reply) => {

@@ -4,6 +4,7 @@
 pub mod frontier;
 pub mod links;
 mod new_crawl;
+pub mod rendering;
 mod update_crawl;
 
 pub use new_crawl::{new_crawl, CrawlOptions, CrawlSummary, FrontierKind, Progress};

@@ -47,6 +47,9 @@ pub struct CrawlOptions {
     /// Set from outside (SIGTERM) to stop after the pages in flight are recorded; the crawl
     /// stays resumable.
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The render stage (headless Chromium), for blogs that need JavaScript; launched on first
+    /// use. `None`: blogs that need it fail with a clear error.
+    pub renderer: Option<std::sync::Arc<crate::render::Renderer>>,
 }
 
 /// The crawl order of NewCrawl.
@@ -68,6 +71,7 @@ impl Default for CrawlOptions {
             patience: 1_000,
             max_per_template: 2_000,
             stop: None,
+            renderer: None,
         }
     }
 }
@@ -77,6 +81,8 @@ impl Default for CrawlOptions {
 pub struct CrawlSummary {
     /// URLs robots.txt forbade (not fetched).
     pub blocked: u64,
+    /// Pages rendered in Chromium.
+    pub rendered: u64,
     /// Links dropped by the trap bounds (URL template cap).
     pub trapped: u64,
     /// Post permalinks found in sitemaps.
@@ -241,6 +247,9 @@ pub(super) async fn learn_from_entries(
             None => store.log_fetch(Some(blog.id), &f.record)?,
         }
     }
+    // The render stage (paper §4.1): decide whether this blog needs Chromium, and learn from
+    // the pages as the decision will have them.
+    let widgets = decide_rendering(store, blog, opts, &entries, &targets, &mut responses).await?;
     let mut pages = Vec::new();
     let mut urls = Vec::new();
     let mut meta_inputs = Vec::new();
@@ -369,8 +378,16 @@ pub(super) async fn learn_from_entries(
         .map(|(i, c)| (&pages[*i].0, c.clone()))
         .collect();
     let fetched_at = meta_inputs.first().map(|m| m.2).unwrap_or_else(Utc::now);
-    let learned_comments =
-        crate::core::comments::learn(&comment_samples, fetched_at).or_else(|| {
+    // Comment widgets have no comment feed: their known structure gives the rules.
+    let widget_rules = widgets.first().map(|w| CommentRules {
+        content: w.content.to_string(),
+        author: w.author.map(str::to_string),
+        date: w.date.map(str::to_string),
+        score: 0.0,
+    });
+    let learned_comments = crate::core::comments::learn(&comment_samples, fetched_at)
+        .or(widget_rules)
+        .or_else(|| {
             // No comment feed to learn from: recognise a repeated comment structure on the pages.
             let with_article: Vec<(&Page, u32)> = pages
                 .iter()
@@ -417,6 +434,138 @@ pub(super) async fn learn_from_entries(
     seeds.extend(entries.iter().map(|e| (e.url.clone(), 1)));
     store.enqueue(blog.id, &seeds)?;
     Ok(())
+}
+
+/// Decides (once, in `auto`) what a blog renders, records it, and replaces the entry pages in
+/// `responses` by their renderings when the blog renders. Returns the JavaScript comment widgets
+/// found on the entry pages.
+///
+/// `auto`: when the raw entry pages lack their entries' text (median bigram containment below
+/// 0.8) and the rendered ones have it, every page is rendered ("all"); when they have it but
+/// carry a known comment widget, post pages are ("posts"); otherwise nothing is ("none").
+async fn decide_rendering(
+    store: &mut Store,
+    blog: &Blog,
+    opts: &CrawlOptions,
+    entries: &[StoredEntry],
+    targets: &[feed::Targets],
+    responses: &mut HashMap<String, Response>,
+) -> Result<Vec<&'static crate::render::widgets::Widget>> {
+    use super::rendering::{containment, is_rendered, render_all};
+    let raw: HashMap<&str, String> = responses
+        .iter()
+        .filter(|(_, r)| !is_rendered(r))
+        .map(|(u, r)| {
+            (
+                u.as_str(),
+                Page::parse(&fetch::decode(r)).text_of(0).to_string(),
+            )
+        })
+        .collect();
+    let mut widgets: Vec<&'static crate::render::widgets::Widget> = Vec::new();
+    for r in responses.values() {
+        for w in crate::render::widgets::detect(&fetch::decode(r)) {
+            if !widgets.iter().any(|x| x.name == w.name) {
+                widgets.push(w);
+            }
+        }
+    }
+    let median = |scores: &mut Vec<f64>| -> f64 {
+        if scores.is_empty() {
+            return 0.0;
+        }
+        scores.sort_by(|a, b| a.total_cmp(b));
+        scores[scores.len() / 2]
+    };
+    let score_of = |texts: &HashMap<&str, String>| -> f64 {
+        let mut v: Vec<f64> = entries
+            .iter()
+            .zip(targets)
+            .filter_map(|(e, t)| {
+                Some(containment(
+                    t.article.as_deref()?,
+                    texts.get(e.url.as_str())?,
+                ))
+            })
+            .collect();
+        median(&mut v)
+    };
+    let decided = match (blog.render.as_str(), blog.renders.as_deref()) {
+        ("never", _) => Some((
+            "none".to_string(),
+            "rendering is off for this blog (--render never)".to_string(),
+        )),
+        ("always", _) => Some((
+            "all".to_string(),
+            "rendering is on for this blog (--render always)".to_string(),
+        )),
+        (_, Some(d)) => Some((
+            d.to_string(),
+            blog.render_reason.clone().unwrap_or_default(),
+        )),
+        _ => None,
+    };
+    let raw_score = score_of(&raw);
+    let (renders, reason) = match decided {
+        Some(d) => d,
+        None if raw_score >= 0.8 && widgets.is_empty() => (
+            "none".into(),
+            format!("the feed's text is in the raw HTML (containment {raw_score:.2}) and no JavaScript comment widget is on post pages"),
+        ),
+        None if raw_score >= 0.8 => (
+            "posts".into(),
+            format!(
+                "{} comments on post pages need JavaScript",
+                widgets.iter().map(|w| w.name).collect::<Vec<_>>().join(", ")
+            ),
+        ),
+        None => ("all".into(), format!("the feed's text is missing from the raw HTML (containment {raw_score:.2})")),
+    };
+    if renders == "none" {
+        if blog.renders.is_none() {
+            store.set_render_decision(blog.id, &renders, &reason)?;
+            tracing::info!(blog = %blog.feed_url, %reason, "not rendering");
+        }
+        return Ok(widgets);
+    }
+    let Some(renderer) = opts.renderer.clone() else {
+        anyhow::bail!(
+            "{} needs JavaScript rendering ({reason}) but no renderer is configured",
+            blog.feed_url
+        );
+    };
+    let todo: Vec<(String, Response)> = responses
+        .iter()
+        .filter(|(_, r)| !is_rendered(r))
+        .map(|(u, r)| (u.clone(), r.clone()))
+        .collect();
+    let rendered = render_all(&renderer, todo).await;
+    let texts: HashMap<&str, String> = rendered
+        .iter()
+        .map(|(u, r)| {
+            (
+                u.as_str(),
+                Page::parse(&fetch::decode(r)).text_of(0).to_string(),
+            )
+        })
+        .collect();
+    let rendered_score = score_of(&texts);
+    if blog.renders.is_none() && blog.render == "auto" && renders == "all" && rendered_score < 0.8 {
+        // Rendering did not bring the text either: no use paying for it.
+        let reason = format!("the feed's text is missing from the raw HTML ({raw_score:.2}) and from the rendered DOM ({rendered_score:.2})");
+        store.set_render_decision(blog.id, "none", &reason)?;
+        tracing::warn!(blog = %blog.feed_url, %reason, "not rendering");
+        return Ok(widgets);
+    }
+    if blog.renders.is_none() {
+        store.set_render_decision(blog.id, &renders, &reason)?;
+        tracing::info!(blog = %blog.feed_url, renders = %renders, %reason, raw = raw_score, rendered = rendered_score, "rendering in Chromium");
+    }
+    for (u, r) in rendered {
+        store.keep_response(blog.id, &r)?;
+        responses.insert(u, r);
+    }
+    Ok(widgets)
 }
 
 /// What processing one page produced.
@@ -835,7 +984,31 @@ pub async fn new_crawl(
                 f.retry_after,
             ));
         }
+        // The render stage: pages of a blog that needs JavaScript go through Chromium (stored
+        // renderings are reused like any stored response).
+        let mut renderings = HashMap::new();
+        if let (Some(renderer), Some(renders)) = (&opts.renderer, blog.renders.as_deref()) {
+            let todo: Vec<(String, Response)> = ready
+                .iter()
+                .filter_map(|(u, _, _, r, _, blocked, retry)| {
+                    let r = r.as_ref()?;
+                    let is_post = Url::parse(u).is_ok_and(|x| ctx.pattern.is_post(&x));
+                    (!blocked
+                        && retry.is_none()
+                        && r.status < 400
+                        && fetch::is_html(r)
+                        && !super::rendering::is_rendered(r)
+                        && super::rendering::wants(Some(renders), is_post))
+                    .then(|| (u.clone(), r.clone()))
+                })
+                .collect();
+            if !todo.is_empty() {
+                renderings = super::rendering::render_all(renderer, todo).await;
+                summary.rendered += renderings.len() as u64;
+            }
+        }
         for (u, depth, fetches, response, reused, blocked, retry_after) in ready {
+            let rendered = renderings.remove(&u);
             let record = fetches.last();
             let mut state = "done";
             let mut retry_at = None;
@@ -872,7 +1045,7 @@ pub async fn new_crawl(
                 mut links,
                 post_links,
                 comments,
-            } = match (&response, state) {
+            } = match (rendered.as_ref().or(response.as_ref()), state) {
                 // A bug on one page must not end the crawl: the page is recorded as failed.
                 (Some(r), "done") => {
                     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -911,6 +1084,7 @@ pub async fn new_crawl(
                 url: u,
                 fetches,
                 response: keep,
+                rendered,
                 reused_response: reused,
                 post,
                 links,

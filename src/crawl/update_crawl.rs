@@ -433,7 +433,21 @@ pub async fn update_crawl(
                 // Known to the frontier, so a resumed NewCrawl does not fetch it again.
                 store.enqueue(blog.id, &[(url.clone(), 1)])?;
             }
-            let processed = match &got.response {
+            // Changed pages are posts (or their comment pages): rendered when the blog renders.
+            let rendered = match (&opts.renderer, &got.response) {
+                (Some(renderer), Some(r))
+                    if !failed
+                        && !gone
+                        && fetch::is_html(r)
+                        && super::rendering::wants(blog.renders.as_deref(), true) =>
+                {
+                    super::rendering::render_all(renderer, vec![(url.clone(), r.clone())])
+                        .await
+                        .remove(&url)
+                }
+                _ => None,
+            };
+            let processed = match rendered.as_ref().or(got.response.as_ref()) {
                 Some(r) if !failed && !gone => process_safely(&ctx, &url, r),
                 _ => Processed::default(),
             };
@@ -463,6 +477,7 @@ pub async fn update_crawl(
                 url: url.clone(),
                 fetches: got.fetches,
                 response: got.response,
+                rendered,
                 reused_response: None,
                 post: processed.post,
                 links: Vec::new(),
@@ -597,6 +612,7 @@ pub(super) fn reextract(
             url: url.clone(),
             fetches: Vec::new(),
             response: None,
+            rendered: None,
             reused_response: Some(id),
             post: processed.post,
             links: Vec::new(),

@@ -198,4 +198,13 @@ pub const MIGRATIONS: &[&str] = &[
         next_at       TEXT NOT NULL
     );
     "#,
+    // 8: rendering in headless Chromium (paper §4.1): the user's choice per blog (`auto`,
+    // `always`, `never`), the decision taken in `auto` (`all` pages, `posts` only for comment
+    // widgets, `none`), and why. Rendered DOMs are stored as responses of their own, after the
+    // raw response of the same URL.
+    r#"
+    ALTER TABLE blogs ADD COLUMN render TEXT NOT NULL DEFAULT 'auto';
+    ALTER TABLE blogs ADD COLUMN renders TEXT;
+    ALTER TABLE blogs ADD COLUMN render_reason TEXT;
+    "#,
 ];

@@ -49,6 +49,12 @@ pub struct Blog {
     pub errors_in_a_row: u32,
     /// The error of the last failed job, for `archive status`.
     pub last_error: Option<String>,
+    /// Rendering chosen by the user: "auto", "always" or "never".
+    pub render: String,
+    /// What is rendered, once decided: "all" pages, "posts" only (comment widgets) or "none".
+    pub renders: Option<String>,
+    /// Why, for a person.
+    pub render_reason: Option<String>,
 }
 
 /// A feed entry as stored.
@@ -232,6 +238,8 @@ pub struct PageOutcome {
     pub fetches: Vec<FetchRecord>,
     /// The response to keep (`None` on fetch errors or reuse).
     pub response: Option<Response>,
+    /// The page as rendered by Chromium, kept after `response` (so it is the URL's latest).
+    pub rendered: Option<Response>,
     /// Id of a stored response that was reused instead of fetching.
     pub reused_response: Option<i64>,
     /// The post extracted from it.
@@ -473,12 +481,15 @@ impl Store {
             next_update_at: r.get(10)?,
             errors_in_a_row: r.get(11)?,
             last_error: r.get(12)?,
+            render: r.get(13)?,
+            renders: r.get(14)?,
+            render_reason: r.get(15)?,
         })
     }
 
     const BLOG_COLUMNS: &'static str =
         "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern, start_url,
-         last_update_at, next_update_at, errors_in_a_row, last_error";
+         last_update_at, next_update_at, errors_in_a_row, last_error, render, renders, render_reason";
 
     /// All blogs, oldest first.
     pub fn blogs(&self) -> Result<Vec<Blog>> {
@@ -601,6 +612,17 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         Self::put_fetch(&tx, blog_id, fetch)?;
+        let id = Self::put_response(&tx, blog_id, response)?;
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Stores a response that no request of ours produced (a page rendered by Chromium).
+    /// Returns the response id.
+    pub fn keep_response(&mut self, blog_id: i64, response: &Response) -> Result<i64> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let id = Self::put_response(&tx, blog_id, response)?;
         tx.commit()?;
         Ok(id)
@@ -733,6 +755,26 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Sets the user's rendering choice for a blog ("auto", "always", "never"); a new choice
+    /// forgets an earlier automatic decision.
+    pub fn set_render_mode(&mut self, blog_id: i64, mode: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET render = ?2, renders = CASE WHEN render = ?2 THEN renders ELSE NULL END,
+               render_reason = CASE WHEN render = ?2 THEN render_reason ELSE NULL END WHERE id = ?1",
+            params![blog_id, mode],
+        )?;
+        Ok(())
+    }
+
+    /// Records what a blog renders ("all", "posts", "none") and why.
+    pub fn set_render_decision(&mut self, blog_id: i64, renders: &str, reason: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET renders = ?2, render_reason = ?3 WHERE id = ?1",
+            params![blog_id, renders, reason],
+        )?;
+        Ok(())
+    }
+
     /// Sets where a blog's NewCrawl starts.
     pub fn set_start_url(&mut self, blog_id: i64, url: &str) -> Result<()> {
         self.conn.execute(
@@ -831,10 +873,13 @@ impl Store {
         for f in &o.fetches {
             Self::put_fetch(&tx, o.blog_id, f)?;
         }
-        let response_id = match &o.response {
+        let mut response_id = match &o.response {
             Some(r) => Some(Self::put_response(&tx, o.blog_id, r)?),
             None => o.reused_response,
         };
+        if let Some(r) = &o.rendered {
+            response_id = Some(Self::put_response(&tx, o.blog_id, r)?);
+        }
         let mut written = Written::default();
         if let Some(p) = &o.post {
             written.post = Some(Self::put_post(&tx, o.blog_id, p, response_id)?);

@@ -1,0 +1,563 @@
+//! The render stage (paper §4.1: the first stage of the page pipeline): pages whose content or
+//! comments exist only after JavaScript runs are loaded in headless Chromium (the system's
+//! `/usr/bin/chromium`, driven with chromiumoxide over the DevTools protocol), left to settle,
+//! expanded ("load more comments", "show more replies", infinite scroll), and returned as the
+//! final DOM with the content of their iframes (Disqus renders its thread in a cross-site
+//! iframe) inlined, so every later stage works the same on rendered and plain pages.
+//!
+//! One browser per process, launched on first use and reused, with a bounded pool of tabs. A
+//! crashed or hung browser is killed and launched again and the page retried once; the browser
+//! is recycled after `recycle_after` pages to bound its memory. Chromium runs with
+//! `PR_SET_PDEATHSIG`, so it dies with the process even on `kill -9`.
+
+mod scripts;
+pub mod widgets;
+
+use anyhow::{bail, Context, Result};
+use chromiumoxide::browser::Browser;
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use chromiumoxide::page::Page;
+use futures::StreamExt;
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{Mutex, Semaphore};
+
+/// Knobs of the renderer (`[render]` in the configuration file).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderConfig {
+    /// The Chromium executable (default `/usr/bin/chromium`; never downloaded).
+    pub chromium: PathBuf,
+    /// Tabs rendering at once (default 2, for a 2-core machine).
+    pub tabs: usize,
+    /// Whole-page bound: load, settle, expand and read (default 30 s).
+    pub timeout: Duration,
+    /// Longest wait for a page (or a frame after a click) to settle (default 8 s).
+    pub settle: Duration,
+    /// A page is settled when its DOM and resource count stayed still this long (default 500 ms).
+    pub quiet: Duration,
+    /// Most "load more" / "show more" clicks and scrolls per page (default 60).
+    pub max_clicks: u32,
+    /// Pages rendered before the browser is replaced by a fresh one (default 200).
+    pub recycle_after: u64,
+    /// CSS selectors of further "show more" controls to click, besides the known widgets'.
+    pub show_more: Vec<String>,
+    /// Largest DOM read back, in bytes (default 20 MB); larger pages fail.
+    pub max_dom_bytes: usize,
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        RenderConfig {
+            chromium: PathBuf::from("/usr/bin/chromium"),
+            tabs: 2,
+            timeout: Duration::from_secs(30),
+            settle: Duration::from_secs(8),
+            quiet: Duration::from_millis(500),
+            max_clicks: 60,
+            recycle_after: 200,
+            show_more: Vec::new(),
+            max_dom_bytes: 20 * 1024 * 1024,
+        }
+    }
+}
+
+/// A rendered page.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The final DOM (`document.documentElement.outerHTML`), each iframe's body inlined after
+    /// its `<iframe>` in a `<div data-everblog-frame="URL">`.
+    pub html: String,
+    /// The URL the tab ended on (after redirects and script navigations).
+    pub final_url: String,
+    /// "Show more" controls clicked and scrolls that grew the page.
+    pub clicks: u32,
+    /// Iframes inlined.
+    pub frames: u32,
+    /// What was cut short (click bound reached, settle timeout…), for the log.
+    pub notes: Vec<String>,
+}
+
+/// Counters of a renderer, for summaries and benchmarks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RenderStats {
+    /// Pages rendered.
+    pub pages: u64,
+    /// Renders that failed (after the retry).
+    pub failures: u64,
+    /// Browser launches (first launch, crash restarts and recycling).
+    pub launches: u64,
+}
+
+struct Running {
+    browser: Browser,
+    child: std::process::Child,
+    handler: tokio::task::JoinHandle<()>,
+    pages: AtomicU64,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // The websocket closes with `browser`; the process is killed and reaped here so no
+        // Chromium outlives its last page.
+        self.handler.abort();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The renderer: one Chromium per process, launched on first use.
+pub struct Renderer {
+    config: RenderConfig,
+    browser: Mutex<Option<Arc<Running>>>,
+    tabs: Semaphore,
+    pages: AtomicU64,
+    failures: AtomicU64,
+    launches: AtomicU64,
+}
+
+impl std::fmt::Debug for Renderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Renderer")
+            .field("chromium", &self.config.chromium)
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// The exact Chromium flags (../shared/notes/dependencies.md §1): headless, no sandbox (we may
+/// run as root; the systemd unit sandboxes the whole service), nothing phoning home, no
+/// throttling of background tabs, and site isolation off so cross-site iframes are reachable.
+const FLAGS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-setuid-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--remote-debugging-port=0",
+    "--disable-extensions",
+    "--hide-scrollbars",
+    "--mute-audio",
+    "--window-size=1280,900",
+    "--disable-dev-shm-usage",
+    "--disable-default-apps",
+    "--disable-breakpad",
+    "--disable-crash-reporter",
+    "--no-default-browser-check",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--metrics-recording-only",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-site-isolation-trials",
+    "--disable-features=IsolateOrigins,site-per-process",
+    "--disable-popup-blocking",
+];
+
+impl Renderer {
+    /// A renderer; nothing is launched until the first [`Renderer::render`].
+    pub fn new(config: RenderConfig) -> Renderer {
+        let tabs = config.tabs.max(1);
+        Renderer {
+            config,
+            browser: Mutex::new(None),
+            tabs: Semaphore::new(tabs),
+            pages: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            launches: AtomicU64::new(0),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &RenderConfig {
+        &self.config
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> RenderStats {
+        RenderStats {
+            pages: self.pages.load(Ordering::Relaxed),
+            failures: self.failures.load(Ordering::Relaxed),
+            launches: self.launches.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Renders `url`: load, settle, expand, inline iframes, read the DOM. Bounded by
+    /// `timeout`; a failure caused by the browser (crash, hang, lost connection) relaunches it
+    /// and retries once.
+    ///
+    /// # Errors
+    /// Chromium cannot be started (missing: the error says how to install it), or the page
+    /// failed twice (timeout, navigation error, DOM larger than `max_dom_bytes`).
+    pub async fn render(&self, url: &str) -> Result<Rendered> {
+        let _tab = self.tabs.acquire().await.expect("semaphore never closed");
+        let mut last = None;
+        for attempt in 0..2 {
+            let running = self.running().await?;
+            let result =
+                tokio::time::timeout(self.config.timeout, self.render_in(&running, url)).await;
+            match result {
+                Ok(Ok(r)) => {
+                    self.pages.fetch_add(1, Ordering::Relaxed);
+                    self.maybe_recycle(&running).await;
+                    return Ok(r);
+                }
+                Ok(Err(e)) => {
+                    tracing::warn!(url, attempt, error = %format!("{e:#}"), "render failed");
+                    last = Some(e);
+                }
+                Err(_) => {
+                    tracing::warn!(url, attempt, "render timed out; restarting the browser");
+                    last = Some(anyhow::anyhow!(
+                        "rendering took longer than {:?}",
+                        self.config.timeout
+                    ));
+                }
+            }
+            // Whatever went wrong, the next attempt gets a fresh browser: a hung or crashed
+            // one is the usual cause, and a fresh one costs half a second.
+            self.discard(&running).await;
+        }
+        self.failures.fetch_add(1, Ordering::Relaxed);
+        Err(last
+            .expect("two attempts")
+            .context(format!("rendering {url}")))
+    }
+
+    async fn running(&self) -> Result<Arc<Running>> {
+        let mut slot = self.browser.lock().await;
+        if let Some(r) = slot.as_ref() {
+            return Ok(r.clone());
+        }
+        let r = Arc::new(self.launch().await?);
+        self.launches.fetch_add(1, Ordering::Relaxed);
+        *slot = Some(r.clone());
+        Ok(r)
+    }
+
+    async fn discard(&self, running: &Arc<Running>) {
+        let mut slot = self.browser.lock().await;
+        if slot.as_ref().is_some_and(|r| Arc::ptr_eq(r, running)) {
+            *slot = None;
+        }
+    }
+
+    async fn maybe_recycle(&self, running: &Arc<Running>) {
+        let n = running.pages.fetch_add(1, Ordering::Relaxed) + 1;
+        if n >= self.config.recycle_after.max(1) {
+            // Pages still open in it finish; the process goes with its last handle.
+            self.discard(running).await;
+        }
+    }
+
+    /// Closes the browser (waits for nothing: open tabs fail). Call before exiting.
+    pub async fn shutdown(&self) {
+        self.browser.lock().await.take();
+    }
+
+    async fn launch(&self) -> Result<Running> {
+        let exe = &self.config.chromium;
+        if !exe.exists() {
+            bail!(
+                "Chromium not found at {}: install it (`apt-get install chromium`) or set render.chromium in the config",
+                exe.display()
+            );
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("everblog-chromium-")
+            .tempdir()
+            .context("creating Chromium's profile directory")?;
+        let mut cmd = std::process::Command::new(exe);
+        cmd.args(FLAGS)
+            .arg(format!("--user-data-dir={}", dir.path().display()))
+            .arg("about:blank")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        // Chromium dies with us, even on SIGKILL (its helper processes follow their parent).
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("starting {}", exe.display()))?;
+        let stderr = child.stderr.take().expect("piped");
+        // "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/ID" on stderr.
+        let ws = tokio::task::spawn_blocking(move || -> Option<String> {
+            let mut lines = std::io::BufReader::new(stderr).lines();
+            let ws = lines.by_ref().map_while(Result::ok).find_map(|l| {
+                l.split_once("DevTools listening on ")
+                    .map(|(_, u)| u.trim().to_string())
+            });
+            // Keep draining so Chromium never blocks on a full pipe.
+            std::thread::spawn(move || for _ in lines {});
+            ws
+        });
+        let ws = match tokio::time::timeout(Duration::from_secs(30), ws).await {
+            Ok(Ok(Some(ws))) => ws,
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!(
+                    "{} did not start (no DevTools endpoint within 30 s)",
+                    exe.display()
+                );
+            }
+        };
+        let (browser, mut handler) = Browser::connect(ws)
+            .await
+            .context("connecting to Chromium")?;
+        let handler = tokio::spawn(async move {
+            // Never stop on an error event: log it and keep the browser's events flowing.
+            while let Some(ev) = handler.next().await {
+                if let Err(e) = ev {
+                    tracing::debug!(error = %e, "chromium handler");
+                }
+            }
+        });
+        tracing::info!(chromium = %exe.display(), "browser launched");
+        Ok(Running {
+            browser,
+            child,
+            handler,
+            pages: AtomicU64::new(0),
+            _dir: dir,
+        })
+    }
+
+    async fn render_in(&self, running: &Running, url: &str) -> Result<Rendered> {
+        let page = running
+            .browser
+            .new_page("about:blank")
+            .await
+            .context("opening a tab")?;
+        let result = self.drive(&page, url).await;
+        let _ = page.close().await;
+        result
+    }
+
+    async fn drive(&self, page: &Page, url: &str) -> Result<Rendered> {
+        let cfg = &self.config;
+        let mut notes = Vec::new();
+        // Dialogs and pop-ups must not block the page.
+        page.evaluate_on_new_document(scripts::QUIET_DIALOGS)
+            .await
+            .context("installing the dialog guard")?;
+        page.goto(url)
+            .await
+            .with_context(|| format!("loading {url}"))?;
+        if !self.settle_all(page).await? {
+            notes.push(format!("page still changing after {:?}", cfg.settle));
+        }
+        // Expand: click known "show more" controls in every frame until none is left, then
+        // scroll each frame to its end until nothing grows.
+        let selectors = widgets::show_more_selectors(&cfg.show_more);
+        let started = Instant::now();
+        let mut clicks = 0;
+        let mut stuck: u32 = 0;
+        'expand: while clicks < cfg.max_clicks {
+            let mut acted = false;
+            for ctx in self.contexts(page).await? {
+                let before = self.size(page, ctx).await.unwrap_or(0);
+                let clicked: bool = self
+                    .eval(page, ctx, &scripts::click_one(&selectors))
+                    .await
+                    .unwrap_or(false);
+                if clicked {
+                    clicks += 1;
+                    acted = true;
+                    self.settle(page, ctx, cfg.settle).await.ok();
+                    let after = self.size(page, ctx).await.unwrap_or(0);
+                    // A control that changes nothing when clicked is not clicked forever.
+                    stuck = if after == before { stuck + 1 } else { 0 };
+                    if stuck >= 3 {
+                        notes.push("a show-more control changed nothing when clicked".into());
+                        break 'expand;
+                    }
+                    if clicks >= cfg.max_clicks {
+                        break;
+                    }
+                }
+            }
+            if !acted {
+                // Infinite scroll: grows when scrolled to the end.
+                let mut grew = false;
+                for ctx in self.contexts(page).await? {
+                    let before = self.size(page, ctx).await.unwrap_or(0);
+                    let _: bool = self
+                        .eval(page, ctx, scripts::SCROLL_TO_END)
+                        .await
+                        .unwrap_or(false);
+                    self.settle(page, ctx, cfg.settle).await.ok();
+                    if self.size(page, ctx).await.unwrap_or(0) > before {
+                        grew = true;
+                    }
+                }
+                if !grew {
+                    break;
+                }
+                clicks += 1;
+            }
+            // Clicks and scrolls may add frames (a comment widget's iframe) or load them.
+            self.settle_all(page).await.ok();
+            if started.elapsed() > cfg.timeout / 2 {
+                notes.push("expansion stopped at half the page time bound".into());
+                break;
+            }
+        }
+        if clicks >= cfg.max_clicks {
+            notes.push(format!("stopped after {} clicks", cfg.max_clicks));
+        }
+        // Inline the iframes' documents after their <iframe> elements.
+        let main = page.mainframe().await?.context("page has no main frame")?;
+        let mut frames = 0;
+        for id in page.frames().await? {
+            if id == main {
+                continue;
+            }
+            let Some(ctx) = page.frame_execution_context(id.clone()).await? else {
+                continue;
+            };
+            let Some(src) = page.frame_url(id).await? else {
+                continue;
+            };
+            let body: String = self
+                .eval(page, Some(ctx), scripts::BODY_HTML)
+                .await
+                .unwrap_or_default();
+            if body.is_empty() {
+                continue;
+            }
+            let inlined: bool = self
+                .eval(page, None, &scripts::inline_frame(&src, &body))
+                .await
+                .unwrap_or(false);
+            frames += inlined as u32;
+        }
+        let html: String = self
+            .eval(page, None, scripts::OUTER_HTML)
+            .await
+            .context("reading the DOM")?;
+        if html.len() > cfg.max_dom_bytes {
+            bail!(
+                "the rendered DOM is {} bytes, over the {} byte bound",
+                html.len(),
+                cfg.max_dom_bytes
+            );
+        }
+        let final_url = page.url().await?.unwrap_or_else(|| url.to_string());
+        Ok(Rendered {
+            html,
+            final_url,
+            clicks,
+            frames,
+            notes,
+        })
+    }
+
+    /// Settles the main frame, then every iframe, waiting (within `settle`) for frames whose
+    /// document does not exist yet: a comment widget injects its iframe after the page loaded.
+    /// True when everything settled in time.
+    async fn settle_all(&self, page: &Page) -> Result<bool> {
+        let limit = self.config.settle;
+        let deadline = Instant::now() + limit;
+        let left = || deadline.saturating_duration_since(Instant::now());
+        let mut settled = self.settle(page, None, limit).await?;
+        loop {
+            let main = page.mainframe().await?;
+            let frames = page.frames().await?;
+            let mut missing = false;
+            for id in frames {
+                if Some(&id) == main.as_ref() {
+                    continue;
+                }
+                match page.frame_execution_context(id).await? {
+                    Some(ctx) => {
+                        settled &= self.settle(page, Some(ctx), left()).await.unwrap_or(false)
+                    }
+                    None => missing = true,
+                }
+            }
+            if !missing {
+                return Ok(settled);
+            }
+            if left().is_zero() {
+                return Ok(false);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The execution contexts of the page's frames, main frame first (`None` = main).
+    async fn contexts(
+        &self,
+        page: &Page,
+    ) -> Result<Vec<Option<chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>>> {
+        let main = page.mainframe().await?;
+        let mut out = vec![None];
+        for id in page.frames().await? {
+            if Some(&id) == main.as_ref() {
+                continue;
+            }
+            if let Some(ctx) = page.frame_execution_context(id).await? {
+                out.push(Some(ctx));
+            }
+        }
+        Ok(out)
+    }
+
+    async fn size(
+        &self,
+        page: &Page,
+        ctx: Option<chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>,
+    ) -> Result<u64> {
+        self.eval(page, ctx, scripts::SIZE).await
+    }
+
+    /// Waits until the frame's DOM size and resource count stay still for `quiet`, at most
+    /// `limit`. True when it settled.
+    async fn settle(
+        &self,
+        page: &Page,
+        ctx: Option<chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>,
+        limit: Duration,
+    ) -> Result<bool> {
+        self.eval(
+            page,
+            ctx,
+            &scripts::settle(
+                self.config.quiet.as_millis() as u64,
+                limit.as_millis() as u64,
+            ),
+        )
+        .await
+    }
+
+    async fn eval<T: serde::de::DeserializeOwned>(
+        &self,
+        page: &Page,
+        ctx: Option<chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>,
+        js: &str,
+    ) -> Result<T> {
+        let mut p = EvaluateParams::new(js);
+        p.context_id = ctx;
+        p.await_promise = Some(true);
+        p.return_by_value = Some(true);
+        let r = page.evaluate_expression(p).await?;
+        Ok(r.into_value()?)
+    }
+}

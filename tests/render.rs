@@ -1,0 +1,205 @@
+//! The render stage with real Chromium (Debian `chromium`, installed by `.ci/run`): a blog
+//! rendered client-side from JSON, a blog whose comments live in a cross-site Disqus-like
+//! iframe behind "Load more comments" and "Show more replies", and a plain blog that must not
+//! be rendered. These tests need Chromium and fail (they do not skip) without it.
+
+mod common;
+use common::*;
+use everblog::serve::{Root, Server};
+use everblog::store::Store;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn js_fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/js")
+        .join(name)
+}
+
+fn truth(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(js_fixture(name).join("truth.json")).unwrap())
+        .unwrap()
+}
+
+/// Share of truth comments archived once with their author and text (token F1 ≥ 0.9).
+fn comment_recall(store: &Store, origin: &str, truth: &Value) -> (usize, usize, Vec<String>) {
+    let (mut found, mut total, mut missing) = (0, 0, Vec::new());
+    for p in truth["posts"].as_array().unwrap() {
+        let url = format!("{origin}{}", p["path"].as_str().unwrap());
+        let archived = store.comments(&url).unwrap();
+        for c in p["comments"].as_array().into_iter().flatten() {
+            total += 1;
+            let n = archived
+                .iter()
+                .filter(|a| {
+                    a.author.as_deref().map(str::trim) == c["author"].as_str()
+                        && token_f1(&a.content_text, c["text"].as_str().unwrap()) >= 0.9
+                })
+                .count();
+            if n == 1 {
+                found += 1;
+            } else {
+                missing.push(format!("{url} #{} ({n} copies)", c["id"]));
+            }
+        }
+    }
+    (found, total, missing)
+}
+
+#[test]
+fn a_client_rendered_blog_is_rendered_and_archived_completely() {
+    let t = truth("spa");
+    let server = Server::start(
+        Root::Disk(js_fixture("spa/site")),
+        t["base_url"].as_str().map(str::to_string),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let feed = format!("{}{}", server.origin, t["feed_path"].as_str().unwrap());
+    ok(&archive(&db, &["add", &feed]));
+    let out = ok(&archive(&db, &["crawl"]));
+    assert!(out.contains("crawl complete"), "{out}");
+    let blog = Store::open(&db).unwrap().blogs().unwrap()[0].clone();
+    assert_eq!(
+        blog.renders.as_deref(),
+        Some("all"),
+        "{:?}",
+        blog.render_reason
+    );
+    let s = score(&t, &ok(&archive(&db, &["export"])));
+    assert_eq!(
+        (s.found, s.article_ok, s.title_ok, s.false_positives),
+        (s.posts, s.posts, s.posts, 0),
+        "{:?}",
+        s.failures
+    );
+}
+
+#[test]
+fn comments_in_a_cross_site_iframe_behind_load_more_are_archived() {
+    let t = truth("disqus-like");
+    // The comment host is `localhost` (another site than 127.0.0.1), like disqus.com.
+    let comments = Server::start(Root::Disk(js_fixture("disqus-like/comments")), None).unwrap();
+    let comments_origin = comments.origin.replace("127.0.0.1", "localhost");
+    let blog = Server::start_full(
+        Root::Disk(js_fixture("disqus-like/blog")),
+        t["base_url"].as_str().map(str::to_string),
+        vec![("http://localhost:8001".into(), comments_origin)],
+        None,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let feed = format!("{}{}", blog.origin, t["feed_path"].as_str().unwrap());
+    ok(&archive(&db, &["add", &feed]));
+    ok(&archive(&db, &["crawl"]));
+    let store = Store::open(&db).unwrap();
+    let b = store.blogs().unwrap()[0].clone();
+    assert_eq!(b.renders.as_deref(), Some("posts"), "{:?}", b.render_reason);
+    let s = score(&t, &ok(&archive(&db, &["export"])));
+    assert_eq!(
+        (s.found, s.article_ok, s.title_ok),
+        (s.posts, s.posts, s.posts),
+        "{:?}",
+        s.failures
+    );
+    let (found, total, missing) = comment_recall(&store, &blog.origin, &t);
+    eprintln!("disqus-like: {found} of {total} comments");
+    assert!(total >= 100);
+    assert!(
+        found * 100 >= total * 95,
+        "{found} of {total} comments archived; missing: {missing:?}"
+    );
+}
+
+#[test]
+fn a_plain_blog_is_not_rendered() {
+    let b = serve("nikola");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    ok(&archive(&db, &["add", &b.feed_url()]));
+    let out = ok(&archive(&db, &["crawl"]));
+    assert!(out.contains("0 pages rendered"), "{out}");
+    let blog = Store::open(&db).unwrap().blogs().unwrap()[0].clone();
+    assert_eq!(
+        blog.renders.as_deref(),
+        Some("none"),
+        "{:?}",
+        blog.render_reason
+    );
+}
+
+/// Stops the Isso server started detached by `fixtures/js/isso/start.sh`.
+struct Isso(PathBuf);
+
+impl Drop for Isso {
+    fn drop(&mut self) {
+        if let Ok(pid) = std::fs::read_to_string(self.0.join("isso.pid")) {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", pid.trim()])
+                .status();
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn real_isso_comments_behind_hidden_links_are_archived() {
+    let t = truth("isso");
+    let isso_port = free_port();
+    let blog = Server::start_full(
+        Root::Disk(js_fixture("isso/blog")),
+        t["base_url"].as_str().map(str::to_string),
+        vec![(
+            "http://127.0.0.1:8002".into(),
+            format!("http://127.0.0.1:{isso_port}"),
+        )],
+        None,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // The real Isso server (PyPI), seeded through its HTTP API; it answers CORS for the blog.
+    let out = std::process::Command::new("bash")
+        .arg(js_fixture("isso/start.sh"))
+        .arg(dir.path().join("isso"))
+        .arg(isso_port.to_string())
+        .arg(&blog.origin)
+        .env("ISSO_DETACH", "1")
+        .output()
+        .unwrap();
+    let _isso = Isso(dir.path().join("isso"));
+    assert!(
+        out.status.success(),
+        "Isso did not start: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = dir.path().join("a.db");
+    let feed = format!("{}{}", blog.origin, t["feed_path"].as_str().unwrap());
+    ok(&archive(&db, &["add", &feed]));
+    ok(&archive(&db, &["crawl"]));
+    let store = Store::open(&db).unwrap();
+    let b = store.blogs().unwrap()[0].clone();
+    assert_eq!(b.renders.as_deref(), Some("posts"), "{:?}", b.render_reason);
+    let s = score(&t, &ok(&archive(&db, &["export"])));
+    assert_eq!(
+        (s.found, s.article_ok, s.title_ok),
+        (s.posts, s.posts, s.posts),
+        "{:?}",
+        s.failures
+    );
+    let (found, total, missing) = comment_recall(&store, &blog.origin, &t);
+    eprintln!("isso: {found} of {total} comments");
+    assert!(total >= 50);
+    assert!(
+        found * 100 >= total * 95,
+        "{found} of {total} comments archived; missing: {missing:?}"
+    );
+}
