@@ -366,12 +366,38 @@ pub fn extract(
     let content_set: FxHashSet<ElementIdx> = contents.iter().copied().collect();
     let holds_other =
         |a: ElementIdx, me: ElementIdx| content_set.iter().any(|&c| c != me && page.contains(a, c));
+    // Each author element belongs to the comment text nearest to it (bounded work on huge
+    // threads: without the map any author counts).
+    let owner: FxHashMap<ElementIdx, ElementIdx> =
+        if authors.len().saturating_mul(contents.len()) <= 1_000_000 {
+            authors
+                .iter()
+                .filter_map(|&a| {
+                    contents
+                        .iter()
+                        .copied()
+                        .min_by_key(|&c| (tree_distance(page, a, c), c))
+                        .map(|c| (a, c))
+                })
+                .collect()
+        } else {
+            FxHashMap::default()
+        };
     let containers: Vec<ElementIdx> = contents
         .iter()
         .map(|&c| {
             // An <li> first (replies nest in the item, next to the comment's own markup), then an
-            // element with a numeric id.
+            // element with a numeric id; of those, the lowest that also holds this comment's
+            // author element when the page has them (Commento gives the text's own wrapper a
+            // numeric id too), else the lowest.
+            let has_author = |p: ElementIdx| {
+                authors.is_empty()
+                    || authors
+                        .iter()
+                        .any(|&a| owner.get(&a).is_none_or(|&o| o == c) && page.contains(p, a))
+            };
             for want_li in [true, false] {
+                let mut first = None;
                 let mut cur = page.elements[c as usize].parent;
                 while let Some(p) = cur {
                     let numeric_id = page
@@ -380,9 +406,15 @@ pub fn extract(
                     if (want_li && page.elements[p as usize].name == "li")
                         || (!want_li && numeric_id)
                     {
-                        return p;
+                        if has_author(p) {
+                            return p;
+                        }
+                        first.get_or_insert(p);
                     }
                     cur = page.elements[p as usize].parent;
+                }
+                if let Some(f) = first {
+                    return f;
                 }
             }
             let mut top = c;

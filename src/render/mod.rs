@@ -340,9 +340,15 @@ impl Renderer {
     }
 
     async fn render_in(&self, running: &Running, url: &str) -> Result<Rendered> {
+        // Each page in a window of its own: a background tab gets no scroll events or frames,
+        // and infinite-scroll threads would never grow.
+        let mut target =
+            chromiumoxide::cdp::browser_protocol::target::CreateTargetParams::new("about:blank");
+        target.new_window = Some(true);
+        target.background = Some(false);
         let page = running
             .browser
-            .new_page("about:blank")
+            .new_page(target)
             .await
             .context("opening a tab")?;
         let result = self.drive(&page, url).await;

@@ -25,6 +25,8 @@ pub const OUTER_HTML: &str = "document.documentElement.outerHTML";
 /// Scrolls the frame (and its scrollable comment containers) to the end.
 pub const SCROLL_TO_END: &str = r#"(() => {
   window.scrollTo(0, document.documentElement.scrollHeight);
+  // Listeners run even where the browser sends no scroll event (a page not being painted).
+  window.dispatchEvent(new Event('scroll'));
   return true;
 })()"#;
 
