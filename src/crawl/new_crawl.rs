@@ -987,6 +987,7 @@ pub async fn new_crawl(
         // The render stage: pages of a blog that needs JavaScript go through Chromium (stored
         // renderings are reused like any stored response).
         let mut renderings = HashMap::new();
+        let mut unrendered: std::collections::HashSet<String> = Default::default();
         if let (Some(renderer), Some(renders)) = (&opts.renderer, blog.renders.as_deref()) {
             let todo: Vec<(String, Response)> = ready
                 .iter()
@@ -1003,8 +1004,10 @@ pub async fn new_crawl(
                 })
                 .collect();
             if !todo.is_empty() {
+                unrendered = todo.iter().map(|(u, _)| u.clone()).collect();
                 renderings = super::rendering::render_all(renderer, todo).await;
                 summary.rendered += renderings.len() as u64;
+                unrendered.retain(|u| !renderings.contains_key(u));
             }
         }
         for (u, depth, fetches, response, reused, blocked, retry_after) in ready {
@@ -1031,17 +1034,28 @@ pub async fn new_crawl(
             {
                 state = "failed";
             }
+            // A page of a blog rendered throughout that could not be rendered (twice) fails:
+            // its raw HTML lacks the content. Comment-widget blogs keep the raw page's post
+            // and note the missing comments.
+            let render_failed = unrendered.contains(&u);
+            if render_failed && state == "done" && blog.renders.as_deref() == Some("all") {
+                state = "failed";
+            }
             if state == "failed" {
                 summary.errors += 1;
                 if summary.error_samples.len() < 10 {
-                    let why = record
-                        .and_then(|r| r.error.clone().or(r.status.map(|s| format!("HTTP {s}"))))
-                        .unwrap_or_default();
+                    let why = if render_failed {
+                        "rendering in Chromium failed twice (see the log)".to_string()
+                    } else {
+                        record
+                            .and_then(|r| r.error.clone().or(r.status.map(|s| format!("HTTP {s}"))))
+                            .unwrap_or_default()
+                    };
                     summary.error_samples.push((u.clone(), why));
                 }
             }
             let Processed {
-                post,
+                mut post,
                 mut links,
                 post_links,
                 comments,
@@ -1065,6 +1079,12 @@ pub async fn new_crawl(
                 }
                 _ => Processed::default(),
             };
+            if let (true, Some(p)) = (render_failed, post.as_mut()) {
+                p.gaps.push(Gap {
+                    field: "comments".into(),
+                    reason: "the page could not be rendered in Chromium; comments shown by JavaScript are missing (see the log)".into(),
+                });
+            }
             links.retain(|(l, _)| {
                 let n = templates.entry(template(l)).or_insert(0);
                 *n += 1;

@@ -211,11 +211,11 @@ impl Renderer {
                     return Ok(r);
                 }
                 Ok(Err(e)) => {
-                    tracing::warn!(url, attempt, error = %format!("{e:#}"), "render failed");
+                    tracing::info!(url, attempt, error = %format!("{e:#}"), "render failed");
                     last = Some(e);
                 }
                 Err(_) => {
-                    tracing::warn!(url, attempt, "render timed out; restarting the browser");
+                    tracing::info!(url, attempt, "render timed out; restarting the browser");
                     last = Some(anyhow::anyhow!(
                         "rendering took longer than {:?}",
                         self.config.timeout
@@ -559,11 +559,28 @@ impl Renderer {
         ctx: Option<chromiumoxide::cdp::js_protocol::runtime::ExecutionContextId>,
         js: &str,
     ) -> Result<T> {
-        let mut p = EvaluateParams::new(js);
-        p.context_id = ctx;
-        p.await_promise = Some(true);
-        p.return_by_value = Some(true);
-        let r = page.evaluate_expression(p).await?;
-        Ok(r.into_value()?)
+        // A page that navigates away (script, meta refresh) destroys the context mid-call: the
+        // main frame's call is retried in the new document, a few times at most.
+        let mut navigations = 0;
+        loop {
+            let mut p = EvaluateParams::new(js);
+            p.context_id = ctx;
+            p.await_promise = Some(true);
+            p.return_by_value = Some(true);
+            match page.evaluate_expression(p).await {
+                Ok(r) => return Ok(r.into_value()?),
+                Err(e) => {
+                    let text = e.to_string();
+                    let navigated = text.contains("navigated or closed")
+                        || text.contains("context was destroyed")
+                        || text.contains("Cannot find context");
+                    if ctx.is_some() || !navigated || navigations >= 5 {
+                        return Err(e.into());
+                    }
+                    navigations += 1;
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                }
+            }
+        }
     }
 }
