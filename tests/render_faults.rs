@@ -141,7 +141,7 @@ fn a_killed_browser_is_relaunched_and_kill_9_leaves_no_chromium() {
     // 1. Chromium killed in the middle of a crawl: relaunched, nothing lost.
     let db = dir.path().join("a.db");
     ok(&archive(&db, &["add", &feed]));
-    let mut crawl = Command::new(env!("CARGO_BIN_EXE_archive"))
+    let crawl = Command::new(env!("CARGO_BIN_EXE_archive"))
         .arg("--db")
         .arg(&db)
         .arg("crawl")
