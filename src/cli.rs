@@ -168,12 +168,14 @@ pub enum Command {
     },
     /// Show blogs (posts, last and next crawl, errors) and the job queue.
     Status,
-    /// Render one page in headless Chromium as a crawl would (settle, click "load more" /
-    /// "show more replies", scroll, inline iframes) and print the final DOM; a summary (clicks,
-    /// iframes, what was cut short) goes to stderr. For checking what a JavaScript blog shows.
+    /// Render pages in headless Chromium as a crawl would (settle, click "load more" /
+    /// "show more replies", scroll, inline iframes). One URL: print its final DOM, with a
+    /// summary (clicks, iframes, what was cut short) on stderr. Several: render them with the
+    /// tab pool and print one line per page (URL, bytes, clicks) and the throughput.
     Render {
-        /// The page.
-        url: String,
+        /// The pages.
+        #[arg(required = true)]
+        urls: Vec<String>,
     },
     /// Print the effective configuration (TOML), or with --defaults the documented default
     /// file, ready to edit: `archive config --defaults > ~/.config/everblog/config.toml`.
@@ -351,23 +353,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             daemon(&db, owner, &config).await
         }
         Command::Status => status(&db),
-        Command::Render { url } => {
-            let renderer = crate::render::Renderer::new(config.render.config());
-            let r = renderer.render(&url).await;
-            renderer.shutdown().await;
-            let r = r?;
-            eprintln!(
-                "rendered {} → {}: {} clicks, {} iframes inlined, {} bytes{}",
-                url,
-                r.final_url,
-                r.clicks,
-                r.frames,
-                r.html.len(),
-                r.notes.iter().map(|n| format!("; {n}")).collect::<String>()
-            );
-            println!("{}", r.html);
-            Ok(())
-        }
+        Command::Render { urls } => render_pages(&urls, &config).await,
         Command::Config { defaults } => {
             if defaults {
                 print!("{}", crate::config::DEFAULTS);
@@ -911,6 +897,59 @@ async fn daemon(db: &std::path::Path, owner: Option<String>, config: &Config) ->
         db.display()
     );
     crate::daemon::run(db, &fetcher, &opts, shutdown).await
+}
+
+async fn render_pages(urls: &[String], config: &Config) -> Result<()> {
+    let renderer = std::sync::Arc::new(crate::render::Renderer::new(config.render.config()));
+    if let [url] = urls {
+        let r = renderer.render(url).await;
+        renderer.shutdown().await;
+        let r = r?;
+        eprintln!(
+            "rendered {} → {}: {} clicks, {} iframes inlined, {} bytes{}",
+            url,
+            r.final_url,
+            r.clicks,
+            r.frames,
+            r.html.len(),
+            r.notes.iter().map(|n| format!("; {n}")).collect::<String>()
+        );
+        println!("{}", r.html);
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
+    let mut set = tokio::task::JoinSet::new();
+    for u in urls {
+        let (renderer, u) = (renderer.clone(), u.clone());
+        set.spawn(async move {
+            let r = renderer.render(&u).await;
+            (u, r)
+        });
+    }
+    let mut failed = 0;
+    while let Some(Ok((u, r))) = set.join_next().await {
+        match r {
+            Ok(r) => println!("{u}\t{}\t{}", r.html.len(), r.clicks),
+            Err(e) => {
+                failed += 1;
+                println!("{u}\terror: {e:#}");
+            }
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let stats = renderer.stats();
+    renderer.shutdown().await;
+    eprintln!(
+        "rendered {} pages in {secs:.1} s: {:.2} pages/s with {} tabs; {failed} failed; {} browser launches",
+        urls.len(),
+        urls.len() as f64 / secs,
+        config.render.tabs,
+        stats.launches
+    );
+    if failed > 0 {
+        bail!("{failed} of {} pages could not be rendered", urls.len());
+    }
+    Ok(())
 }
 
 /// `archive update`: UpdateCrawl now, in the foreground, under the blog's update-crawl job lease

@@ -70,13 +70,15 @@ jitter = 0.1
 # Headless Chromium for blogs that need JavaScript (decided per blog; `archive add --render`).
 # The system's Chromium (Debian package `chromium`); never downloaded.
 chromium = "/usr/bin/chromium"
-# Pages rendering at once (tabs of one browser per process).
-tabs = 2
+# Pages rendering at once (tabs of one browser per process; rendering mostly waits, so 4
+# suit a 2-core machine).
+tabs = 4
 # Bound of one page: load, settle, click "load more", read the DOM.
 timeout = "30s"
-# Longest wait for a page to settle (DOM and resources still for `quiet`).
+# Longest wait for a page to settle: no pending request, short timer or loading script,
+# and nothing changed for `quiet`.
 settle = "8s"
-quiet = "500ms"
+quiet = "200ms"
 # Most "load more comments" / "show more replies" clicks and scrolls per page.
 max_clicks = 60
 # Replace the browser by a fresh one after this many pages (bounds its memory).

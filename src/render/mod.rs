@@ -30,13 +30,15 @@ use tokio::sync::{Mutex, Semaphore};
 pub struct RenderConfig {
     /// The Chromium executable (default `/usr/bin/chromium`; never downloaded).
     pub chromium: PathBuf,
-    /// Tabs rendering at once (default 2, for a 2-core machine).
+    /// Tabs rendering at once (default 4: on a 2-core machine rendering mostly waits on the
+    /// page's timers and requests).
     pub tabs: usize,
     /// Whole-page bound: load, settle, expand and read (default 30 s).
     pub timeout: Duration,
     /// Longest wait for a page (or a frame after a click) to settle (default 8 s).
     pub settle: Duration,
-    /// A page is settled when its DOM and resource count stayed still this long (default 500 ms).
+    /// A page is settled when it has no pending request, short timer or loading script and
+    /// nothing changed for this long (default 200 ms).
     pub quiet: Duration,
     /// Most "load more" / "show more" clicks and scrolls per page (default 60).
     pub max_clicks: u32,
@@ -52,10 +54,10 @@ impl Default for RenderConfig {
     fn default() -> Self {
         RenderConfig {
             chromium: PathBuf::from("/usr/bin/chromium"),
-            tabs: 2,
+            tabs: 4,
             timeout: Duration::from_secs(30),
             settle: Duration::from_secs(8),
-            quiet: Duration::from_millis(500),
+            quiet: Duration::from_millis(200),
             max_clicks: 60,
             recycle_after: 200,
             show_more: Vec::new(),
@@ -93,6 +95,9 @@ pub struct RenderStats {
 
 struct Running {
     browser: Browser,
+    /// Windows between two pages: reused, so a page costs a navigation, not a new window and
+    /// renderer process.
+    idle: std::sync::Mutex<Vec<Page>>,
     child: std::process::Child,
     handler: tokio::task::JoinHandle<()>,
     pages: AtomicU64,
@@ -332,6 +337,7 @@ impl Renderer {
         tracing::info!(chromium = %exe.display(), "browser launched");
         Ok(Running {
             browser,
+            idle: std::sync::Mutex::new(Vec::new()),
             child,
             handler,
             pages: AtomicU64::new(0),
@@ -340,29 +346,42 @@ impl Renderer {
     }
 
     async fn render_in(&self, running: &Running, url: &str) -> Result<Rendered> {
-        // Each page in a window of its own: a background tab gets no scroll events or frames,
-        // and infinite-scroll threads would never grow.
-        let mut target =
-            chromiumoxide::cdp::browser_protocol::target::CreateTargetParams::new("about:blank");
-        target.new_window = Some(true);
-        target.background = Some(false);
-        let page = running
-            .browser
-            .new_page(target)
-            .await
-            .context("opening a tab")?;
+        let reused = running.idle.lock().expect("lock").pop();
+        let page = match reused {
+            Some(p) => p,
+            None => {
+                // Each page in a window of its own: a background tab gets no scroll events or
+                // frames, and infinite-scroll threads would never grow.
+                let mut target =
+                    chromiumoxide::cdp::browser_protocol::target::CreateTargetParams::new(
+                        "about:blank",
+                    );
+                target.new_window = Some(true);
+                target.background = Some(false);
+                let page = running
+                    .browser
+                    .new_page(target)
+                    .await
+                    .context("opening a tab")?;
+                // Dialogs, pop-ups and the idle counters, in every document of this window.
+                page.evaluate_on_new_document(scripts::INIT)
+                    .await
+                    .context("installing the page guard")?;
+                page
+            }
+        };
         let result = self.drive(&page, url).await;
-        let _ = page.close().await;
+        if result.is_ok() {
+            running.idle.lock().expect("lock").push(page);
+        } else {
+            let _ = page.close().await;
+        }
         result
     }
 
     async fn drive(&self, page: &Page, url: &str) -> Result<Rendered> {
         let cfg = &self.config;
         let mut notes = Vec::new();
-        // Dialogs and pop-ups must not block the page.
-        page.evaluate_on_new_document(scripts::QUIET_DIALOGS)
-            .await
-            .context("installing the dialog guard")?;
         page.goto(url)
             .await
             .with_context(|| format!("loading {url}"))?;

@@ -1,15 +1,64 @@
 //! The JavaScript the renderer runs in pages and frames. Each expression evaluates to a JSON
 //! value (or a promise of one).
 
-/// Installed before any page script: dialogs answer at once, pop-ups open nothing, and pages
-/// cannot navigate away by `window.open`.
-pub const QUIET_DIALOGS: &str = r#"
-window.alert = function () {};
-window.confirm = function () { return true; };
-window.prompt = function () { return null; };
-window.print = function () {};
-window.open = function () { return null; };
-window.onbeforeunload = null;
+/// Installed before any page script, in every frame: dialogs answer at once, pop-ups open
+/// nothing; and the page's pending work is counted — fetches, XHRs, timers up to 3 s, and
+/// scripts, iframes and stylesheets being loaded — with the time of the last change of that
+/// count or of the DOM, so "settled" means idle, not merely a fixed wait.
+pub const INIT: &str = r#"
+(() => {
+  window.alert = function () {};
+  window.confirm = function () { return true; };
+  window.prompt = function () { return null; };
+  window.print = function () {};
+  window.open = function () { return null; };
+  if (window.__everblog) return;
+  const st = window.__everblog = { pending: 0, last: Date.now() };
+  const inc = () => { st.pending++; st.last = Date.now(); };
+  const dec = () => { st.pending = Math.max(0, st.pending - 1); st.last = Date.now(); };
+  const ofetch = window.fetch;
+  if (ofetch) {
+    window.fetch = function () {
+      inc();
+      let done = false;
+      const end = () => { if (!done) { done = true; dec(); } };
+      try { return ofetch.apply(this, arguments).then(r => { end(); return r; }, e => { end(); throw e; }); }
+      catch (e) { end(); throw e; }
+    };
+  }
+  const osend = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function () {
+    inc();
+    this.addEventListener('loadend', dec, { once: true });
+    try { return osend.apply(this, arguments); } catch (e) { dec(); throw e; }
+  };
+  const oset = window.setTimeout, oclear = window.clearTimeout, live = new Set();
+  st.timer = oset.bind(window);
+  window.setTimeout = function (fn, ms) {
+    const rest = Array.prototype.slice.call(arguments, 2);
+    if (typeof fn !== 'function' || (typeof ms === 'number' && ms > 3000)) return oset.apply(window, arguments);
+    inc();
+    const id = oset(function () { if (live.delete(id)) dec(); return fn.apply(this, rest); }, ms);
+    live.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { if (live.delete(id)) dec(); return oclear(id); };
+  const watch = n => {
+    const loads = (n.tagName === 'SCRIPT' && n.src) || n.tagName === 'IFRAME'
+      || (n.tagName === 'LINK' && /stylesheet/i.test(n.rel || ''));
+    if (!loads) return;
+    inc();
+    let done = false;
+    const end = () => { if (!done) { done = true; dec(); } };
+    n.addEventListener('load', end, { once: true });
+    n.addEventListener('error', end, { once: true });
+    oset(end, 10000);
+  };
+  new MutationObserver(ms => {
+    st.last = Date.now();
+    for (const m of ms) for (const n of m.addedNodes) if (n.nodeType === 1) watch(n);
+  }).observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
+})();
 "#;
 
 /// A frame's size: elements plus loaded resources.
@@ -30,8 +79,10 @@ pub const SCROLL_TO_END: &str = r#"(() => {
   return true;
 })()"#;
 
-/// A promise of true once the frame's size stayed the same for `quiet_ms` (and the document
-/// finished loading), or false after `limit_ms`.
+/// A promise of true once the frame is idle — no pending fetch, XHR, short timer or loading
+/// script/iframe (counted by [`INIT`]), the document loaded, and nothing changed for
+/// `quiet_ms` — or false after `limit_ms`. Without the counters (a frame [`INIT`] did not
+/// reach) the DOM size must stay the same for `quiet_ms` instead.
 pub fn settle(quiet_ms: u64, limit_ms: u64) -> String {
     format!(
         r#"new Promise(resolve => {{
@@ -40,11 +91,18 @@ pub fn settle(quiet_ms: u64, limit_ms: u64) -> String {
   const size = () => document.getElementsByTagName('*').length
     + performance.getEntriesByType('resource').length;
   const tick = () => {{
-    const n = size();
-    if (n !== last) {{ last = n; since = Date.now(); }}
-    if (document.readyState === 'complete' && Date.now() - since >= {quiet_ms}) return resolve(true);
+    const st = window.__everblog;
+    let idle;
+    if (st) {{
+      idle = st.pending === 0 && Date.now() - st.last >= {quiet_ms};
+    }} else {{
+      const n = size();
+      if (n !== last) {{ last = n; since = Date.now(); }}
+      idle = Date.now() - since >= {quiet_ms};
+    }}
+    if (document.readyState === 'complete' && idle) return resolve(true);
     if (Date.now() - t0 >= {limit_ms}) return resolve(false);
-    setTimeout(tick, 50);
+    ((window.__everblog && window.__everblog.timer) || setTimeout)(tick, 25);
   }};
   tick();
 }})"#
