@@ -684,6 +684,16 @@ fn print_post(p: &crate::store::Post) {
     if let Some(u) = &p.updated {
         println!("updated    {u}");
     }
+    if p.version > 1 {
+        println!(
+            "version    {} (the blog changed it; {} earlier version(s) kept)",
+            p.version,
+            p.version - 1
+        );
+    }
+    if let Some(g) = &p.gone_at {
+        println!("gone       since {g} (deleted from the blog; kept here)");
+    }
     for g in &p.gaps {
         println!("missing    {}: {}", g.field, g.reason);
     }
