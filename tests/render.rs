@@ -203,3 +203,49 @@ fn real_isso_comments_behind_hidden_links_are_archived() {
         "{found} of {total} comments archived; missing: {missing:?}"
     );
 }
+
+#[test]
+fn the_daemon_renders_a_javascript_blog_too() {
+    let t = truth("spa");
+    let server = Server::start(
+        Root::Disk(js_fixture("spa/site")),
+        t["base_url"].as_str().map(str::to_string),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let feed = format!("{}{}", server.origin, t["feed_path"].as_str().unwrap());
+    ok(&archive(&db, &["add", &feed]));
+    let mut daemon = std::process::Command::new(env!("CARGO_BIN_EXE_archive"))
+        .arg("--db")
+        .arg(&db)
+        .args(["daemon", "--poll", "0.1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let done = Store::open(&db)
+            .ok()
+            .and_then(|s| s.jobs(10).ok())
+            .is_some_and(|j| j.iter().any(|j| j.kind == "new-crawl" && j.state == "done"));
+        if done {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "NewCrawl not done");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    std::process::Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(daemon.wait().unwrap().success());
+    let s = score(&t, &ok(&archive(&db, &["export"])));
+    assert_eq!(
+        (s.found, s.article_ok, s.title_ok),
+        (s.posts, s.posts, s.posts),
+        "{:?}",
+        s.failures
+    );
+}
