@@ -138,15 +138,32 @@ pub(super) async fn fetch_all(
     urls: Vec<String>,
     concurrency: usize,
 ) -> Vec<(String, fetch::Fetched)> {
+    fetch_all_if_changed(
+        fetcher,
+        urls.into_iter().map(|u| (u, None)).collect(),
+        concurrency,
+    )
+    .await
+}
+
+/// GETs every URL, `concurrency` at a time, conditionally on its earlier response when one is
+/// given (see [`Fetcher::get_if_changed`]). Results come in completion order.
+pub(super) async fn fetch_all_if_changed(
+    fetcher: &Fetcher,
+    urls: Vec<(String, Option<Response>)>,
+    concurrency: usize,
+) -> Vec<(String, fetch::Fetched)> {
     let mut out = Vec::with_capacity(urls.len());
     let mut set = JoinSet::new();
     let mut pending = urls.into_iter();
     loop {
         while set.len() < concurrency.max(1) {
-            let Some(u) = pending.next() else { break };
+            let Some((u, previous)) = pending.next() else {
+                break;
+            };
             let f = fetcher.clone();
             set.spawn(async move {
-                let r = f.get(&u).await;
+                let r = f.get_if_changed(&u, previous.as_ref()).await;
                 (u, r)
             });
         }

@@ -20,7 +20,8 @@
 //!    stored responses.
 
 use super::new_crawl::{
-    entry_of, learn_from_entries, load_context, process, Context_, CrawlOptions, Processed,
+    entry_of, fetch_all_if_changed, learn_from_entries, load_context, process, Context_,
+    CrawlOptions, Processed,
 };
 use crate::core::comments::{same_comment, same_id};
 use crate::core::feed::{self, Feed};
@@ -30,7 +31,6 @@ use crate::fetch::{self, Fetcher};
 use crate::store::{Blog, PageOutcome, PostWrite, Response, Store, StoredEntry};
 use anyhow::{bail, Context, Result};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use tokio::task::JoinSet;
 use url::Url;
 
 /// What an UpdateCrawl did.
@@ -139,18 +139,44 @@ struct Got {
     blocked: bool,
 }
 
+impl From<fetch::Fetched> for Got {
+    fn from(f: fetch::Fetched) -> Got {
+        let mut fetches = f.hops;
+        fetches.push(f.record);
+        let not_modified = f.response.as_ref().is_some_and(|r| r.status == 304);
+        Got {
+            fetches,
+            response: f.response.filter(|r| r.status != 304),
+            not_modified,
+            blocked: f.blocked,
+        }
+    }
+}
+
 async fn get_if_changed(store: &Store, fetcher: &Fetcher, blog_id: i64, url: &str) -> Result<Got> {
     let previous = store.latest_response(blog_id, url)?.map(|(_, r)| r);
-    let f = fetcher.get_if_changed(url, previous.as_ref()).await;
-    let mut fetches = f.hops;
-    fetches.push(f.record);
-    let not_modified = f.response.as_ref().is_some_and(|r| r.status == 304);
-    Ok(Got {
-        fetches,
-        response: f.response.filter(|r| r.status != 304),
-        not_modified,
-        blocked: f.blocked,
-    })
+    Ok(fetcher.get_if_changed(url, previous.as_ref()).await.into())
+}
+
+/// Logs every request of `got` and keeps its response when it is a success (< 400); returns
+/// that response.
+fn keep(store: &mut Store, blog_id: i64, got: &Got) -> Result<Option<Response>> {
+    match got.response.as_ref().filter(|r| r.status < 400) {
+        Some(r) => {
+            let (last, hops) = got.fetches.split_last().expect("a fetch was made");
+            for h in hops {
+                store.log_fetch(Some(blog_id), h)?;
+            }
+            store.save_response(blog_id, r, last)?;
+            Ok(Some(r.clone()))
+        }
+        None => {
+            for f in &got.fetches {
+                store.log_fetch(Some(blog_id), f)?;
+            }
+            Ok(None)
+        }
+    }
 }
 
 /// Runs UpdateCrawl for one archived blog: new posts, edited posts (versions kept), gone posts,
@@ -203,16 +229,11 @@ pub async fn update_crawl(
         .map(|e| (e.url.clone(), e))
         .collect();
     let mut current: Vec<StoredEntry> = Vec::new();
+    let kept = keep(store, blog.id, &got)?;
     if got.not_modified {
         summary.not_modified += 1;
-        for f in &got.fetches {
-            store.log_fetch(Some(blog.id), f)?;
-        }
     } else {
-        let Some(r) = got.response.filter(|r| r.status < 400) else {
-            for f in &got.fetches {
-                store.log_fetch(Some(blog.id), f)?;
-            }
+        let Some(r) = kept else {
             let why = got
                 .fetches
                 .last()
@@ -220,11 +241,6 @@ pub async fn update_crawl(
                 .unwrap_or_else(|| "no response".into());
             bail!("feed {}: {why}", blog.feed_url);
         };
-        let (last, hops) = got.fetches.split_last().expect("a fetch was made");
-        for h in hops {
-            store.log_fetch(Some(blog.id), h)?;
-        }
-        store.save_response(blog.id, &r, last)?;
         let parsed = feed::parse(&r.body, &r.final_url)
             .map_err(|e| anyhow::anyhow!("feed {} no longer parses: {e}", blog.feed_url))?;
         summary.feed_changed = true;
@@ -313,18 +329,10 @@ pub async fn update_crawl(
         }
         let got = get_if_changed(store, fetcher, blog.id, &feed_url).await?;
         summary.requests += got.fetches.len() as u64;
-        let Some(r) = got.response.filter(|r| r.status < 400) else {
+        let Some(r) = keep(store, blog.id, &got)? else {
             summary.not_modified += got.not_modified as u64;
-            for f in &got.fetches {
-                store.log_fetch(Some(blog.id), f)?;
-            }
             continue;
         };
-        let (last, hops) = got.fetches.split_last().expect("a fetch was made");
-        for h in hops {
-            store.log_fetch(Some(blog.id), h)?;
-        }
-        store.save_response(blog.id, &r, last)?;
         let Ok(cf) = feed::parse(&r.body, &r.final_url) else {
             tracing::info!(feed = %feed_url, "comment feed does not parse");
             continue;
@@ -561,20 +569,7 @@ async fn relearn(
     };
     for e in &entries {
         let got = get_if_changed(store, fetcher, blog.id, &e.url).await?;
-        match got.response {
-            Some(r) if r.status < 400 => {
-                let (last, hops) = got.fetches.split_last().expect("a fetch was made");
-                for h in hops {
-                    store.log_fetch(Some(blog.id), h)?;
-                }
-                store.save_response(blog.id, &r, last)?;
-            }
-            _ => {
-                for f in &got.fetches {
-                    store.log_fetch(Some(blog.id), f)?;
-                }
-            }
-        }
+        keep(store, blog.id, &got)?;
     }
     let only: HashSet<String> = entries.into_iter().map(|e| e.url).collect();
     learn_from_entries(store, fetcher, blog, opts, Some(&only)).await
@@ -649,45 +644,21 @@ async fn fetch_round(
     opts: &CrawlOptions,
 ) -> Result<Vec<(String, Why, Got)>> {
     let mut previous = Vec::new();
-    for (u, why) in round {
-        let p = store.latest_response(blog_id, u)?.map(|(_, r)| r);
-        previous.push((u.clone(), *why, p));
+    for (u, _) in round {
+        previous.push((
+            u.clone(),
+            store.latest_response(blog_id, u)?.map(|(_, r)| r),
+        ));
     }
-    let mut out = Vec::new();
-    let mut set = JoinSet::new();
-    let mut pending = previous.into_iter();
-    loop {
-        while set.len() < opts.concurrency.max(1) {
-            let Some((u, why, p)) = pending.next() else {
-                break;
-            };
-            let f = fetcher.clone();
-            set.spawn(async move {
-                let r = f.get_if_changed(&u, p.as_ref()).await;
-                (u, why, r)
-            });
-        }
-        match set.join_next().await {
-            Some(Ok((u, why, f))) => {
-                let mut fetches = f.hops;
-                fetches.push(f.record);
-                let not_modified = f.response.as_ref().is_some_and(|r| r.status == 304);
-                out.push((
-                    u,
-                    why,
-                    Got {
-                        fetches,
-                        response: f.response.filter(|r| r.status != 304),
-                        not_modified,
-                        blocked: f.blocked,
-                    },
-                ));
-            }
-            Some(Err(e)) => tracing::error!(error = %e, "fetch task failed"),
-            None => break,
-        }
-    }
-    Ok(out)
+    let why: HashMap<&str, Why> = round.iter().map(|(u, w)| (u.as_str(), *w)).collect();
+    Ok(fetch_all_if_changed(fetcher, previous, opts.concurrency)
+        .await
+        .into_iter()
+        .map(|(u, f)| {
+            let w = why[u.as_str()];
+            (u, w, Got::from(f))
+        })
+        .collect())
 }
 
 #[cfg(test)]
