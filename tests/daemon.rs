@@ -24,32 +24,6 @@ fn daemon(db: &Path, owner: &str, lease: &str) -> Child {
         .unwrap()
 }
 
-fn terminate(mut child: Child) -> std::process::ExitStatus {
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "daemon did not stop within 30 s of SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn wait_for(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
 /// The NewCrawl jobs (each finished one queues its blog's UpdateCrawl).
 fn new_crawls(db: &Path) -> Vec<everblog::store::Job> {
     Store::open(db)
@@ -285,19 +259,6 @@ fn the_systemd_unit_is_hardened() {
     ] {
         assert!(unit_text.contains(want), "unit lacks {want}");
     }
-}
-
-fn daemon_with_config(db: &Path, config: &Path, owner: &str, stderr: Stdio) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_archive"))
-        .arg("--db")
-        .arg(db)
-        .arg("--config")
-        .arg(config)
-        .args(["daemon", "--owner", owner])
-        .stdout(Stdio::null())
-        .stderr(stderr)
-        .spawn()
-        .unwrap()
 }
 
 #[test]

@@ -21,31 +21,6 @@ fn truth(name: &str) -> Value {
         .unwrap()
 }
 
-/// Share of truth comments archived once with their author and text (token F1 ≥ 0.9).
-fn comment_recall(store: &Store, origin: &str, truth: &Value) -> (usize, usize, Vec<String>) {
-    let (mut found, mut total, mut missing) = (0, 0, Vec::new());
-    for p in truth["posts"].as_array().unwrap() {
-        let url = format!("{origin}{}", p["path"].as_str().unwrap());
-        let archived = store.comments(&url).unwrap();
-        for c in p["comments"].as_array().into_iter().flatten() {
-            total += 1;
-            let n = archived
-                .iter()
-                .filter(|a| {
-                    a.author.as_deref().map(str::trim) == c["author"].as_str()
-                        && token_f1(&a.content_text, c["text"].as_str().unwrap()) >= 0.9
-                })
-                .count();
-            if n == 1 {
-                found += 1;
-            } else {
-                missing.push(format!("{url} #{} ({n} copies)", c["id"]));
-            }
-        }
-    }
-    (found, total, missing)
-}
-
 #[test]
 fn a_client_rendered_blog_is_rendered_and_archived_completely() {
     let t = truth("spa");
@@ -216,7 +191,7 @@ fn the_daemon_renders_a_javascript_blog_too() {
     let db = dir.path().join("a.db");
     let feed = format!("{}{}", server.origin, t["feed_path"].as_str().unwrap());
     ok(&archive(&db, &["add", &feed]));
-    let mut daemon = std::process::Command::new(env!("CARGO_BIN_EXE_archive"))
+    let daemon = std::process::Command::new(env!("CARGO_BIN_EXE_archive"))
         .arg("--db")
         .arg(&db)
         .args(["daemon", "--poll", "0.1"])
@@ -224,23 +199,13 @@ fn the_daemon_renders_a_javascript_blog_too() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    loop {
-        let done = Store::open(&db)
+    wait_for("the NewCrawl", std::time::Duration::from_secs(120), || {
+        Store::open(&db)
             .ok()
             .and_then(|s| s.jobs(10).ok())
-            .is_some_and(|j| j.iter().any(|j| j.kind == "new-crawl" && j.state == "done"));
-        if done {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "NewCrawl not done");
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-    std::process::Command::new("kill")
-        .args(["-TERM", &daemon.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(daemon.wait().unwrap().success());
+            .is_some_and(|j| j.iter().any(|j| j.kind == "new-crawl" && j.state == "done"))
+    });
+    assert!(terminate(daemon).success());
     let s = score(&t, &ok(&archive(&db, &["export"])));
     assert_eq!(
         (s.found, s.article_ok, s.title_ok),

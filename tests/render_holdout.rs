@@ -30,22 +30,7 @@ fn archive_blog(dir: &Path, blog: &Server, t: &Value) -> (Score, usize, usize) {
     ok(&archive(&db, &["crawl"]));
     let s = score(t, &ok(&archive(&db, &["export"])));
     let store = Store::open(&db).unwrap();
-    let (mut found, mut total) = (0, 0);
-    for p in t["posts"].as_array().unwrap() {
-        let url = format!("{}{}", blog.origin, p["path"].as_str().unwrap());
-        let archived = store.comments(&url).unwrap();
-        for c in p["comments"].as_array().into_iter().flatten() {
-            total += 1;
-            let n = archived
-                .iter()
-                .filter(|a| {
-                    a.author.as_deref().map(str::trim) == c["author"].as_str()
-                        && token_f1(&a.content_text, c["text"].as_str().unwrap()) >= 0.9
-                })
-                .count();
-            found += (n == 1) as usize;
-        }
-    }
+    let (found, total, _) = comment_recall(&store, &blog.origin, t);
     (s, found, total)
 }
 

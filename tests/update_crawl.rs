@@ -12,8 +12,8 @@ use everblog::store::Store;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 const BLOGS: [&str; 3] = ["pelican", "hexo", "wordpress"];
 
@@ -60,39 +60,6 @@ fn serve_versions(dir: &Path, name: &'static str) -> Site {
     }
 }
 
-fn daemon(db: &Path, config: &Path, owner: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_archive"))
-        .arg("--db")
-        .arg(db)
-        .arg("--config")
-        .arg(config)
-        .args(["daemon", "--owner", owner])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
-}
-
-fn terminate(mut child: Child) {
-    Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "daemon ignored SIGTERM");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn wait_for(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + limit;
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 fn jobs(db: &Path) -> Vec<everblog::store::Job> {
     Store::open(db)
         .ok()
@@ -127,7 +94,10 @@ fn update_crawls_archive_exactly_the_changes() {
         );
         ok(&archive(&db, &["add", &feed]));
     }
-    let (a, b) = (daemon(&db, &config, "a"), daemon(&db, &config, "b"));
+    let (a, b) = (
+        daemon_with_config(&db, &config, "a", Stdio::null()),
+        daemon_with_config(&db, &config, "b", Stdio::null()),
+    );
 
     // 1. NewCrawl of the first state, then at least one UpdateCrawl of each blog (nothing new).
     wait_for(

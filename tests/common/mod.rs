@@ -3,10 +3,12 @@
 #![allow(dead_code)]
 
 use everblog::serve::{serve_dir, Server};
+use everblog::store::Store;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// A fixture blog of `fixtures/sites/<name>` served on a free port.
 pub struct Blog {
@@ -168,4 +170,72 @@ pub fn score(truth: &Value, export_jsonl: &str) -> Score {
         }
     }
     s
+}
+
+/// `archive --db DB --config CONFIG daemon --owner OWNER`, stdout discarded.
+pub fn daemon_with_config(db: &Path, config: &Path, owner: &str, stderr: Stdio) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_archive"))
+        .arg("--db")
+        .arg(db)
+        .arg("--config")
+        .arg(config)
+        .args(["daemon", "--owner", owner])
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
+/// SIGTERM, then the exit status (fails the test after 30 s).
+pub fn terminate(mut child: Child) -> std::process::ExitStatus {
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "daemon did not stop within 30 s of SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Polls `cond` every 100 ms; fails the test after `limit`.
+pub fn wait_for(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Truth comments (the `comments` of each post of `truth`) archived exactly once with their
+/// author and text (token F1 ≥ 0.9): (found, total, descriptions of the others).
+pub fn comment_recall(store: &Store, origin: &str, truth: &Value) -> (usize, usize, Vec<String>) {
+    let (mut found, mut total, mut missing) = (0, 0, Vec::new());
+    for p in truth["posts"].as_array().unwrap() {
+        let url = format!("{origin}{}", p["path"].as_str().unwrap());
+        let archived = store.comments(&url).unwrap();
+        for c in p["comments"].as_array().into_iter().flatten() {
+            total += 1;
+            let n = archived
+                .iter()
+                .filter(|a| {
+                    a.author.as_deref().map(str::trim) == c["author"].as_str()
+                        && token_f1(&a.content_text, c["text"].as_str().unwrap()) >= 0.9
+                })
+                .count();
+            if n == 1 {
+                found += 1;
+            } else {
+                missing.push(format!("{url} #{} ({n} copies)", c["id"]));
+            }
+        }
+    }
+    (found, total, missing)
 }
