@@ -59,10 +59,11 @@ fn main() {
             "http://site.test/blog/",
             "http://site.test/blog/feed.xml",
             None,
-            "rss2",
+            everblog::core::feed::FeedKind::Rss2,
             &[],
         )
-        .expect("blog");
+        .expect("blog")
+        .id;
     let rss0 = rss_kib();
 
     let started = Instant::now();
@@ -95,14 +96,25 @@ fn main() {
     assert_eq!(scores.len(), sample.len());
 
     let started = Instant::now();
-    let served =
-        everblog::crawl::frontier::Frontier::next(&mut frontier, &mut store, blog, 16, "9999")
-            .expect("next");
+    let served = everblog::crawl::frontier::Frontier::next(
+        &mut frontier,
+        &mut store,
+        blog,
+        16,
+        chrono::Utc::now(),
+    )
+    .expect("next");
     let first_next = started.elapsed();
     let started = Instant::now();
     for _ in 0..100 {
-        everblog::crawl::frontier::Frontier::next(&mut frontier, &mut store, blog, 16, "9999")
-            .expect("next");
+        everblog::crawl::frontier::Frontier::next(
+            &mut frontier,
+            &mut store,
+            blog,
+            16,
+            chrono::Utc::now(),
+        )
+        .expect("next");
     }
     let next = started.elapsed() / 100;
 

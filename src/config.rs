@@ -1,13 +1,29 @@
-//! The configuration file (TOML): every knob of crawls, politeness, the daemon and the update
-//! schedule, with documented defaults. Command-line flags override it.
+//! The configuration file (TOML): every knob of crawls, politeness, the daemon, the update
+//! schedule and rendering, with documented defaults. Command-line flags override it.
+//!
+//! Each section is the settings type of the module it configures, deserialised as is (no
+//! mirror structs): `[database]` [`DatabaseSettings`], `[crawl]` [`CrawlSettings`],
+//! `[politeness]` [`PolitenessSettings`], `[daemon]` [`DaemonSettings`], `[schedule]`
+//! [`Bounds`], `[render]` [`RenderSettings`]; their `Default` impls hold the defaults. A
+//! [`Config`] then builds the runtime objects ([`Config::fetcher`], [`Config::crawl_options`]),
+//! as ripgrep's resolved arguments build its searcher.
 //!
 //! Looked up at `--config PATH` (or `$EVERBLOG_CONFIG`), else
 //! `$XDG_CONFIG_HOME/everblog/config.toml` (`~/.config/everblog/config.toml`); a missing default
 //! file means all defaults. `archive config --defaults` prints [`DEFAULTS`], the commented file.
 
+use crate::core::schedule::Bounds;
+use crate::crawl::{CrawlOptions, CrawlSettings};
+use crate::daemon::{DaemonSettings, Worker};
+use crate::fetch::politeness::{PolitenessSettings, SharedGate};
+use crate::fetch::Fetcher;
+use crate::render::{RenderSettings, Renderer};
+use crate::store::{DatabaseSettings, StoreGate};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The default configuration file, commented: parsing it gives [`Config::default`] (a unit test
@@ -86,214 +102,41 @@ recycle_after = 200
 # More CSS selectors of "show more" controls to click (Disqus, LiveFyre, Isso and Commento
 # are known).
 show_more = []
+# Largest rendered DOM read back, in MB; a larger page fails (and is logged).
+max_dom_mb = 20
 "#;
 
-/// The whole configuration.
+/// The whole configuration: one section per concern.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// `[database]`.
-    pub database: Database,
+    pub database: DatabaseSettings,
     /// `[crawl]`.
-    pub crawl: Crawl,
+    pub crawl: CrawlSettings,
     /// `[politeness]`.
-    pub politeness: Politeness,
+    pub politeness: PolitenessSettings,
     /// `[daemon]`.
-    pub daemon: Daemon,
+    pub daemon: DaemonSettings,
     /// `[schedule]`.
-    pub schedule: Schedule,
+    pub schedule: Bounds,
     /// `[render]`.
-    pub render: Render,
-}
-
-/// `[render]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Render {
-    /// Chromium executable.
-    pub chromium: PathBuf,
-    /// Tabs at once.
-    pub tabs: usize,
-    /// Page bound.
-    #[serde(with = "humantime_serde")]
-    pub timeout: Duration,
-    /// Settle bound.
-    #[serde(with = "humantime_serde")]
-    pub settle: Duration,
-    /// Quiet time that means settled.
-    #[serde(with = "humantime_serde")]
-    pub quiet: Duration,
-    /// Click bound.
-    pub max_clicks: u32,
-    /// Pages per browser.
-    pub recycle_after: u64,
-    /// Extra show-more selectors.
-    pub show_more: Vec<String>,
-}
-
-impl Default for Render {
-    fn default() -> Self {
-        let d = crate::render::RenderConfig::default();
-        Render {
-            chromium: d.chromium,
-            tabs: d.tabs,
-            timeout: d.timeout,
-            settle: d.settle,
-            quiet: d.quiet,
-            max_clicks: d.max_clicks,
-            recycle_after: d.recycle_after,
-            show_more: d.show_more,
-        }
-    }
-}
-
-impl Render {
-    /// As renderer settings.
-    pub fn config(&self) -> crate::render::RenderConfig {
-        crate::render::RenderConfig {
-            chromium: self.chromium.clone(),
-            tabs: self.tabs,
-            timeout: self.timeout,
-            settle: self.settle,
-            quiet: self.quiet,
-            max_clicks: self.max_clicks,
-            recycle_after: self.recycle_after,
-            show_more: self.show_more.clone(),
-            ..crate::render::RenderConfig::default()
-        }
-    }
-}
-
-/// `[database]`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Database {
-    /// Database file; `None`: the XDG default.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<PathBuf>,
-    /// Size cap in MB (0: none).
-    pub max_size_mb: f64,
-}
-
-/// `[crawl]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Crawl {
-    /// Page budget of one NewCrawl.
-    pub max_pages: u64,
-    /// Requests in flight.
-    pub concurrency: usize,
-    /// Per-request timeout.
-    #[serde(with = "humantime_serde")]
-    pub timeout: Duration,
-    /// "knn" or "bfs".
-    pub frontier: String,
-    /// kNN neighbours.
-    pub k: usize,
-    /// Yield-based stop (pages without a new post).
-    pub patience: u64,
-    /// Links per URL template.
-    pub max_per_template: usize,
-}
-
-impl Default for Crawl {
-    fn default() -> Self {
-        Crawl {
-            max_pages: 10_000,
-            concurrency: 4,
-            timeout: Duration::from_secs(30),
-            frontier: "knn".into(),
-            k: 5,
-            patience: 1000,
-            max_per_template: 2000,
-        }
-    }
-}
-
-/// `[politeness]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Politeness {
-    /// Delay between requests to one host.
-    #[serde(with = "humantime_serde")]
-    pub delay: Duration,
-    /// Delay for loopback hosts.
-    #[serde(with = "humantime_serde")]
-    pub loopback_delay: Duration,
-    /// Requests in flight per host.
-    pub per_host: usize,
-}
-
-impl Default for Politeness {
-    fn default() -> Self {
-        Politeness {
-            delay: Duration::from_secs(1),
-            loopback_delay: Duration::ZERO,
-            per_host: 2,
-        }
-    }
-}
-
-/// `[daemon]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Daemon {
-    /// Job lease.
-    #[serde(with = "humantime_serde")]
-    pub lease: Duration,
-    /// Empty-queue poll interval.
-    #[serde(with = "humantime_serde")]
-    pub poll: Duration,
-}
-
-impl Default for Daemon {
-    fn default() -> Self {
-        Daemon {
-            lease: Duration::from_secs(60),
-            poll: Duration::from_secs(2),
-        }
-    }
-}
-
-/// `[schedule]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Schedule {
-    /// Shortest UpdateCrawl interval.
-    #[serde(with = "humantime_serde")]
-    pub min_interval: Duration,
-    /// Longest UpdateCrawl interval.
-    #[serde(with = "humantime_serde")]
-    pub max_interval: Duration,
-    /// Relative jitter in [0, 1].
-    pub jitter: f64,
-}
-
-impl Default for Schedule {
-    fn default() -> Self {
-        let b = crate::core::schedule::Bounds::default();
-        Schedule {
-            min_interval: b.min,
-            max_interval: b.max,
-            jitter: b.jitter,
-        }
-    }
-}
-
-impl Schedule {
-    /// As scheduling bounds.
-    pub fn bounds(&self) -> crate::core::schedule::Bounds {
-        crate::core::schedule::Bounds {
-            min: self.min_interval,
-            max: self.max_interval,
-            jitter: self.jitter,
-        }
-    }
+    pub render: RenderSettings,
 }
 
 /// The default configuration file: `$XDG_CONFIG_HOME/everblog/config.toml`.
 pub fn default_path() -> Option<PathBuf> {
     dirs::config_dir().map(|d| d.join("everblog").join("config.toml"))
+}
+
+/// The default database: `$XDG_DATA_HOME/everblog/archive.db` (`~/.local/share/…`).
+///
+/// # Errors
+/// Neither `XDG_DATA_HOME` nor `HOME` is set.
+pub fn default_database() -> Result<PathBuf> {
+    let dir = dirs::data_dir()
+        .context("cannot find a data directory (set XDG_DATA_HOME or HOME, or pass --db)")?;
+    Ok(dir.join("everblog").join("archive.db"))
 }
 
 impl Config {
@@ -318,15 +161,12 @@ impl Config {
 
     fn validate(&self, source: &str) -> Result<()> {
         let bad = |what: &str| anyhow::anyhow!("{source}: {what}");
-        if !matches!(self.crawl.frontier.as_str(), "knn" | "bfs") {
-            return Err(bad("crawl.frontier must be \"knn\" or \"bfs\""));
-        }
         if self.crawl.concurrency == 0 || self.politeness.per_host == 0 {
             return Err(bad(
                 "crawl.concurrency and politeness.per_host must be at least 1",
             ));
         }
-        if self.schedule.min_interval > self.schedule.max_interval {
+        if self.schedule.min > self.schedule.max {
             return Err(bad(
                 "schedule.min_interval is longer than schedule.max_interval",
             ));
@@ -371,6 +211,57 @@ impl Config {
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("config serialises")
     }
+
+    /// The database file: `[database] path` (which `--db` sets), else [`default_database`].
+    ///
+    /// # Errors
+    /// No path is configured and there is no data directory.
+    pub fn database_path(&self) -> Result<PathBuf> {
+        match &self.database.path {
+            Some(p) => Ok(p.clone()),
+            None => default_database(),
+        }
+    }
+
+    /// The HTTP client: `[crawl] timeout` per request, `[politeness]`; with `shared`, each
+    /// host's request slots are booked with the other processes on the database too.
+    ///
+    /// # Errors
+    /// The HTTP client cannot be built ([`Fetcher::new`]).
+    pub fn fetcher(&self, shared: Option<SharedGate>) -> Result<Fetcher> {
+        Fetcher::new(self.crawl.timeout, self.politeness.clone(), shared)
+    }
+
+    /// What crawls run with: `[crawl]`, and a renderer (`[render]`) that launches Chromium only
+    /// when a blog needs it. No stop signal: [`CrawlOptions::stop`] is the caller's.
+    pub fn crawl_options(&self) -> CrawlOptions {
+        CrawlOptions {
+            settings: self.crawl.clone(),
+            renderer: Some(Arc::new(Renderer::new(self.render.clone()))),
+            stop: None,
+        }
+    }
+
+    /// A job worker named `owner` on `db`: `[daemon] lease`, a fetcher whose host slots are
+    /// shared with every process on the database, the crawl options with `stop` as their stop
+    /// flag, and the `[schedule]` bounds.
+    ///
+    /// # Errors
+    /// The database or the HTTP client cannot be opened.
+    pub fn worker(&self, db: &Path, owner: String, stop: Arc<AtomicBool>) -> Result<Worker> {
+        let gate = SharedGate(Arc::new(StoreGate::open(db)?));
+        Ok(Worker {
+            db: db.to_path_buf(),
+            owner,
+            lease: self.daemon.lease.max(Duration::from_secs(1)),
+            fetcher: self.fetcher(Some(gate))?,
+            crawl: CrawlOptions {
+                stop: Some(stop),
+                ..self.crawl_options()
+            },
+            schedule: self.schedule,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -412,6 +303,6 @@ mod tests {
     fn partial_files_keep_other_defaults() {
         let c = Config::parse("[politeness]\ndelay = \"250ms\"\n", "x").unwrap();
         assert_eq!(c.politeness.delay, Duration::from_millis(250));
-        assert_eq!(c.crawl, Crawl::default());
+        assert_eq!(c.crawl, CrawlSettings::default());
     }
 }

@@ -68,7 +68,7 @@ fn learn_blog(root: &Path, host: &str, feed_file: &str) -> (Option<String>, Opti
     let dir = root.join(host);
     let bytes = std::fs::read(dir.join(feed_file)).unwrap();
     let f = feed::parse(&bytes, &format!("http://{host}/{feed_file}")).unwrap();
-    let targets = feed::targets(&f);
+    let targets = feed::targets(&f.entries);
     let files = pages_by_path(&dir);
     let mut pages = Vec::new();
     for (entry, t) in f.entries.iter().zip(&targets) {

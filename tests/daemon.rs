@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use everblog::serve::{Hook, Root, Server};
-use everblog::store::Store;
+use everblog::store::{JobKind, JobState, Store};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -31,13 +31,13 @@ fn new_crawls(db: &Path) -> Vec<everblog::store::Job> {
         .and_then(|s| s.jobs(100).ok())
         .unwrap_or_default()
         .into_iter()
-        .filter(|j| j.kind == "new-crawl")
+        .filter(|j| j.kind == JobKind::NewCrawl)
         .collect()
 }
 
 fn all_done(db: &Path, n: usize) -> bool {
     let j = new_crawls(db);
-    j.len() == n && j.iter().all(|j| j.state == "done")
+    j.len() == n && j.iter().all(|j| j.state == JobState::Done)
 }
 
 #[test]
@@ -60,7 +60,7 @@ fn two_daemons_share_the_work_and_run_no_job_twice() {
     assert!(terminate(a).success());
     assert!(terminate(b).success());
     for j in new_crawls(&db) {
-        assert_eq!((j.state.as_str(), j.attempts), ("done", 1), "{j:?}");
+        assert_eq!((j.state, j.attempts), (JobState::Done, 1), "{j:?}");
         assert!(
             matches!(j.owner.as_deref(), Some("worker-a" | "worker-b")),
             "{j:?}"
@@ -180,8 +180,8 @@ fn sigterm_gives_the_running_job_back() {
     assert!(started.elapsed() < Duration::from_secs(20));
     let job = new_crawls(&db)[0].clone();
     assert_eq!(
-        (job.state.as_str(), job.owner.as_deref()),
-        ("queued", None),
+        (job.state, job.owner.as_deref()),
+        (JobState::Queued, None),
         "{job:?}"
     );
     // Any worker, here the foreground command, resumes it.

@@ -6,7 +6,7 @@
 mod common;
 use common::*;
 use everblog::serve::{Root, Server};
-use everblog::store::Store;
+use everblog::store::{JobKind, JobState, Store};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -37,7 +37,7 @@ fn a_client_rendered_blog_is_rendered_and_archived_completely() {
     assert!(out.contains("crawl complete"), "{out}");
     let blog = Store::open(&db).unwrap().blogs().unwrap()[0].clone();
     assert_eq!(
-        blog.renders.as_deref(),
+        blog.renders.map(|r| r.as_str()),
         Some("all"),
         "{:?}",
         blog.render_reason
@@ -71,7 +71,12 @@ fn comments_in_a_cross_site_iframe_behind_load_more_are_archived() {
     ok(&archive(&db, &["crawl"]));
     let store = Store::open(&db).unwrap();
     let b = store.blogs().unwrap()[0].clone();
-    assert_eq!(b.renders.as_deref(), Some("posts"), "{:?}", b.render_reason);
+    assert_eq!(
+        b.renders.map(|r| r.as_str()),
+        Some("posts"),
+        "{:?}",
+        b.render_reason
+    );
     let s = score(&t, &ok(&archive(&db, &["export"])));
     assert_eq!(
         (s.found, s.article_ok, s.title_ok),
@@ -98,7 +103,7 @@ fn a_plain_blog_is_not_rendered() {
     assert!(out.contains("0 pages rendered"), "{out}");
     let blog = Store::open(&db).unwrap().blogs().unwrap()[0].clone();
     assert_eq!(
-        blog.renders.as_deref(),
+        blog.renders.map(|r| r.as_str()),
         Some("none"),
         "{:?}",
         blog.render_reason
@@ -162,7 +167,12 @@ fn real_isso_comments_behind_hidden_links_are_archived() {
     ok(&archive(&db, &["crawl"]));
     let store = Store::open(&db).unwrap();
     let b = store.blogs().unwrap()[0].clone();
-    assert_eq!(b.renders.as_deref(), Some("posts"), "{:?}", b.render_reason);
+    assert_eq!(
+        b.renders.map(|r| r.as_str()),
+        Some("posts"),
+        "{:?}",
+        b.render_reason
+    );
     let s = score(&t, &ok(&archive(&db, &["export"])));
     assert_eq!(
         (s.found, s.article_ok, s.title_ok),
@@ -203,7 +213,10 @@ fn the_daemon_renders_a_javascript_blog_too() {
         Store::open(&db)
             .ok()
             .and_then(|s| s.jobs(10).ok())
-            .is_some_and(|j| j.iter().any(|j| j.kind == "new-crawl" && j.state == "done"))
+            .is_some_and(|j| {
+                j.iter()
+                    .any(|j| j.kind == JobKind::NewCrawl && j.state == JobState::Done)
+            })
     });
     assert!(terminate(daemon).success());
     let s = score(&t, &ok(&archive(&db, &["export"])));

@@ -1,6 +1,7 @@
 //! Architecture invariants that the compiler does not check (see ARCHITECTURE.md):
 //! every source file opens with a `//!` doc saying what it owns; `src/core` does no IO, no async
-//! and no SQL; SQL statements appear only under `src/store`.
+//! and no SQL; SQL statements appear only under `src/store`; no file under `src/` grows past
+//! ~800 lines (past that it holds two concepts) unless it is listed here with a reason.
 
 use std::path::{Path, PathBuf};
 
@@ -87,5 +88,54 @@ fn sql_lives_only_in_the_store() {
                 f.display()
             );
         }
+    }
+}
+
+/// Files allowed past [`MAX_LINES`], each with the reason. Empty today: every concept has a home
+/// of its own size.
+const LONG_FILES: &[(&str, &str)] = &[];
+
+/// The soft cap on a source file's length.
+const MAX_LINES: usize = 800;
+
+#[test]
+fn no_file_holds_two_concepts() {
+    for f in rust_files(&src()) {
+        let lines = std::fs::read_to_string(&f).unwrap().lines().count();
+        let name = f
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let listed = LONG_FILES.iter().any(|(n, _)| *n == name);
+        assert!(
+            lines <= MAX_LINES || listed,
+            "src/{name} has {lines} lines: past {MAX_LINES} a file holds two concepts; split it \
+             along the code map in ARCHITECTURE.md, or list it in LONG_FILES with a reason"
+        );
+    }
+}
+
+#[test]
+fn the_code_map_names_every_module() {
+    let map =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .unwrap();
+    for f in rust_files(&src()) {
+        let rel = f.strip_prefix(src()).unwrap().with_extension("");
+        let parts: Vec<String> = rel
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .filter(|p| p != "mod")
+            .collect();
+        if matches!(parts.as_slice(), [one] if one == "lib" || one == "main") {
+            continue;
+        }
+        let module = parts.join("::");
+        assert!(
+            map.contains(&format!("`{module}`")),
+            "ARCHITECTURE.md's code map does not name `{module}` (src/{})",
+            rel.display()
+        );
     }
 }

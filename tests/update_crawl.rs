@@ -7,8 +7,9 @@
 
 mod common;
 use common::*;
+use everblog::core::learn::Field;
 use everblog::serve::{Root, Server};
-use everblog::store::Store;
+use everblog::store::{JobKind, JobState, Store};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -105,14 +106,14 @@ fn update_crawls_archive_exactly_the_changes() {
         Duration::from_secs(240),
         || {
             let j = jobs(&db);
-            let done = |kind: &str| {
+            let done = |kind: JobKind| {
                 j.iter()
-                    .filter(|j| j.kind == kind && j.state == "done")
+                    .filter(|j| j.kind == kind && j.state == JobState::Done)
                     .map(|j| j.blog_id)
                     .collect::<HashSet<_>>()
                     .len()
             };
-            done("new-crawl") == 3 && done("update-crawl") == 3
+            done(JobKind::NewCrawl) == 3 && done(JobKind::UpdateCrawl) == 3
         },
     );
     let v1_posts: Vec<usize> = {
@@ -138,7 +139,7 @@ fn update_crawls_archive_exactly_the_changes() {
 
     // 2. The blogs change; wait for an UpdateCrawl of each that started afterwards.
     let marks: Vec<usize> = sites.iter().map(|s| s.server.access_log().len()).collect();
-    let switched = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let switched = chrono::Utc::now();
     std::thread::sleep(Duration::from_millis(20));
     for s in &sites {
         switch(&s.link, s.name, "v2");
@@ -150,11 +151,9 @@ fn update_crawls_archive_exactly_the_changes() {
             let j = jobs(&db);
             j.iter()
                 .filter(|j| {
-                    j.kind == "update-crawl"
-                        && j.state == "done"
-                        && j.started_at
-                            .as_deref()
-                            .is_some_and(|t| t > switched.as_str())
+                    j.kind == JobKind::UpdateCrawl
+                        && j.state == JobState::Done
+                        && j.started_at.is_some_and(|t| t > switched)
                 })
                 .map(|j| j.blog_id)
                 .collect::<HashSet<_>>()
@@ -165,7 +164,7 @@ fn update_crawls_archive_exactly_the_changes() {
     terminate(a);
     terminate(b);
     assert!(
-        jobs(&db).iter().all(|j| j.state != "failed"),
+        jobs(&db).iter().all(|j| j.state != JobState::Failed),
         "{:#?}",
         jobs(&db)
     );
@@ -392,7 +391,7 @@ fn a_theme_switch_is_detected_and_the_rules_learned_again() {
     let before = store.rules(blog.id).unwrap();
     let article_before = before
         .iter()
-        .find(|r| r.field == "article")
+        .find(|r| r.field == Field::Article)
         .unwrap()
         .xpath
         .clone();
@@ -410,7 +409,7 @@ fn a_theme_switch_is_detected_and_the_rules_learned_again() {
     let after = store.rules(blog.id).unwrap();
     let article_after = after
         .iter()
-        .find(|r| r.field == "article")
+        .find(|r| r.field == Field::Article)
         .unwrap()
         .xpath
         .clone();

@@ -177,7 +177,7 @@ pub fn fixture_blog(site_dir: &Path) -> (serde_json::Value, FeedBlog) {
 /// every entry's page, learn.
 pub fn learn_blog(blog: &FeedBlog) -> Vec<LearnedRule> {
     let f = feed::parse(&blog.feed, &blog.feed_url).expect("feed parses");
-    let targets = feed::targets(&f);
+    let targets = feed::targets(&f.entries);
     let mut pages = Vec::new();
     for (entry, t) in f.entries.iter().zip(&targets) {
         if let Some(html) = blog.pages.get(&entry.url) {
@@ -221,7 +221,7 @@ impl Prepared {
 /// Feed parsed, targets derived and pages parsed, outside the timed region.
 pub fn prepare_blog(blog: &FeedBlog) -> Prepared {
     let f = feed::parse(&blog.feed, &blog.feed_url).expect("feed parses");
-    let targets = feed::targets(&f);
+    let targets = feed::targets(&f.entries);
     let mut out = Prepared {
         pages: Vec::new(),
         targets: Vec::new(),

@@ -94,6 +94,15 @@ pub fn same_comment(
     same_author(a_author, b_author) && super::text::dice(a_text, b_text) >= 0.8
 }
 
+/// The page's text of a comment and a comment feed's text of it are the same text: one
+/// contains the other (feeds prefix replies with "In reply to …"), or their Dice is ≥ 0.95. A
+/// difference beyond that is an edit.
+pub fn same_text(page: &str, feed: &str) -> bool {
+    let norm = |s: &str| -> String { super::text::normalise(s).into_iter().collect() };
+    let (p, f) = (norm(page), norm(feed));
+    (!p.is_empty() && (f.contains(&p) || p.contains(&f))) || super::text::dice(page, feed) >= 0.95
+}
+
 /// A page comment's element id and a comment link's fragment name the same comment:
 /// `div-comment-17` and `comment-17` (themes prefix the id the permalink uses).
 pub fn same_id(element_id: &str, fragment: &str) -> bool {
@@ -510,6 +519,18 @@ pub fn extract(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn feed_reply_prefixes_are_not_edits() {
+        assert!(same_text(
+            "Same here, Dan!",
+            "In reply to Dan O'Connor. Same here, Dan!"
+        ));
+        assert!(!same_text(
+            "Bookmarked. We counted 36.",
+            "My notes from that day are short."
+        ));
+    }
 
     const PAGE: &str = r#"<html><body><article><div class="entry">Post body.</div></article>
       <ol class="comment-list">

@@ -54,8 +54,20 @@ pub struct Extracted {
     pub published_raw: Option<String>,
     /// Last update time the page declares, if any.
     pub updated: Option<DateTime<FixedOffset>>,
-    /// Fields that could not be extracted: (field, reason).
-    pub gaps: Vec<(String, String)>,
+    /// Fields that could not be extracted: (field, reason for a person).
+    pub gaps: Vec<(GapField, String)>,
+}
+
+super::vocabulary! {
+    /// A field of a post that can be missing from its record (a gap), with a reason.
+    pub enum GapField {
+        /// No author name.
+        Author = "author",
+        /// No publication date.
+        Published = "published",
+        /// Comments the blog declares but the archive could not take.
+        Comments = "comments",
+    }
 }
 
 /// Author names the page itself declares (JSON-LD, `meta name=author`, `rel=author`, hCard), used
@@ -125,7 +137,7 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         } else {
             "no author rule was learned and the page declares none"
         };
-        gaps.push(("author".to_string(), why.to_string()));
+        gaps.push((GapField::Author, why.to_string()));
     }
     let date_node = rules.date.as_ref().and_then(|(r, _)| r.apply_first(page));
     let published_raw = date_node.map(|d| page.text_of(d)).filter(|t| !t.is_empty());
@@ -152,7 +164,7 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
             (Some(_), None) => "the date rule matched nothing on this page".to_string(),
             (Some(_), Some(raw)) => format!("the date shown ({raw:?}) could not be parsed"),
         };
-        gaps.push(("published".to_string(), why));
+        gaps.push((GapField::Published, why));
     }
     Some(Extracted {
         title,

@@ -16,16 +16,45 @@ use scraper::{Html, Node};
 pub struct Feed {
     /// Feed title.
     pub title: Option<String>,
-    /// "atom", "rss2", "rss1", "rss0" or "json".
-    pub kind: &'static str,
+    /// The feed format.
+    pub kind: FeedKind,
     /// The site the feed belongs to (its `alternate`/`link`), absolute.
     pub home: Option<String>,
     /// Entries in feed order.
     pub entries: Vec<FeedEntry>,
 }
 
-/// One feed entry.
-#[derive(Debug, Clone)]
+super::vocabulary! {
+    /// A feed format, as feed-rs recognises it.
+    pub enum FeedKind {
+        /// Atom 1.0.
+        Atom = "atom",
+        /// RSS 2.0.
+        Rss2 = "rss2",
+        /// RSS 1.0 (RDF).
+        Rss1 = "rss1",
+        /// RSS 0.9x.
+        Rss0 = "rss0",
+        /// JSON Feed.
+        Json = "json",
+    }
+}
+
+impl FeedKind {
+    /// The format's name for people: "Atom", "RSS 2.0", "JSON Feed", …
+    pub fn label(self) -> &'static str {
+        match self {
+            FeedKind::Atom => "Atom",
+            FeedKind::Rss2 => "RSS 2.0",
+            FeedKind::Rss1 => "RSS 1.0",
+            FeedKind::Rss0 => "RSS 0.9x",
+            FeedKind::Json => "JSON Feed",
+        }
+    }
+}
+
+/// One feed entry (as parsed, and as the store keeps it).
+#[derive(Debug, Clone, PartialEq)]
 pub struct FeedEntry {
     /// Permalink of the post, absolute.
     pub url: String,
@@ -64,11 +93,11 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
         .parse(bytes)
         .map_err(|e| FeedError(e.to_string()))?;
     let kind = match parsed.feed_type {
-        feed_rs::model::FeedType::Atom => "atom",
-        feed_rs::model::FeedType::JSON => "json",
-        feed_rs::model::FeedType::RSS0 => "rss0",
-        feed_rs::model::FeedType::RSS1 => "rss1",
-        feed_rs::model::FeedType::RSS2 => "rss2",
+        feed_rs::model::FeedType::Atom => FeedKind::Atom,
+        feed_rs::model::FeedType::JSON => FeedKind::Json,
+        feed_rs::model::FeedType::RSS0 => FeedKind::Rss0,
+        feed_rs::model::FeedType::RSS1 => FeedKind::Rss1,
+        feed_rs::model::FeedType::RSS2 => FeedKind::Rss2,
     };
     let base = url::Url::parse(feed_url).ok();
     let resolve = |href: &str| match &base {
@@ -337,10 +366,9 @@ pub struct Targets {
     pub summary: bool,
 }
 
-/// Training targets for every entry of `feed`, in entry order.
-pub fn targets(feed: &Feed) -> Vec<Targets> {
-    let per_entry: Vec<(Vec<String>, bool)> = feed
-        .entries
+/// Training targets for every entry, in entry order (boilerplate is what repeats across them).
+pub fn targets(entries: &[FeedEntry]) -> Vec<Targets> {
+    let per_entry: Vec<(Vec<String>, bool)> = entries
         .iter()
         .map(|e| match (&e.content_html, &e.summary_html) {
             (Some(c), _) => (text_chunks(c), false),
@@ -360,7 +388,7 @@ pub fn targets(feed: &Feed) -> Vec<Targets> {
     }
     let threshold = (per_entry.len() / 2).max(3);
     let boiler = |c: &str| counts.get(c).is_some_and(|&n| n >= threshold) && c.chars().count() >= 3;
-    feed.entries
+    entries
         .iter()
         .zip(&per_entry)
         .map(|(entry, (chunks, summary))| {

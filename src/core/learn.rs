@@ -18,41 +18,27 @@ use super::rules::{rule_for, Rule, RuleKind};
 use super::text::{bigram, bigram_set, dice_from_counts, normalise, Bigram};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// A field of a post that rules are learned for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Field {
-    /// The post body.
-    Article,
-    /// The post title.
-    Title,
-    /// Elements inside the article that are not article text (a byline or title before the
-    /// text), learned from summary feeds; extraction removes what these rules select.
-    ArticleExclude,
-    /// The byline (paper §3.5).
-    Author,
-    /// The publication date (paper §3.5).
-    Date,
-    /// Comment contents (paper §3.5, bipartite matching).
-    Comment,
-    /// Comment authors.
-    CommentAuthor,
-    /// Comment dates.
-    CommentDate,
-}
-
-impl Field {
-    /// Stable name used in the store and the CLI.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Field::Article => "article",
-            Field::Title => "title",
-            Field::ArticleExclude => "article-exclude",
-            Field::Author => "author",
-            Field::Date => "date",
-            Field::Comment => "comment",
-            Field::CommentAuthor => "comment-author",
-            Field::CommentDate => "comment-date",
-        }
+super::vocabulary! {
+    /// A field of a post that rules are learned for; the name is the one stored with the rule
+    /// and printed by `archive rules`.
+    pub enum Field {
+        /// The post body.
+        Article = "article",
+        /// The post title.
+        Title = "title",
+        /// Elements inside the article that are not article text (a byline or title before the
+        /// text), learned from summary feeds; extraction removes what these rules select.
+        ArticleExclude = "article-exclude",
+        /// The byline (paper §3.5).
+        Author = "author",
+        /// The publication date (paper §3.5).
+        Date = "date",
+        /// Comment contents (paper §3.5, bipartite matching).
+        Comment = "comment",
+        /// Comment authors.
+        CommentAuthor = "comment-author",
+        /// Comment dates.
+        CommentDate = "comment-date",
     }
 }
 

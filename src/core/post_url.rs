@@ -70,7 +70,7 @@ const NOISE_PARAMS: &[&str] = &[
 ];
 
 /// Canonical form of a URL for de-duplication: fragment removed, noise parameters removed
-/// (`utm_*` and [`NOISE_PARAMS`]), `;jsessionid=…` path parameters removed, percent-escapes of
+/// (`utm_*` and `NOISE_PARAMS`), `;jsessionid=…` path parameters removed, percent-escapes of
 /// unreserved characters decoded and the others upper-cased, `index.html`/`index.htm` dropped
 /// from the path. Scheme and host case and default ports are normalised by `url` itself.
 pub fn canonical(url: &Url) -> Url {

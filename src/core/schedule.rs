@@ -7,12 +7,16 @@
 use chrono::{DateTime, Utc};
 use std::time::Duration;
 
-/// Bounds of the schedule.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Bounds of the schedule: the `[schedule]` section of the configuration file.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Bounds {
-    /// Shortest interval between two UpdateCrawls of a blog (default 1 h).
+    /// Shortest interval between two UpdateCrawls of a blog (`min_interval`, default 1 h).
+    #[serde(rename = "min_interval", with = "humantime_serde")]
     pub min: Duration,
-    /// Longest interval, also the interval of a blog with no dated activity (default 7 days).
+    /// Longest interval, also the interval of a blog with no dated activity (`max_interval`,
+    /// default 7 days).
+    #[serde(rename = "max_interval", with = "humantime_serde")]
     pub max: Duration,
     /// Relative jitter: the interval is scaled by a factor drawn in `[1 - jitter, 1 + jitter]`
     /// (default 0.1).

@@ -18,6 +18,7 @@ use crate::core::post_url::{comment_page_of, PostUrlPattern};
 use crate::core::priority::PriorityModel;
 use crate::store::Store;
 use anyhow::Result;
+use chrono::{DateTime, Utc};
 use url::Url;
 
 /// Priority of post permalinks: above any estimate.
@@ -25,14 +26,17 @@ pub const POST_PRIORITY: f64 = 1e9;
 
 /// A crawl order over a blog's stored frontier.
 pub trait Frontier {
-    /// Up to `n` queued URLs to fetch next (that may be fetched at `now`, RFC 3339), with their
-    /// link depth from the seeds.
+    /// Up to `n` queued URLs to fetch next (that may be fetched at `now`), with their link
+    /// depth from the seeds.
+    ///
+    /// # Errors
+    /// The store failed.
     fn next(
         &mut self,
         store: &mut Store,
         blog_id: i64,
         n: usize,
-        now: &str,
+        now: DateTime<Utc>,
     ) -> Result<Vec<(String, u32)>>;
     /// Learns from a processed page: its URL and L(u), the number of post links it holds.
     fn observe(&mut self, url: &str, post_links: usize);
@@ -53,7 +57,7 @@ impl Frontier for BreadthFirst {
         store: &mut Store,
         blog_id: i64,
         n: usize,
-        now: &str,
+        now: DateTime<Utc>,
     ) -> Result<Vec<(String, u32)>> {
         store.queued(blog_id, n, now)
     }
@@ -140,7 +144,7 @@ impl Frontier for KnnFrontier {
         store: &mut Store,
         blog_id: i64,
         n: usize,
-        now: &str,
+        now: DateTime<Utc>,
     ) -> Result<Vec<(String, u32)>> {
         if !self.loaded {
             for (u, l) in store.observations(blog_id)? {
@@ -175,8 +179,8 @@ impl Frontier for KnnFrontier {
             let top = store.best_queued(blog_id, n * 4, now)?;
             let stale: Vec<String> = top
                 .iter()
-                .filter(|t| t.2 < POST_PRIORITY && self.stale(t.3))
-                .map(|t| t.0.clone())
+                .filter(|t| t.priority < POST_PRIORITY && self.stale(t.scored_at))
+                .map(|t| t.url.clone())
                 .collect();
             if stale.is_empty() {
                 break;
@@ -186,14 +190,14 @@ impl Frontier for KnnFrontier {
         let top = store.best_queued(blog_id, n, now)?;
         self.best = top
             .iter()
-            .map(|t| t.2)
+            .map(|t| t.priority)
             .find(|p| *p < POST_PRIORITY)
             .or(if top.is_empty() {
                 None
             } else {
                 Some(POST_PRIORITY)
             });
-        Ok(top.into_iter().map(|(u, d, _, _)| (u, d)).collect())
+        Ok(top.into_iter().map(|t| (t.url, t.depth)).collect())
     }
 
     fn observe(&mut self, url: &str, post_links: usize) {

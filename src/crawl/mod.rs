@@ -1,292 +1,126 @@
-//! Crawl jobs: adding a blog (feed discovery and validation) and NewCrawl (paper §4.2–4.3).
-//! Jobs are stateless: they read and write everything through the [`Store`].
+//! Crawl jobs, the paper's two algorithms (§4.4), stateless over the [`Store`]:
+//! [`new_crawl`] (learn the rules from the feed, then crawl the whole blog) and [`update_crawl`]
+//! (read the feeds, fetch only what changed); and [`add`], which turns a URL into a blog.
+//!
+//! - `add`: `archive add` — feed discovery and validation;
+//! - `learn`: rules learned from the feed entries and their pages (paper §3);
+//! - `page`: the per-page kernel both crawls share — the blog's extraction context, a fetched
+//!   page → post, comments and links, and comment reconciliation with the archive;
+//! - `seed`: post permalinks from sitemaps;
+//! - [`rendering`]: which blogs render in Chromium, and rendering responses;
+//! - [`frontier`], [`links`]: the crawl order and the links a page offers;
+//! - `new_crawl`, `update_crawl`: the two jobs, top-down.
 
+mod add;
 pub mod frontier;
+mod learn;
 pub mod links;
 mod new_crawl;
+mod page;
 pub mod rendering;
+mod seed;
 mod update_crawl;
 
-pub use new_crawl::{new_crawl, CrawlOptions, CrawlSummary, FrontierKind, Progress};
+pub use add::{add, Added, COMMON_FEED_PATHS};
+pub use new_crawl::{new_crawl, CrawlSummary, Progress};
 pub use update_crawl::{update_crawl, UpdateSummary};
 
-use crate::core::feed::{self, Feed};
-use crate::fetch::{self, Fetcher};
-use crate::store::{Blog, Comment, Response, Store, StoredEntry};
-use anyhow::{bail, Context, Result};
-use scraper::Selector;
+use crate::core::feed::{Feed, FeedEntry};
+use crate::core::vocabulary;
+use crate::render::Renderer;
+#[cfg(doc)]
+use crate::store::Store;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 use url::Url;
 
-/// Paths tried, in order, when a home page declares no feed.
-pub const COMMON_FEED_PATHS: &[&str] = &[
-    "feed/",
-    "feed",
-    "atom.xml",
-    "index.xml",
-    "feed.xml",
-    "rss.xml",
-    "rss",
-    "index.rss",
-    "feeds/posts/default",
-    "feed.json",
-];
+/// Attempts per URL when a host answers 429/503 (the last one gives up).
+pub const MAX_ATTEMPTS: u32 = 4;
 
-/// Result of `archive add`.
-pub struct Added {
-    /// The stored blog.
-    pub blog: Blog,
-    /// The parsed feed.
-    pub feed: Feed,
-    /// True when the blog was already in the archive (nothing was written).
-    pub already: bool,
+vocabulary! {
+    /// The crawl order of NewCrawl.
+    pub enum FrontierKind {
+        /// Distance-weighted kNN estimate of post links (paper §4.3).
+        Knn = "knn",
+        /// Breadth-first.
+        BreadthFirst = "bfs",
+    }
 }
 
-/// Stored feed entries from a parsed feed.
-pub fn stored_entries(feed: &Feed) -> Vec<StoredEntry> {
+/// How crawls crawl: the `[crawl]` section of the configuration file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrawlSettings {
+    /// Stop a NewCrawl once this many of the blog's frontier URLs are processed (default
+    /// 10,000; the crawl stays resumable).
+    pub max_pages: u64,
+    /// Requests in flight at once (default 4; politeness bounds each host).
+    pub concurrency: usize,
+    /// Per-request timeout (default 30 s).
+    #[serde(with = "humantime_serde")]
+    pub timeout: Duration,
+    /// Crawl order (default kNN).
+    pub frontier: FrontierKind,
+    /// Neighbours of the kNN estimate (default 5).
+    pub k: usize,
+    /// Yield-based stop (kNN frontier only): after this many consecutive processed pages
+    /// without a new post while the best queued estimate of L is below 0.5, the blog is
+    /// considered completely crawled (default 1,000). 0 disables the stop.
+    pub patience: u64,
+    /// Most URLs followed per URL template (the path with digits generalised, query values
+    /// dropped): bounds calendars and other generated URL spaces (default 2,000).
+    pub max_per_template: usize,
+}
+
+impl Default for CrawlSettings {
+    fn default() -> Self {
+        CrawlSettings {
+            max_pages: 10_000,
+            concurrency: 4,
+            timeout: Duration::from_secs(30),
+            frontier: FrontierKind::Knn,
+            k: 5,
+            patience: 1_000,
+            max_per_template: 2_000,
+        }
+    }
+}
+
+/// What a crawl runs with: its settings and the runtime objects built from the configuration
+/// (`Config::crawl_options`).
+#[derive(Debug, Clone, Default)]
+pub struct CrawlOptions {
+    /// The settings.
+    pub settings: CrawlSettings,
+    /// The render stage (headless Chromium), for blogs that need JavaScript; launched on first
+    /// use. `None`: blogs that need it fail with a clear error.
+    pub renderer: Option<Arc<Renderer>>,
+    /// Set from outside (SIGTERM, SIGINT) to stop after the pages in flight are recorded; the
+    /// crawl stays resumable.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl CrawlOptions {
+    /// True once a stop was requested.
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
+
+/// The entries of a parsed feed as the archive keys them: permalinks canonicalised
+/// ([`crate::core::post_url::canonical`]), entries without an http(s) permalink dropped.
+pub fn canonical_entries(feed: &Feed) -> Vec<FeedEntry> {
     feed.entries
         .iter()
-        .map(|e| StoredEntry {
-            url: crate::core::post_url::canonical(
-                &Url::parse(&e.url).unwrap_or_else(|_| Url::parse("invalid:/").expect("static")),
-            )
-            .to_string(),
-            title: e.title.clone(),
-            authors: e.authors.clone(),
-            published: e.published.map(|d| d.to_rfc3339()),
-            updated: e.updated.map(|d| d.to_rfc3339()),
-            comments_feed: e.comments_feed.clone(),
-            comment_count: e.comment_count,
-            content_html: e.content_html.clone(),
-            summary_html: e.summary_html.clone(),
-        })
-        .filter(|e| e.url.starts_with("http"))
-        .collect()
-}
-
-/// Logs every request a fetch made: robots.txt, redirect hops and the final request.
-pub fn log_fetched(store: &mut Store, blog_id: Option<i64>, f: &fetch::Fetched) -> Result<()> {
-    for hop in &f.hops {
-        store.log_fetch(blog_id, hop)?;
-    }
-    store.log_fetch(blog_id, &f.record)
-}
-
-/// Fetches `url`, logs the fetch, and fails with a one-line reason on network errors and HTTP
-/// errors.
-async fn fetch_ok(store: &mut Store, fetcher: &Fetcher, url: &str) -> Result<Response> {
-    let f = fetcher.get(url).await;
-    log_fetched(store, None, &f)?;
-    let Some(r) = f.response else {
-        bail!(
-            "{url}: {}",
-            f.record.error.unwrap_or_else(|| "request failed".into())
-        );
-    };
-    if r.status >= 400 {
-        bail!(
-            "{url}: HTTP {}{}",
-            r.status,
-            reqwest::StatusCode::from_u16(r.status)
-                .ok()
-                .and_then(|s| s.canonical_reason())
-                .map(|s| format!(" {s}"))
-                .unwrap_or_default()
-        );
-    }
-    Ok(r)
-}
-
-fn try_feed(r: &Response) -> Option<Result<Feed, feed::FeedError>> {
-    let ct = fetch::content_type(r).unwrap_or_default();
-    let head = String::from_utf8_lossy(&r.body[..r.body.len().min(512)])
-        .trim_start_matches('\u{feff}')
-        .trim_start()
-        .to_ascii_lowercase();
-    let looks_xml = head.starts_with("<?xml")
-        || head.starts_with("<rss")
-        || head.starts_with("<feed")
-        || head.starts_with("<rdf");
-    let looks_json = head.starts_with('{') && head.contains("jsonfeed");
-    if ct.contains("xml")
-        || ct.contains("rss")
-        || ct.contains("atom")
-        || ct.contains("json")
-        || looks_xml
-        || looks_json
-    {
-        if fetch::is_html(r) && !looks_xml {
-            return None;
-        }
-        return Some(feed::parse(&r.body, &r.final_url));
-    }
-    None
-}
-
-/// The comments of a comment feed (a post's, or a blog's site-wide one), keyed `feed:<link>`,
-/// in feed order; empty comments are dropped.
-pub(crate) fn comments_of_feed(cf: &Feed) -> Vec<Comment> {
-    cf.entries
-        .iter()
-        .enumerate()
-        .map(|(pos, c)| {
-            let html = c
-                .content_html
-                .clone()
-                .or(c.summary_html.clone())
-                .unwrap_or_default();
-            Comment {
-                id: format!("feed:{}", c.url),
-                author: c.authors.first().cloned(),
-                published: c.published.map(|d| d.to_rfc3339()),
-                published_raw: None,
-                content_text: feed::html_to_text(&html),
-                content_html: html,
-                parent: None,
-                source: "feed".into(),
-                position: pos as i64,
-            }
-        })
-        .filter(|c| !c.content_text.is_empty())
-        .collect()
-}
-
-/// Feed URLs a home page declares with `<link rel="alternate">`, comment feeds excluded.
-fn declared_feeds(html: &str, base: &Url) -> Vec<String> {
-    alternate_feeds(html, base)
-        .into_iter()
-        .filter_map(|(u, comments)| (!comments).then_some(u))
-        .collect()
-}
-
-/// Comment feeds a page declares with `<link rel="alternate">` (title or URL naming comments):
-/// a blog's site-wide comment feed on its home page.
-pub(crate) fn declared_comment_feeds(html: &str, base: &Url) -> Vec<String> {
-    alternate_feeds(html, base)
-        .into_iter()
-        .filter_map(|(u, comments)| comments.then_some(u))
-        .collect()
-}
-
-/// Every feed a page declares with `<link rel="alternate">`: (URL, is a comment feed).
-fn alternate_feeds(html: &str, base: &Url) -> Vec<(String, bool)> {
-    let page = scraper::Html::parse_document(html);
-    let sel = Selector::parse("link[href]").expect("static selector");
-    let mut out = Vec::new();
-    for l in page.select(&sel) {
-        let v = l.value();
-        let rel = v.attr("rel").unwrap_or("").to_ascii_lowercase();
-        let ty = v.attr("type").unwrap_or("").to_ascii_lowercase();
-        let title = v.attr("title").unwrap_or("").to_ascii_lowercase();
-        let href = v.attr("href").unwrap_or("");
-        let is_feed = ty.contains("rss") || ty.contains("atom") || ty.contains("feed+json");
-        if !rel.split_whitespace().any(|r| r == "alternate") || !is_feed {
-            continue;
-        }
-        let comments = title.contains("comment") || href.to_ascii_lowercase().contains("comments");
-        if let Ok(u) = base.join(href) {
-            out.push((u.to_string(), comments));
-        }
-    }
-    out
-}
-
-/// `archive add`: resolves `input` (a feed URL or a blog's home page) to a feed, validates it,
-/// and stores the blog with its feed entries. Adding a blog already present writes nothing.
-///
-/// # Errors
-/// One line naming the URL and what went wrong: not a URL, unreachable, HTTP error, malformed
-/// feed, no feed found, or a feed without entries.
-pub async fn add(store: &mut Store, fetcher: &Fetcher, input: &str) -> Result<Added> {
-    let url = Url::parse(input.trim())
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https"))
-        .with_context(|| format!("{input:?} is not an http:// or https:// URL; give the blog's feed or home page URL"))?;
-    let first = fetch_ok(store, fetcher, url.as_str()).await?;
-    let (feed_response, home) = match try_feed(&first) {
-        Some(Ok(_)) => (first, None),
-        Some(Err(e)) => bail!("{url}: malformed feed ({e}); check the URL is the blog's RSS/Atom/JSON feed"),
-        None if fetch::is_html(&first) => {
-            let base = Url::parse(&first.final_url).unwrap_or_else(|_| url.clone());
-            let html = fetch::decode(&first);
-            let mut candidates = declared_feeds(&html, &base);
-            let root = if base.path().ends_with('/') { base.clone() } else { base.join("./").unwrap_or_else(|_| base.clone()) };
-            for p in COMMON_FEED_PATHS {
-                for b in [&root, &base.join("/").unwrap_or_else(|_| base.clone())] {
-                    if let Ok(u) = b.join(p) {
-                        if !candidates.contains(&u.to_string()) {
-                            candidates.push(u.to_string());
-                        }
-                    }
-                }
-            }
-            let mut found = None;
-            for c in &candidates {
-                let f = fetcher.get(c).await;
-                log_fetched(store, None, &f)?;
-                if let Some(r) = f.response.filter(|r| r.status < 400) {
-                    if let Some(Ok(feed)) = try_feed(&r) {
-                        if !feed.entries.is_empty() {
-                            found = Some(r);
-                            break;
-                        }
-                    }
-                }
-            }
-            let Some(r) = found else {
-                bail!("no feed found for {url}: it declares no <link rel=\"alternate\"> feed and none of /feed/, /atom.xml, /index.xml, /feed.xml, /rss.xml answers; give the feed URL instead");
-            };
-            (r, Some(first.final_url.clone()))
-        }
-        None => bail!(
-            "{url} is neither a feed nor an HTML page (Content-Type: {}); give the blog's feed or home page URL",
-            fetch::content_type(&first).unwrap_or_else(|| "none".into())
-        ),
-    };
-    let feed = feed::parse(&feed_response.body, &feed_response.final_url)
-        .with_context(|| format!("{}: malformed feed", feed_response.final_url))?;
-    if feed.entries.is_empty() {
-        bail!(
-            "{}: the feed has no entries, so there is nothing to learn extraction rules from",
-            feed_response.final_url
-        );
-    }
-    let feed_url = feed_response.url.clone();
-    let feed_base = Url::parse(&feed_response.final_url).unwrap_or_else(|_| url.clone());
-    let home = home.unwrap_or_else(|| {
-        feed.home
-            .clone()
-            .filter(|h| {
-                Url::parse(h).is_ok_and(|h| links::site_of(&h) == links::site_of(&feed_base))
+        .filter_map(|e| {
+            let url = Url::parse(&e.url).ok()?;
+            matches!(url.scheme(), "http" | "https").then(|| FeedEntry {
+                url: crate::core::post_url::canonical(&url).to_string(),
+                ..e.clone()
             })
-            .unwrap_or_else(|| {
-                feed_base
-                    .join("/")
-                    .map(|u| u.to_string())
-                    .unwrap_or_else(|_| feed_url.clone())
-            })
-    });
-    if let Some(blog) = store.find_blog(&feed_url)? {
-        return Ok(Added {
-            blog,
-            feed,
-            already: true,
-        });
-    }
-    let id = store.insert_blog(
-        &home,
-        &feed_url,
-        feed.title.as_deref(),
-        feed.kind,
-        &stored_entries(&feed),
-    )?;
-    let blog = store
-        .blogs()?
-        .into_iter()
-        .find(|b| b.id == id)
-        .context("blog vanished after insert")?;
-    Ok(Added {
-        blog,
-        feed,
-        already: false,
-    })
+        })
+        .collect()
 }

@@ -1,11 +1,17 @@
 //! When and how a crawl renders pages in Chromium (the render stage, `crate::render`): the
-//! per-blog decision (issue: render only when the raw HTML lacks the feed entries' text but the
-//! rendered DOM has it, or when a known JavaScript comment widget is on post pages), and
-//! rendering fetched responses into responses of their own.
+//! per-blog decision, taken once (`decide`: render only when the raw HTML lacks the feed
+//! entries' text but the rendered DOM has it, or when a known JavaScript comment widget is on
+//! post pages), and rendering fetched responses into responses of their own.
 
+use super::CrawlOptions;
+use crate::core::feed::{FeedEntry, Targets};
+use crate::core::page::Page;
 use crate::core::text::{bigram_set, normalise};
+use crate::fetch::{self, Response};
+use crate::render::widgets::{self, Widget};
 use crate::render::{Rendered, Renderer};
-use crate::store::Response;
+use crate::store::{Blog, RenderMode, Renders, Store};
+use anyhow::Result;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::task::JoinSet;
@@ -18,16 +24,6 @@ pub fn is_rendered(r: &Response) -> bool {
     r.headers.iter().any(|(k, _)| k == RENDERED_HEADER)
 }
 
-/// Whether a page of a blog that renders `renders` ("all", "posts", "none"; `None`: not
-/// decided, nothing rendered) is rendered.
-pub fn wants(renders: Option<&str>, is_post: bool) -> bool {
-    match renders {
-        Some("all") => true,
-        Some("posts") => is_post,
-        _ => false,
-    }
-}
-
 /// The share of `target`'s character bigrams found in `page_text` (0..=1): near 1 when the
 /// page shows the text, whatever else it shows.
 pub fn containment(target: &str, page_text: &str) -> f64 {
@@ -37,6 +33,144 @@ pub fn containment(target: &str, page_text: &str) -> f64 {
     }
     let p = bigram_set(&normalise(page_text));
     t.iter().filter(|b| p.contains(b)).count() as f64 / t.len() as f64
+}
+
+/// The median containment of the entries' texts in the pages' texts (0 when none can be
+/// compared).
+fn median_containment(
+    entries: &[FeedEntry],
+    targets: &[Targets],
+    texts: &HashMap<&str, String>,
+) -> f64 {
+    let mut scores: Vec<f64> = entries
+        .iter()
+        .zip(targets)
+        .filter_map(|(e, t)| {
+            Some(containment(
+                t.article.as_deref()?,
+                texts.get(e.url.as_str())?,
+            ))
+        })
+        .collect();
+    if scores.is_empty() {
+        return 0.0;
+    }
+    scores.sort_by(|a, b| a.total_cmp(b));
+    scores[scores.len() / 2]
+}
+
+/// The visible text of each response's page, by URL.
+fn page_texts<'a>(
+    responses: impl Iterator<Item = (&'a String, &'a Response)>,
+) -> HashMap<&'a str, String> {
+    responses
+        .map(|(u, r)| {
+            (
+                u.as_str(),
+                Page::parse(&fetch::decode(r)).text_of(0).to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Decides (once, in [`RenderMode::Auto`]) what a blog renders, records it, and replaces the
+/// entry pages in `responses` by their renderings when the blog renders. Returns the JavaScript
+/// comment widgets found on the entry pages.
+///
+/// `auto`: when the raw entry pages lack their entries' text (median bigram containment below
+/// 0.8) and the rendered ones have it, every page is rendered ([`Renders::All`]); when they have
+/// it but carry a known comment widget, post pages are ([`Renders::Posts`]); otherwise nothing is.
+///
+/// # Errors
+/// The blog needs rendering but `opts` has no renderer, or the store failed.
+pub(super) async fn decide(
+    store: &mut Store,
+    blog: &Blog,
+    opts: &CrawlOptions,
+    entries: &[FeedEntry],
+    targets: &[Targets],
+    responses: &mut HashMap<String, Response>,
+) -> Result<Vec<&'static Widget>> {
+    let raw = page_texts(responses.iter().filter(|(_, r)| !is_rendered(r)));
+    let mut found: Vec<&'static Widget> = Vec::new();
+    for r in responses.values() {
+        for w in widgets::detect(&fetch::decode(r)) {
+            if !found.iter().any(|x| x.name == w.name) {
+                found.push(w);
+            }
+        }
+    }
+    let decided = match (blog.render, blog.renders) {
+        (RenderMode::Never, _) => Some((
+            Renders::Nothing,
+            "rendering is off for this blog (--render never)".to_string(),
+        )),
+        (RenderMode::Always, _) => Some((
+            Renders::All,
+            "rendering is on for this blog (--render always)".to_string(),
+        )),
+        (_, Some(d)) => Some((d, blog.render_reason.clone().unwrap_or_default())),
+        _ => None,
+    };
+    let raw_score = median_containment(entries, targets, &raw);
+    let (renders, reason) = match decided {
+        Some(d) => d,
+        None if raw_score >= 0.8 && found.is_empty() => (
+            Renders::Nothing,
+            format!("the feed's text is in the raw HTML (containment {raw_score:.2}) and no JavaScript comment widget is on post pages"),
+        ),
+        None if raw_score >= 0.8 => (
+            Renders::Posts,
+            format!(
+                "{} comments on post pages need JavaScript",
+                found.iter().map(|w| w.name).collect::<Vec<_>>().join(", ")
+            ),
+        ),
+        None => (
+            Renders::All,
+            format!("the feed's text is missing from the raw HTML (containment {raw_score:.2})"),
+        ),
+    };
+    if renders == Renders::Nothing {
+        if blog.renders.is_none() {
+            store.set_render_decision(blog.id, renders, &reason)?;
+            tracing::info!(blog = %blog.feed_url, %reason, "not rendering");
+        }
+        return Ok(found);
+    }
+    let Some(renderer) = opts.renderer.clone() else {
+        anyhow::bail!(
+            "{} needs JavaScript rendering ({reason}) but no renderer is configured",
+            blog.feed_url
+        );
+    };
+    let todo: Vec<(String, Response)> = responses
+        .iter()
+        .filter(|(_, r)| !is_rendered(r))
+        .map(|(u, r)| (u.clone(), r.clone()))
+        .collect();
+    let rendered = render_all(&renderer, todo).await;
+    let rendered_score = median_containment(entries, targets, &page_texts(rendered.iter()));
+    if blog.renders.is_none()
+        && blog.render == RenderMode::Auto
+        && renders == Renders::All
+        && rendered_score < 0.8
+    {
+        // Rendering did not bring the text either: no use paying for it.
+        let reason = format!("the feed's text is missing from the raw HTML ({raw_score:.2}) and from the rendered DOM ({rendered_score:.2})");
+        store.set_render_decision(blog.id, Renders::Nothing, &reason)?;
+        tracing::warn!(blog = %blog.feed_url, %reason, "not rendering");
+        return Ok(found);
+    }
+    if blog.renders.is_none() {
+        store.set_render_decision(blog.id, renders, &reason)?;
+        tracing::info!(blog = %blog.feed_url, renders = %renders, %reason, raw = raw_score, rendered = rendered_score, "rendering in Chromium");
+    }
+    for (u, r) in rendered {
+        store.keep_response(blog.id, &r)?;
+        responses.insert(u, r);
+    }
+    Ok(found)
 }
 
 /// The response a rendering stands for: the raw response's status and headers (marked), the
@@ -105,7 +239,7 @@ mod tests {
         assert!(containment(post, &format!("Menu Home About {post} Footer © 2025")) > 0.99);
         assert!(containment(post, "Loading… <div id=app></div> Home About") < 0.5);
         assert_eq!(containment("", "anything"), 0.0);
-        assert!(wants(Some("all"), false) && wants(Some("posts"), true));
-        assert!(!wants(Some("posts"), false) && !wants(None, true) && !wants(Some("none"), true));
+        assert!(Renders::All.wants(false) && Renders::Posts.wants(true));
+        assert!(!Renders::Posts.wants(false) && !Renders::Nothing.wants(true));
     }
 }

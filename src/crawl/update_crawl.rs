@@ -1,35 +1,37 @@
 //! UpdateCrawl(URL, since) → records (paper §4.4): brings an archived blog up to date by reading
 //! its feeds, and fetching only the pages they say changed.
 //!
-//! 1. **Feeds.** The blog's feed and its comment feeds (the site-wide one its home page declares,
-//!    else each recent post's) are fetched with conditional GETs (`If-None-Match` /
-//!    `If-Modified-Since` from the stored response), so an unchanged feed costs a 304.
-//! 2. **What changed.** A feed entry never archived is a new post; an archived entry whose
-//!    title, content, summary or update time changed is an edited post; an entry whose comment
-//!    count changed, or a comment-feed item the archive does not hold (or holds with another
-//!    text), marks its post's page as changed; an entry that left the feed while older entries
-//!    stayed may have been deleted.
-//! 3. **Changed pages only** are fetched (conditional GET again), extracted with the blog's rules
-//!    and stored: a changed post keeps its previous text as a version, new and edited comments
-//!    are stored (edits keep the previous text), a 404/410 marks the post gone. Comment pages
-//!    linked from a changed post are followed.
-//! 4. **Template drift.** When the pages of feed entries stop matching their entries (the
-//!    article rule finds nothing, or the text agrees with the feed far less than when the rules
-//!    were learned), the rules are learned again from the current entries (old rules stay,
+//! 1. **Feeds** ([`read_feed`]). The blog's feed is fetched with a conditional GET
+//!    (`If-None-Match` / `If-Modified-Since` from the stored response), so an unchanged feed
+//!    costs a 304. A feed entry never archived is a new post; an archived entry whose title,
+//!    content, summary or update time changed is an edited post; an entry whose comment count
+//!    changed marks its post's page; an entry that left the feed while older entries stayed may
+//!    have been deleted.
+//! 2. **Comment feeds** ([`read_comment_feeds`]): the site-wide one the home page declares and
+//!    each recent post's, conditionally too. A comment-feed item the archive does not hold (or
+//!    holds with another text) marks its post's page as changed.
+//! 3. **Changed pages only** ([`fetch_changed`]) are fetched (conditional GET again), extracted
+//!    with the blog's rules and stored: a changed post keeps its previous text as a version, new
+//!    and edited comments are stored (edits keep the previous text), a 404/410 marks the post
+//!    gone. Comment pages linked from a changed post are followed.
+//! 4. **Template drift** ([`drift`]). When the pages of feed entries stop matching their entries
+//!    (the article rule finds nothing, or the text agrees with the feed far less than when the
+//!    rules were learned), the rules are learned again from the current entries (old rules stay,
 //!    inactive) and the posts fetched since the last good crawl are extracted again from their
 //!    stored responses.
 
-use super::new_crawl::{
-    entry_of, fetch_all_if_changed, learn_from_entries, load_context, process, Context_,
-    CrawlOptions, Processed,
-};
-use crate::core::comments::{same_comment, same_id};
-use crate::core::feed::{self, Feed};
+use super::add::declared_comment_feeds;
+use super::page::{comment_write, comments_of_feed, load_context, process_safely, BlogContext};
+use super::{canonical_entries, CrawlOptions};
+use crate::core::comments::{same_comment, same_id, same_text};
+use crate::core::feed::{self, FeedEntry, Targets};
+use crate::core::learn::Field;
 use crate::core::post_url::{canonical, comment_page_of};
 use crate::core::text::dice;
-use crate::fetch::{self, Fetcher};
-use crate::store::{Blog, PageOutcome, PostWrite, Response, Store, StoredEntry};
+use crate::fetch::{self, Fetched, Fetcher};
+use crate::store::{Blog, Comment, PageOutcome, PageState, PostWrite, Store};
 use anyhow::{bail, Context, Result};
+use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use url::Url;
 
@@ -100,7 +102,7 @@ enum Why {
 
 /// A feed entry's agreement with the text extracted from its page: Dice of the entry's text and
 /// the article (for a summary-only feed, the article's beginning of the same length).
-fn agreement(target: &feed::Targets, text: &str) -> Option<f64> {
+fn agreement(target: &Targets, text: &str) -> Option<f64> {
     let t = target.article.as_deref()?;
     if target.summary {
         let n = t.chars().count() * 6 / 5 + 20;
@@ -111,16 +113,9 @@ fn agreement(target: &feed::Targets, text: &str) -> Option<f64> {
     }
 }
 
-/// A comment's text on the page and in a feed are the same comment text: one contains the
-/// other (feeds prefix replies with "In reply to …"), or Dice ≥ 0.95.
-fn same_text(page: &str, feed: &str) -> bool {
-    let norm = |s: &str| -> String { crate::core::text::normalise(s).into_iter().collect() };
-    let (p, f) = (norm(page), norm(feed));
-    (!p.is_empty() && (f.contains(&p) || p.contains(&f))) || dice(page, feed) >= 0.95
-}
-
-fn changed(a: &StoredEntry, b: &StoredEntry) -> bool {
-    let text = |e: &StoredEntry| {
+/// The entry changed since it was archived: title, update time or text.
+fn changed(a: &FeedEntry, b: &FeedEntry) -> bool {
+    let text = |e: &FeedEntry| {
         feed::html_to_text(
             e.content_html
                 .as_deref()
@@ -131,52 +126,38 @@ fn changed(a: &StoredEntry, b: &StoredEntry) -> bool {
     a.title != b.title || a.updated != b.updated || text(a) != text(b)
 }
 
-/// A conditional GET, logged; the response is returned only when it is new (200..400, not 304).
-struct Got {
-    fetches: Vec<crate::store::FetchRecord>,
-    response: Option<Response>,
-    not_modified: bool,
-    blocked: bool,
+/// The entries of a stored feed response, if it parses.
+fn entries_of(r: &fetch::Response) -> Option<Vec<FeedEntry>> {
+    feed::parse(&r.body, &r.final_url)
+        .ok()
+        .map(|f| canonical_entries(&f))
 }
 
-impl From<fetch::Fetched> for Got {
-    fn from(f: fetch::Fetched) -> Got {
-        let mut fetches = f.hops;
-        fetches.push(f.record);
-        let not_modified = f.response.as_ref().is_some_and(|r| r.status == 304);
-        Got {
-            fetches,
-            response: f.response.filter(|r| r.status != 304),
-            not_modified,
-            blocked: f.blocked,
-        }
-    }
-}
-
-async fn get_if_changed(store: &Store, fetcher: &Fetcher, blog_id: i64, url: &str) -> Result<Got> {
+/// A conditional GET of `url` on its latest stored response, logged and kept.
+async fn get_if_changed(
+    store: &mut Store,
+    fetcher: &Fetcher,
+    blog_id: i64,
+    url: &str,
+) -> Result<Fetched> {
     let previous = store.latest_response(blog_id, url)?.map(|(_, r)| r);
-    Ok(fetcher.get_if_changed(url, previous.as_ref()).await.into())
+    let f = fetcher.get_if_changed(url, previous.as_ref()).await;
+    store.keep_fetched(blog_id, &f)?;
+    Ok(f)
 }
 
-/// Logs every request of `got` and keeps its response when it is a success (< 400); returns
-/// that response.
-fn keep(store: &mut Store, blog_id: i64, got: &Got) -> Result<Option<Response>> {
-    match got.response.as_ref().filter(|r| r.status < 400) {
-        Some(r) => {
-            let (last, hops) = got.fetches.split_last().expect("a fetch was made");
-            for h in hops {
-                store.log_fetch(Some(blog_id), h)?;
-            }
-            store.save_response(blog_id, r, last)?;
-            Ok(Some(r.clone()))
-        }
-        None => {
-            for f in &got.fetches {
-                store.log_fetch(Some(blog_id), f)?;
-            }
-            Ok(None)
-        }
-    }
+/// One UpdateCrawl in progress.
+struct Update<'a> {
+    store: &'a mut Store,
+    fetcher: &'a Fetcher,
+    blog: Blog,
+    opts: &'a CrawlOptions,
+    ctx: BlogContext,
+    summary: UpdateSummary,
+    /// Pages to fetch, and why.
+    pages: BTreeMap<String, Why>,
+    /// The feed's entries now (empty when the feed did not change).
+    current: Vec<FeedEntry>,
 }
 
 /// Runs UpdateCrawl for one archived blog: new posts, edited posts (versions kept), gone posts,
@@ -192,9 +173,9 @@ pub async fn update_crawl(
     opts: &CrawlOptions,
 ) -> Result<UpdateSummary> {
     let blog = store
-        .find_blog(&blog.feed_url)?
+        .blog(blog.id)?
         .context("blog no longer in the archive")?;
-    let (mut ctx, _) = load_context(store, &blog).with_context(|| {
+    let (ctx, _) = load_context(store, &blog).with_context(|| {
         format!(
             "{} has no extraction rules yet: its NewCrawl must run first",
             blog.feed_url
@@ -203,144 +184,175 @@ pub async fn update_crawl(
     // The last good crawl: pages fetched after it may have the new template if drift shows.
     let since = blog
         .last_update_at
-        .clone()
-        .or(blog.crawled_at.clone())
-        .or(blog.crawl_started_at.clone());
-    let mut summary = UpdateSummary {
-        complete: true,
-        ..Default::default()
+        .or(blog.crawled_at)
+        .or(blog.crawl_started_at);
+    let mut u = Update {
+        store,
+        fetcher,
+        blog,
+        opts,
+        ctx,
+        summary: UpdateSummary {
+            complete: true,
+            ..Default::default()
+        },
+        pages: BTreeMap::new(),
+        current: Vec::new(),
     };
-    let stopped = || {
-        opts.stop
-            .as_ref()
-            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    let previous_feed = u.read_feed().await?;
+    if !u.read_comment_feeds(previous_feed).await? {
+        return Ok(u.summary);
+    }
+    let Some((agreements, stored_now)) = u.fetch_changed().await? else {
+        return Ok(u.summary);
     };
+    let learned_score = u
+        .store
+        .rules(u.blog.id)?
+        .iter()
+        .find(|r| r.field == Field::Article)
+        .map_or(1.0, |r| r.score);
+    if let Some(why) = drift(&agreements, learned_score) {
+        tracing::warn!(blog = %u.blog.feed_url, %why, "template drift: learning the rules again");
+        relearn(u.store, fetcher, &u.blog, opts, &u.current).await?;
+        let (ctx, _) = load_context(u.store, &u.blog)?;
+        let (changed, added, comments) = reextract(u.store, &ctx, &u.blog, since, &stored_now)?;
+        u.summary.reextracted = changed;
+        u.summary.new_posts += added;
+        u.summary.new_comments += comments;
+        u.summary.relearned = Some(format!("template drift ({why}): rules learned again"));
+    }
+    Ok(u.summary)
+}
 
-    // 1. The feed.
-    let previous_feed = store
-        .latest_response(blog.id, &blog.feed_url)?
-        .map(|(_, r)| r);
-    let got = get_if_changed(store, fetcher, blog.id, &blog.feed_url).await?;
-    summary.requests += got.fetches.len() as u64;
-    let mut pages: BTreeMap<String, Why> = BTreeMap::new();
-    let stored_entries: HashMap<String, StoredEntry> = store
-        .entries(blog.id)?
-        .into_iter()
-        .map(|e| (e.url.clone(), e))
-        .collect();
-    let mut current: Vec<StoredEntry> = Vec::new();
-    let kept = keep(store, blog.id, &got)?;
-    if got.not_modified {
-        summary.not_modified += 1;
-    } else {
-        let Some(r) = kept else {
-            let why = got
-                .fetches
-                .last()
-                .and_then(|f| f.error.clone().or(f.status.map(|s| format!("HTTP {s}"))))
-                .unwrap_or_else(|| "no response".into());
-            bail!("feed {}: {why}", blog.feed_url);
+impl Update<'_> {
+    /// Step 1: the feed, conditionally. Marks new, edited, commented and maybe-gone posts, and
+    /// stores the current entries. Returns the feed's previous response.
+    async fn read_feed(&mut self) -> Result<Option<fetch::Response>> {
+        let blog_id = self.blog.id;
+        let feed_url = self.blog.feed_url.clone();
+        let previous = self
+            .store
+            .latest_response(blog_id, &feed_url)?
+            .map(|(_, r)| r);
+        let got = get_if_changed(self.store, self.fetcher, blog_id, &feed_url).await?;
+        self.summary.requests += got.requests().count() as u64;
+        if got.not_modified() {
+            self.summary.not_modified += 1;
+            return Ok(previous);
+        }
+        let Some(r) = got.success() else {
+            let why = got.record.failure().unwrap_or_else(|| "no response".into());
+            bail!("feed {feed_url}: {why}");
         };
         let parsed = feed::parse(&r.body, &r.final_url)
-            .map_err(|e| anyhow::anyhow!("feed {} no longer parses: {e}", blog.feed_url))?;
-        summary.feed_changed = true;
-        current = super::stored_entries(&parsed);
-        let before: HashSet<String> = previous_feed
+            .map_err(|e| anyhow::anyhow!("feed {feed_url} no longer parses: {e}"))?;
+        self.summary.feed_changed = true;
+        self.current = canonical_entries(&parsed);
+        let stored: HashMap<String, FeedEntry> = self
+            .store
+            .entries(blog_id)?
+            .into_iter()
+            .map(|e| (e.url.clone(), e))
+            .collect();
+        let before: HashSet<String> = previous
             .as_ref()
-            .and_then(|p| feed::parse(&p.body, &p.final_url).ok())
-            .map(|f| {
-                super::stored_entries(&f)
-                    .into_iter()
-                    .map(|e| e.url)
-                    .collect()
-            })
+            .and_then(entries_of)
+            .map(|entries| entries.into_iter().map(|e| e.url).collect())
             .unwrap_or_default();
-        for e in &current {
-            let archived = store.post(&e.url)?;
-            match (&archived, stored_entries.get(&e.url)) {
-                (None, _) => {
-                    pages.insert(e.url.clone(), Why::New);
+        for e in &self.current {
+            let archived = self.store.post(&e.url)?.is_some();
+            match stored.get(&e.url) {
+                _ if !archived => {
+                    self.pages.insert(e.url.clone(), Why::New);
                 }
-                (Some(_), Some(old)) if changed(old, e) => {
-                    pages.insert(e.url.clone(), Why::Edited);
+                Some(old) if changed(old, e) => {
+                    self.pages.insert(e.url.clone(), Why::Edited);
                 }
-                (Some(_), Some(old))
-                    if e.comment_count.is_some() && old.comment_count != e.comment_count =>
-                {
-                    pages.entry(e.url.clone()).or_insert(Why::Comments);
+                Some(old) if e.comment_count.is_some() && old.comment_count != e.comment_count => {
+                    self.pages.entry(e.url.clone()).or_insert(Why::Comments);
                 }
                 _ => {}
             }
         }
         // Entries that left the feed while an older entry stayed were not pushed out by newer
         // posts: they were deleted (or unpublished, or moved). Their pages tell.
-        let oldest_now = current.iter().filter_map(|e| e.published.clone()).min();
-        let now_urls: HashSet<&str> = current.iter().map(|e| e.url.as_str()).collect();
+        let oldest_now = self.current.iter().filter_map(|e| e.published).min();
+        let now_urls: HashSet<&str> = self.current.iter().map(|e| e.url.as_str()).collect();
         for url in before.iter().filter(|u| !now_urls.contains(u.as_str())) {
-            let newer = stored_entries
+            let newer = stored
                 .get(url)
-                .and_then(|e| e.published.clone())
-                .zip(oldest_now.clone())
+                .and_then(|e| e.published)
+                .zip(oldest_now)
                 .is_some_and(|(p, oldest)| p >= oldest);
-            if newer && store.post(url)?.is_some() {
-                pages.entry(url.clone()).or_insert(Why::MaybeGone);
+            if newer && self.store.post(url)?.is_some() {
+                self.pages.entry(url.clone()).or_insert(Why::MaybeGone);
             }
         }
-        store.save_entries(blog.id, &current)?;
-        ctx.entries
-            .extend(current.iter().map(|e| (e.url.clone(), e.clone())));
+        self.store.save_entries(blog_id, &self.current)?;
+        self.ctx
+            .entries
+            .extend(self.current.iter().map(|e| (e.url.clone(), e.clone())));
+        Ok(previous)
     }
 
-    // 2. Comment feeds: the site-wide ones the home page declares, else each recent post's.
-    let home_feeds = match store.latest_response(blog.id, &blog.home_url)? {
-        Some((_, r)) if r.status < 400 => Url::parse(&r.final_url)
-            .map(|base| super::declared_comment_feeds(&fetch::decode(&r), &base))
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    };
-    // Each recent post's comment feed too (conditional GETs: an unchanged one costs a 304), so
-    // an edited comment on a recent post shows even when the site-wide feed lists only the
-    // newest comments.
-    let recent: Vec<StoredEntry> = if !current.is_empty() {
-        current.clone()
-    } else {
-        previous_feed
-            .as_ref()
-            .and_then(|p| feed::parse(&p.body, &p.final_url).ok())
-            .map(|f| super::stored_entries(&f))
-            .unwrap_or_default()
-    };
-    let mut comment_feeds = home_feeds;
-    for e in &recent {
-        if let Some(f) = e
-            .comments_feed
-            .clone()
-            .filter(|_| e.comment_count != Some(0))
-        {
-            if !comment_feeds.contains(&f) {
-                comment_feeds.push(f);
+    /// Step 2: comment feeds, the site-wide ones the home page declares, then each recent
+    /// post's (conditional GETs: an unchanged one costs a 304), so an edited comment on a recent
+    /// post shows even when the site-wide feed lists only the newest comments. Returns false
+    /// when stopped on request.
+    async fn read_comment_feeds(&mut self, previous_feed: Option<fetch::Response>) -> Result<bool> {
+        let blog_id = self.blog.id;
+        let mut comment_feeds = match self.store.latest_response(blog_id, &self.blog.home_url)? {
+            Some((_, r)) if r.status < 400 => Url::parse(&r.final_url)
+                .map(|base| declared_comment_feeds(&fetch::decode(&r), &base))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let recent = if !self.current.is_empty() {
+            self.current.clone()
+        } else {
+            previous_feed
+                .as_ref()
+                .and_then(entries_of)
+                .unwrap_or_default()
+        };
+        for e in &recent {
+            if let Some(f) = e
+                .comments_feed
+                .clone()
+                .filter(|_| e.comment_count != Some(0))
+            {
+                if !comment_feeds.contains(&f) {
+                    comment_feeds.push(f);
+                }
             }
         }
-    }
-    for feed_url in comment_feeds {
-        if stopped() {
-            summary.complete = false;
-            return Ok(summary);
+        for feed_url in comment_feeds {
+            if self.opts.stopped() {
+                self.summary.complete = false;
+                return Ok(false);
+            }
+            let got = get_if_changed(self.store, self.fetcher, blog_id, &feed_url).await?;
+            self.summary.requests += got.requests().count() as u64;
+            let Some(r) = got.success() else {
+                self.summary.not_modified += got.not_modified() as u64;
+                continue;
+            };
+            let Ok(cf) = feed::parse(&r.body, &r.final_url) else {
+                tracing::info!(feed = %feed_url, "comment feed does not parse");
+                continue;
+            };
+            self.compare_comment_feed(&cf)?;
         }
-        let got = get_if_changed(store, fetcher, blog.id, &feed_url).await?;
-        summary.requests += got.fetches.len() as u64;
-        let Some(r) = keep(store, blog.id, &got)? else {
-            summary.not_modified += got.not_modified as u64;
-            continue;
-        };
-        let Ok(cf) = feed::parse(&r.body, &r.final_url) else {
-            tracing::info!(feed = %feed_url, "comment feed does not parse");
-            continue;
-        };
+        Ok(true)
+    }
+
+    /// Marks the posts whose comment-feed items the archive does not hold, or holds with
+    /// another text. Without comment rules the feed copies are the archive: stored at once.
+    fn compare_comment_feed(&mut self, cf: &feed::Feed) -> Result<()> {
         // Per post: (the comment's id on the page, from the link's fragment; the feed copy).
-        type Item = (Option<String>, crate::store::Comment);
-        let mut by_post: BTreeMap<String, Vec<Item>> = BTreeMap::new();
-        for (item, c) in cf.entries.iter().zip(super::comments_of_feed(&cf)) {
+        let mut by_post: BTreeMap<String, Vec<(Option<String>, Comment)>> = BTreeMap::new();
+        for (item, c) in cf.entries.iter().zip(comments_of_feed(cf)) {
             let Ok(link) = Url::parse(&item.url) else {
                 continue;
             };
@@ -351,17 +363,18 @@ pub async fn update_crawl(
             by_post.entry(post).or_default().push((key, c));
         }
         for (post, comments) in by_post {
-            if store.post(&post)?.is_none() {
+            if self.store.post(&post)?.is_none() {
                 continue;
             }
-            let archived = store.comments(&post)?;
+            let archived = self.store.comments(&post)?;
             let news = comments.iter().any(|(key, c)| {
-                match archived.iter().find(|a| {
+                let same_key = |a: &&Comment| {
                     a.id == c.id
                         || key
                             .as_deref()
                             .is_some_and(|k| same_id(&a.id, k) || same_id(k, &a.id))
-                }) {
+                };
+                match archived.iter().find(same_key) {
                     // The same comment under its page id: compare the texts (an edit).
                     Some(a) => !same_text(&a.content_text, &c.content_text),
                     None => !archived.iter().any(|a| {
@@ -374,163 +387,162 @@ pub async fn update_crawl(
                     }),
                 }
             });
-            if news {
-                if ctx.comment_rules.is_some() {
-                    pages.entry(post).or_insert(Why::Comments);
-                } else {
-                    // No comment rule for the pages: the feed copies are the archive.
-                    let copies: Vec<_> = comments.into_iter().map(|(_, c)| c).collect();
-                    let (n, e) = store.save_feed_comments(&post, &copies)?;
-                    summary.new_comments += n as u64;
-                    summary.edited_comments += e as u64;
-                }
+            if !news {
+                continue;
+            }
+            if self.ctx.comment_rules.is_some() {
+                self.pages.entry(post).or_insert(Why::Comments);
+            } else {
+                let copies: Vec<Comment> = comments.into_iter().map(|(_, c)| c).collect();
+                let write = comment_write(self.store, &post, &copies)?;
+                let (n, e) = self.store.save_comments(&write)?;
+                self.summary.new_comments += n as u64;
+                self.summary.edited_comments += e as u64;
             }
         }
+        Ok(())
     }
 
-    // 3. The changed pages, then the comment pages they link to.
-    let mut done: HashSet<String> = HashSet::new();
-    // Pages stored by this crawl: extracted again if the rules are learned again.
-    let mut stored_now: Vec<String> = Vec::new();
-    let mut agreements: Vec<(String, Option<f64>)> = Vec::new();
-    let targets: HashMap<String, feed::Targets> = {
-        let entries: Vec<StoredEntry> = current.clone();
-        let f = Feed {
-            title: blog.title.clone(),
-            kind: "stored",
-            home: None,
-            entries: entries.iter().map(entry_of).collect(),
-        };
-        entries
+    /// Step 3: the changed pages, then the comment pages they link to. Returns the agreement of
+    /// each new or edited entry with its page (for drift) and the pages stored, or `None` when
+    /// stopped on request.
+    #[allow(clippy::type_complexity)]
+    async fn fetch_changed(&mut self) -> Result<Option<(Vec<(String, Option<f64>)>, Vec<String>)>> {
+        let blog_id = self.blog.id;
+        let mut done: HashSet<String> = HashSet::new();
+        let mut stored_now: Vec<String> = Vec::new();
+        let mut agreements: Vec<(String, Option<f64>)> = Vec::new();
+        let targets: HashMap<String, Targets> = self
+            .current
             .iter()
             .map(|e| e.url.clone())
-            .zip(feed::targets(&f))
-            .collect()
-    };
-    let mut round: Vec<(String, Why)> = pages.into_iter().collect();
-    while !round.is_empty() {
-        if stopped() {
-            summary.complete = false;
-            return Ok(summary);
-        }
-        let mut next_round = Vec::new();
-        for (url, why, got) in fetch_round(store, fetcher, blog.id, &round, opts).await? {
-            done.insert(url.clone());
-            summary.requests += got.fetches.len() as u64;
-            if got.blocked {
-                for f in &got.fetches {
-                    store.log_fetch(Some(blog.id), f)?;
+            .zip(feed::targets(&self.current))
+            .collect();
+        let mut round: Vec<(String, Why)> = std::mem::take(&mut self.pages).into_iter().collect();
+        while !round.is_empty() {
+            if self.opts.stopped() {
+                self.summary.complete = false;
+                return Ok(None);
+            }
+            let mut requests = Vec::new();
+            for (u, _) in &round {
+                let previous = self.store.latest_response(blog_id, u)?.map(|(_, r)| r);
+                requests.push((u.clone(), previous));
+            }
+            let why: HashMap<String, Why> = round.into_iter().collect();
+            let mut next_round = Vec::new();
+            let fetched = self
+                .fetcher
+                .get_all(requests, self.opts.settings.concurrency)
+                .await;
+            for (url, got) in fetched {
+                done.insert(url.clone());
+                self.summary.requests += got.requests().count() as u64;
+                if got.blocked || got.not_modified() {
+                    self.summary.not_modified += got.not_modified() as u64;
+                    self.store.log_fetches(Some(blog_id), got.requests())?;
+                    continue;
                 }
-                continue;
-            }
-            if got.not_modified {
-                summary.not_modified += 1;
-                for f in &got.fetches {
-                    store.log_fetch(Some(blog.id), f)?;
+                let status = got.response.as_ref().map(|r| r.status);
+                let gone = matches!(status, Some(404 | 410)) && self.store.post(&url)?.is_some();
+                let failed = !gone && !matches!(status, Some(s) if s < 400);
+                if failed {
+                    self.summary.errors += 1;
+                    tracing::warn!(url = %url, status = ?status, "update crawl: page unavailable");
                 }
-                continue;
-            }
-            let status = got.response.as_ref().map(|r| r.status);
-            let gone = matches!(status, Some(404 | 410)) && store.post(&url)?.is_some();
-            let failed = !gone && !matches!(status, Some(s) if s < 400);
-            if failed {
-                summary.errors += 1;
-                tracing::warn!(url = %url, status = ?status, "update crawl: page unavailable");
-            }
-            if why == Why::New {
-                // Known to the frontier, so a resumed NewCrawl does not fetch it again.
-                store.enqueue(blog.id, &[(url.clone(), 1)])?;
-            }
-            // Changed pages are posts (or their comment pages): rendered when the blog renders.
-            let rendered = match (&opts.renderer, &got.response) {
-                (Some(renderer), Some(r))
-                    if !failed
-                        && !gone
-                        && fetch::is_html(r)
-                        && super::rendering::wants(blog.renders.as_deref(), true) =>
+                let why = why[&url];
+                if why == Why::New {
+                    // Known to the frontier, so a resumed NewCrawl does not fetch it again.
+                    self.store.enqueue(blog_id, &[(url.clone(), 1)])?;
+                }
+                // Changed pages are posts (or their comment pages): rendered when the blog renders.
+                let rendered = match (&self.opts.renderer, &got.response) {
+                    (Some(renderer), Some(r))
+                        if !failed
+                            && !gone
+                            && fetch::is_html(r)
+                            && self.blog.renders.is_some_and(|x| x.wants(true)) =>
+                    {
+                        super::rendering::render_all(renderer, vec![(url.clone(), r.clone())])
+                            .await
+                            .remove(&url)
+                    }
+                    _ => None,
+                };
+                let processed = match rendered.as_ref().or(got.response.as_ref()) {
+                    Some(r) if !failed && !gone => {
+                        process_safely(&self.ctx, &url, 1, r).unwrap_or_default()
+                    }
+                    _ => Default::default(),
+                };
+                if let (Some(t), true) = (targets.get(&url), matches!(why, Why::New | Why::Edited))
                 {
-                    super::rendering::render_all(renderer, vec![(url.clone(), r.clone())])
-                        .await
-                        .remove(&url)
-                }
-                _ => None,
-            };
-            let processed = match rendered.as_ref().or(got.response.as_ref()) {
-                Some(r) if !failed && !gone => process_safely(&ctx, &url, r),
-                _ => Processed::default(),
-            };
-            if let (Some(t), true) = (targets.get(&url), matches!(why, Why::New | Why::Edited)) {
-                if got.response.as_ref().is_some_and(fetch::is_html) && !gone && !failed {
-                    let score = processed
-                        .post
-                        .as_ref()
-                        .and_then(|p| agreement(t, &p.content_text));
-                    agreements.push((url.clone(), score.or(Some(0.0))));
-                }
-            }
-            for (link, _) in &processed.links {
-                if let Ok(l) = Url::parse(link) {
-                    let owner = comment_page_of(&l).map(|p| canonical(&p).to_string());
-                    if owner.as_deref() == Some(url.as_str()) && !done.contains(link) {
-                        next_round.push((link.clone(), Why::CommentPage));
-                        done.insert(link.clone());
+                    if got.response.as_ref().is_some_and(fetch::is_html) && !gone && !failed {
+                        let score = processed
+                            .post
+                            .as_ref()
+                            .and_then(|p| agreement(t, &p.content_text));
+                        agreements.push((url.clone(), score.or(Some(0.0))));
                     }
                 }
-            }
-            if got.response.is_some() && !failed && !gone {
-                stored_now.push(url.clone());
-            }
-            let written = store.record_page(&PageOutcome {
-                blog_id: blog.id,
-                url: url.clone(),
-                fetches: got.fetches,
-                response: got.response,
-                rendered,
-                reused_response: None,
-                post: processed.post,
-                links: Vec::new(),
-                post_links: None,
-                state: if failed { "failed" } else { "done" },
-                retry_at: None,
-                comments: processed.comments,
-                gone,
-            })?;
-            match written.post {
-                Some(PostWrite::New) => summary.new_posts += 1,
-                Some(PostWrite::Edited(v)) => {
-                    summary.edited_posts += 1;
-                    tracing::info!(post = %url, version = v, "post changed; previous version kept");
+                for (link, _) in &processed.links {
+                    if let Ok(l) = Url::parse(link) {
+                        let owner = comment_page_of(&l).map(|p| canonical(&p).to_string());
+                        if owner.as_deref() == Some(url.as_str()) && !done.contains(link) {
+                            next_round.push((link.clone(), Why::CommentPage));
+                            done.insert(link.clone());
+                        }
+                    }
                 }
-                _ => {}
+                if got.response.is_some() && !failed && !gone {
+                    stored_now.push(url.clone());
+                }
+                let comments = processed
+                    .comments
+                    .map(|(post_url, c)| comment_write(self.store, &post_url, &c))
+                    .transpose()?;
+                let written = self.store.record_page(&PageOutcome {
+                    blog_id,
+                    url: url.clone(),
+                    fetches: got.requests().cloned().collect(),
+                    response: got.response,
+                    rendered,
+                    reused_response: None,
+                    post: processed.post,
+                    links: Vec::new(),
+                    post_links: None,
+                    state: if failed {
+                        PageState::Failed
+                    } else {
+                        PageState::Done
+                    },
+                    retry_at: None,
+                    comments,
+                    gone,
+                })?;
+                self.count(&url, written);
             }
-            summary.gone_posts += written.gone as u64;
-            summary.new_comments += written.new_comments as u64;
-            summary.edited_comments += written.edited_comments as u64;
-            if written.gone {
-                tracing::info!(post = %url, "post gone from the blog; it stays archived");
-            }
+            round = next_round;
         }
-        round = next_round;
+        Ok(Some((agreements, stored_now)))
     }
 
-    // 4. Template drift.
-    let learned_score = store
-        .rules(blog.id)?
-        .iter()
-        .find(|r| r.field == "article")
-        .map_or(1.0, |r| r.score);
-    if let Some(why) = drift(&agreements, learned_score) {
-        tracing::warn!(blog = %blog.feed_url, %why, "template drift: learning the rules again");
-        relearn(store, fetcher, &blog, opts, &current).await?;
-        let (ctx, _) = load_context(store, &blog)?;
-        let (changed, added, comments) =
-            reextract(store, &ctx, &blog, since.as_deref(), &stored_now)?;
-        summary.reextracted = changed;
-        summary.new_posts += added;
-        summary.new_comments += comments;
-        summary.relearned = Some(format!("template drift ({why}): rules learned again"));
+    fn count(&mut self, url: &str, written: crate::store::Written) {
+        match written.post {
+            Some(PostWrite::New) => self.summary.new_posts += 1,
+            Some(PostWrite::Edited(v)) => {
+                self.summary.edited_posts += 1;
+                tracing::info!(post = %url, version = v, "post changed; previous version kept");
+            }
+            _ => {}
+        }
+        self.summary.gone_posts += written.gone as u64;
+        self.summary.new_comments += written.new_comments as u64;
+        self.summary.edited_comments += written.edited_comments as u64;
+        if written.gone {
+            tracing::info!(post = %url, "post gone from the blog; it stays archived");
+        }
     }
-    Ok(summary)
 }
 
 /// Template drift: most feed entries fetched in this crawl no longer agree with the text their
@@ -560,35 +572,34 @@ async fn relearn(
     fetcher: &Fetcher,
     blog: &Blog,
     opts: &CrawlOptions,
-    current: &[StoredEntry],
+    current: &[FeedEntry],
 ) -> Result<()> {
-    let entries: Vec<StoredEntry> = if current.is_empty() {
+    let entries: Vec<FeedEntry> = if current.is_empty() {
         store.entries(blog.id)?
     } else {
         current.to_vec()
     };
     for e in &entries {
-        let got = get_if_changed(store, fetcher, blog.id, &e.url).await?;
-        keep(store, blog.id, &got)?;
+        get_if_changed(store, fetcher, blog.id, &e.url).await?;
     }
     let only: HashSet<String> = entries.into_iter().map(|e| e.url).collect();
-    learn_from_entries(store, fetcher, blog, opts, Some(&only)).await
+    super::learn::learn_from_entries(store, fetcher, blog, opts, Some(&only)).await
 }
 
 /// Extracts again, from their stored responses, the posts fetched at or after `since` (all
 /// posts when `None`) and the pages in `also` (fetched by this crawl, posts or not yet), with
 /// the blog's current rules. Changed posts keep their previous text as a version. Returns (posts
 /// changed, posts archived for the first time, comments archived for the first time).
-pub(super) fn reextract(
+fn reextract(
     store: &mut Store,
-    ctx: &Context_,
+    ctx: &BlogContext,
     blog: &Blog,
-    since: Option<&str>,
+    since: Option<DateTime<Utc>>,
     also: &[String],
 ) -> Result<(u64, u64, u64)> {
     let mut urls: Vec<String> = also.to_vec();
     store.for_each_post(Some(blog.id), |p| {
-        if since.is_none_or(|s| p.fetched_at.as_str() >= s) && !urls.contains(&p.url) {
+        if since.is_none_or(|s| p.fetched_at >= s) && !urls.contains(&p.url) {
             urls.push(p.url);
         }
         Ok(())
@@ -598,10 +609,16 @@ pub(super) fn reextract(
         let Some((id, r)) = store.latest_response(blog.id, &url)? else {
             continue;
         };
-        let processed = process_safely(ctx, &url, &r);
+        let Some(processed) = process_safely(ctx, &url, 1, &r) else {
+            continue;
+        };
         if processed.post.is_none() {
             continue;
         }
+        let write = processed
+            .comments
+            .map(|(post_url, c)| comment_write(store, &post_url, &c))
+            .transpose()?;
         let written = store.record_page(&PageOutcome {
             blog_id: blog.id,
             url: url.clone(),
@@ -612,9 +629,9 @@ pub(super) fn reextract(
             post: processed.post,
             links: Vec::new(),
             post_links: None,
-            state: "done",
+            state: PageState::Done,
             retry_at: None,
-            comments: processed.comments,
+            comments: write,
             gone: false,
         })?;
         comments += written.new_comments as u64;
@@ -627,55 +644,9 @@ pub(super) fn reextract(
     Ok((n, added, comments))
 }
 
-fn process_safely(ctx: &Context_, url: &str, r: &Response) -> Processed {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| process(ctx, url, 1, r)))
-        .unwrap_or_else(|_| {
-            tracing::error!(url = %url, "internal error while extracting this page");
-            Processed::default()
-        })
-}
-
-/// Conditional GETs of one round of pages, `opts.concurrency` at a time.
-async fn fetch_round(
-    store: &Store,
-    fetcher: &Fetcher,
-    blog_id: i64,
-    round: &[(String, Why)],
-    opts: &CrawlOptions,
-) -> Result<Vec<(String, Why, Got)>> {
-    let mut previous = Vec::new();
-    for (u, _) in round {
-        previous.push((
-            u.clone(),
-            store.latest_response(blog_id, u)?.map(|(_, r)| r),
-        ));
-    }
-    let why: HashMap<&str, Why> = round.iter().map(|(u, w)| (u.as_str(), *w)).collect();
-    Ok(fetch_all_if_changed(fetcher, previous, opts.concurrency)
-        .await
-        .into_iter()
-        .map(|(u, f)| {
-            let w = why[u.as_str()];
-            (u, w, Got::from(f))
-        })
-        .collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn feed_reply_prefixes_are_not_edits() {
-        assert!(same_text(
-            "Same here, Dan!",
-            "In reply to Dan O'Connor. Same here, Dan!"
-        ));
-        assert!(!same_text(
-            "Bookmarked. We counted 36.",
-            "My notes from that day are short."
-        ));
-    }
 
     #[test]
     fn drift_needs_most_entries_to_disagree() {

@@ -2,9 +2,12 @@
 //! names the project and a contact URL, timeouts, a body size cap, redirects followed by hand
 //! (so robots.txt is checked on every host a redirect lands on, and loops are caught), all
 //! through [`politeness`], and a [`FetchRecord`] for every request, successful or not.
+//!
+//! A [`Response`] is what arrived (status, headers, body as received, after transfer decoding);
+//! the store keeps it. [`Fetcher::get_all`] runs many requests at once, each still bounded by
+//! its host's politeness.
 
-use crate::store::{FetchRecord, Response};
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use std::time::{Duration, Instant};
 
 /// User-Agent sent with every request.
@@ -20,7 +23,7 @@ pub const MAX_BODY: usize = 20 * 1024 * 1024;
 
 pub mod politeness;
 
-use politeness::{Politeness, PolitenessConfig, Robots};
+use politeness::{Politeness, PolitenessSettings, Robots, SharedGate};
 use std::sync::Arc;
 use url::Url;
 
@@ -34,6 +37,58 @@ pub const MAX_REDIRECTS: usize = 10;
 pub struct Fetcher {
     client: reqwest::Client,
     politeness: Arc<Politeness>,
+}
+
+/// An HTTP response as received (and as the store keeps it).
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// URL requested.
+    pub url: String,
+    /// URL after redirects (or, for a rendering, the URL the browser ended on).
+    pub final_url: String,
+    /// HTTP status.
+    pub status: u16,
+    /// Response headers in order, as (name, value).
+    pub headers: Vec<(String, String)>,
+    /// Body bytes after content decoding (gzip, br, deflate), at most [`MAX_BODY`].
+    pub body: Vec<u8>,
+    /// When the response arrived.
+    pub fetched_at: DateTime<Utc>,
+}
+
+impl Response {
+    /// A success worth keeping and reading: status below 400, and not a 304 (which has no body).
+    pub fn is_success(&self) -> bool {
+        self.status < 400 && self.status != 304
+    }
+}
+
+/// One line of the fetch log: one HTTP request, whatever became of it.
+#[derive(Debug, Clone)]
+pub struct FetchRecord {
+    /// URL requested.
+    pub url: String,
+    /// HTTP status, if a response arrived.
+    pub status: Option<u16>,
+    /// Body size in bytes.
+    pub bytes: Option<u64>,
+    /// Wall time of the request in milliseconds.
+    pub elapsed_ms: u64,
+    /// When the request started.
+    pub fetched_at: DateTime<Utc>,
+    /// Error text when the fetch failed (network error, robots.txt, redirect loop, cut body).
+    pub error: Option<String>,
+}
+
+impl FetchRecord {
+    /// Why the request failed, for a person: the error, or "HTTP `status`" for a status of 400
+    /// or more; `None` for a success.
+    pub fn failure(&self) -> Option<String> {
+        self.error.clone().or(self
+            .status
+            .filter(|s| *s >= 400)
+            .map(|s| format!("HTTP {s}")))
+    }
 }
 
 /// Outcome of one fetch: the response (when one arrived) and the log lines.
@@ -51,14 +106,35 @@ pub struct Fetched {
     pub retry_after: Option<Duration>,
 }
 
-impl Fetcher {
-    /// A client with `timeout` per request and default politeness.
-    pub fn new(timeout: Duration) -> anyhow::Result<Fetcher> {
-        Fetcher::with_politeness(timeout, PolitenessConfig::default())
+impl Fetched {
+    /// Every request this fetch made, in order: robots.txt and redirect hops, then the final
+    /// request.
+    pub fn requests(&self) -> impl Iterator<Item = &FetchRecord> {
+        self.hops.iter().chain(std::iter::once(&self.record))
     }
 
-    /// A client with `timeout` per request and the given politeness.
-    pub fn with_politeness(timeout: Duration, config: PolitenessConfig) -> anyhow::Result<Fetcher> {
+    /// The host answered 304 Not Modified to a conditional GET.
+    pub fn not_modified(&self) -> bool {
+        self.response.as_ref().is_some_and(|r| r.status == 304)
+    }
+
+    /// The response when it is a success (see [`Response::is_success`]).
+    pub fn success(&self) -> Option<&Response> {
+        self.response.as_ref().filter(|r| r.is_success())
+    }
+}
+
+impl Fetcher {
+    /// A client with `timeout` per request and the given politeness; `shared` books each
+    /// host's request slots with other processes too (the daemon's database-backed gate).
+    ///
+    /// # Errors
+    /// The TLS back end cannot be initialised (reqwest's builder fails).
+    pub fn new(
+        timeout: Duration,
+        settings: PolitenessSettings,
+        shared: Option<SharedGate>,
+    ) -> anyhow::Result<Fetcher> {
         let client = reqwest::Client::builder()
             .user_agent(USER_AGENT)
             .timeout(timeout)
@@ -67,8 +143,39 @@ impl Fetcher {
             .build()?;
         Ok(Fetcher {
             client,
-            politeness: Arc::new(Politeness::new(config)),
+            politeness: Arc::new(Politeness::new(settings, shared)),
         })
+    }
+
+    /// GETs every URL, `concurrency` requests at a time (each host still bounded by its
+    /// politeness), conditionally on an earlier response when one is given (see
+    /// [`Fetcher::get_if_changed`]). Returns (url, fetch) in completion order.
+    pub async fn get_all(
+        &self,
+        requests: Vec<(String, Option<Response>)>,
+        concurrency: usize,
+    ) -> Vec<(String, Fetched)> {
+        let mut out = Vec::with_capacity(requests.len());
+        let mut set = tokio::task::JoinSet::new();
+        let mut pending = requests.into_iter();
+        loop {
+            while set.len() < concurrency.max(1) {
+                let Some((url, previous)) = pending.next() else {
+                    break;
+                };
+                let fetcher = self.clone();
+                set.spawn(async move {
+                    let f = fetcher.get_if_changed(&url, previous.as_ref()).await;
+                    (url, f)
+                });
+            }
+            match set.join_next().await {
+                Some(Ok(done)) => out.push(done),
+                Some(Err(e)) => tracing::error!(error = %e, "fetch task failed"),
+                None => break,
+            }
+        }
+        out
     }
 
     /// The robots.txt of `url`'s host (fetched on first use; logged in `hops`).
@@ -78,19 +185,17 @@ impl Fetcher {
         hops: &mut Vec<FetchRecord>,
     ) -> Arc<politeness::HostState> {
         let host = self.politeness.host(url);
-        if self.politeness.config().obey_robots {
-            let mut record = None;
-            host.robots
-                .get_or_init(|| async {
-                    let (robots, rec) = self.fetch_robots(url, &host).await;
-                    record = Some(rec);
-                    robots
-                })
-                .await;
-            if let Some(r) = record {
-                host.apply_crawl_delay();
-                hops.push(r);
-            }
+        let mut record = None;
+        host.robots
+            .get_or_init(|| async {
+                let (robots, rec) = self.fetch_robots(url, &host).await;
+                record = Some(rec);
+                robots
+            })
+            .await;
+        if let Some(r) = record {
+            host.apply_crawl_delay();
+            hops.push(r);
         }
         host
     }

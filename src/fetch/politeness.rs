@@ -6,7 +6,7 @@
 //! - [`Robots`]: robots.txt for our User-Agent, fetched once per host on first contact (through
 //!   the same delay), parsed with `texting_robots`. A robots.txt that is missing (4xx), HTML,
 //!   unreachable or larger than 500 KiB allows everything; each case is logged.
-//! - [`Politeness`]: the map of hosts and the [`PolitenessConfig`].
+//! - [`Politeness`]: the map of hosts and the [`PolitenessSettings`].
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,21 +19,20 @@ pub const MAX_ROBOTS: usize = 500 * 1024;
 /// Longest pause a host may impose on us through `Crawl-delay` or `Retry-After`.
 pub const MAX_HOST_DELAY: Duration = Duration::from_secs(600);
 
-/// Politeness knobs.
-#[derive(Debug, Clone)]
-pub struct PolitenessConfig {
-    /// Minimum time between the starts of two requests to one host. Loopback hosts (your own
-    /// machine) get `loopback_delay` instead unless robots.txt asks for more.
+/// Politeness knobs: the `[politeness]` section of the configuration file. robots.txt is
+/// always obeyed.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PolitenessSettings {
+    /// Minimum time between the starts of two requests to one host (default 1 s). Loopback
+    /// hosts (your own machine) get `loopback_delay` instead unless robots.txt asks for more.
+    #[serde(with = "humantime_serde")]
     pub delay: Duration,
-    /// Delay for 127.0.0.0/8, ::1 and localhost.
+    /// Delay for 127.0.0.0/8, ::1 and localhost (default 0).
+    #[serde(with = "humantime_serde")]
     pub loopback_delay: Duration,
-    /// Requests in flight per host.
+    /// Requests in flight per host, per process (default 2).
     pub per_host: usize,
-    /// Obey robots.txt (`Disallow`, `Crawl-delay`).
-    pub obey_robots: bool,
-    /// Request slots shared with other processes (the daemon's: host slots in the store), so
-    /// the per-host delay holds across jobs and daemons; `None`: this process only.
-    pub shared: Option<SharedGate>,
 }
 
 /// Request slots of hosts shared by several processes.
@@ -54,14 +53,12 @@ impl std::fmt::Debug for SharedGate {
     }
 }
 
-impl Default for PolitenessConfig {
+impl Default for PolitenessSettings {
     fn default() -> Self {
-        PolitenessConfig {
+        PolitenessSettings {
             delay: Duration::from_secs(1),
             loopback_delay: Duration::ZERO,
             per_host: 2,
-            obey_robots: true,
-            shared: None,
         }
     }
 }
@@ -207,7 +204,8 @@ impl HostState {
 
 /// Per-host politeness for all hosts.
 pub struct Politeness {
-    config: PolitenessConfig,
+    settings: PolitenessSettings,
+    shared: Option<SharedGate>,
     hosts: Mutex<HashMap<String, Arc<HostState>>>,
 }
 
@@ -231,17 +229,14 @@ fn is_loopback(url: &Url) -> bool {
 }
 
 impl Politeness {
-    /// Politeness with `config`.
-    pub fn new(config: PolitenessConfig) -> Politeness {
+    /// Politeness with `settings`; `shared` books request slots with other processes too
+    /// (`None`: this process only).
+    pub fn new(settings: PolitenessSettings, shared: Option<SharedGate>) -> Politeness {
         Politeness {
-            config,
+            settings,
+            shared,
             hosts: Mutex::new(HashMap::new()),
         }
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &PolitenessConfig {
-        &self.config
     }
 
     /// The state of `url`'s host, created on first use.
@@ -251,17 +246,17 @@ impl Politeness {
             .entry(host_key(url))
             .or_insert_with(|| {
                 Arc::new(HostState {
-                    slots: Semaphore::new(self.config.per_host.max(1)),
+                    slots: Semaphore::new(self.settings.per_host.max(1)),
                     next_start: Mutex::new(Instant::now()),
                     last_start: Mutex::new(Instant::now()),
                     delay: if is_loopback(url) {
-                        self.config.loopback_delay
+                        self.settings.loopback_delay
                     } else {
-                        self.config.delay
+                        self.settings.delay
                     },
                     backoff: Mutex::new((Duration::ZERO, 0)),
                     key: host_key(url),
-                    shared: self.config.shared.clone(),
+                    shared: self.shared.clone(),
                     robots: OnceCell::new(),
                 })
             })

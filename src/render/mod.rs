@@ -25,20 +25,24 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, Semaphore};
 
-/// Knobs of the renderer (`[render]` in the configuration file).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RenderConfig {
+/// Knobs of the renderer: the `[render]` section of the configuration file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RenderSettings {
     /// The Chromium executable (default `/usr/bin/chromium`; never downloaded).
     pub chromium: PathBuf,
     /// Tabs rendering at once (default 4: on a 2-core machine rendering mostly waits on the
     /// page's timers and requests).
     pub tabs: usize,
     /// Whole-page bound: load, settle, expand and read (default 30 s).
+    #[serde(with = "humantime_serde")]
     pub timeout: Duration,
     /// Longest wait for a page (or a frame after a click) to settle (default 8 s).
+    #[serde(with = "humantime_serde")]
     pub settle: Duration,
     /// A page is settled when it has no pending request, short timer or loading script and
     /// nothing changed for this long (default 200 ms).
+    #[serde(with = "humantime_serde")]
     pub quiet: Duration,
     /// Most "load more" / "show more" clicks and scrolls per page (default 60).
     pub max_clicks: u32,
@@ -46,13 +50,13 @@ pub struct RenderConfig {
     pub recycle_after: u64,
     /// CSS selectors of further "show more" controls to click, besides the known widgets'.
     pub show_more: Vec<String>,
-    /// Largest DOM read back, in bytes (default 20 MB); larger pages fail.
-    pub max_dom_bytes: usize,
+    /// Largest DOM read back, in MB (default 20); larger pages fail.
+    pub max_dom_mb: u64,
 }
 
-impl Default for RenderConfig {
+impl Default for RenderSettings {
     fn default() -> Self {
-        RenderConfig {
+        RenderSettings {
             chromium: PathBuf::from("/usr/bin/chromium"),
             tabs: 4,
             timeout: Duration::from_secs(30),
@@ -61,7 +65,7 @@ impl Default for RenderConfig {
             max_clicks: 60,
             recycle_after: 200,
             show_more: Vec::new(),
-            max_dom_bytes: 20 * 1024 * 1024,
+            max_dom_mb: 20,
         }
     }
 }
@@ -116,7 +120,7 @@ impl Drop for Running {
 
 /// The renderer: one Chromium per process, launched on first use.
 pub struct Renderer {
-    config: RenderConfig,
+    settings: RenderSettings,
     browser: Mutex<Option<Arc<Running>>>,
     tabs: Semaphore,
     pages: AtomicU64,
@@ -127,7 +131,7 @@ pub struct Renderer {
 impl std::fmt::Debug for Renderer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Renderer")
-            .field("chromium", &self.config.chromium)
+            .field("chromium", &self.settings.chromium)
             .field("stats", &self.stats())
             .finish()
     }
@@ -169,10 +173,10 @@ const FLAGS: &[&str] = &[
 
 impl Renderer {
     /// A renderer; nothing is launched until the first [`Renderer::render`].
-    pub fn new(config: RenderConfig) -> Renderer {
-        let tabs = config.tabs.max(1);
+    pub fn new(settings: RenderSettings) -> Renderer {
+        let tabs = settings.tabs.max(1);
         Renderer {
-            config,
+            settings,
             browser: Mutex::new(None),
             tabs: Semaphore::new(tabs),
             pages: AtomicU64::new(0),
@@ -181,9 +185,9 @@ impl Renderer {
         }
     }
 
-    /// The configuration.
-    pub fn config(&self) -> &RenderConfig {
-        &self.config
+    /// The settings.
+    pub fn settings(&self) -> &RenderSettings {
+        &self.settings
     }
 
     /// Counters so far.
@@ -201,14 +205,14 @@ impl Renderer {
     ///
     /// # Errors
     /// Chromium cannot be started (missing: the error says how to install it), or the page
-    /// failed twice (timeout, navigation error, DOM larger than `max_dom_bytes`).
+    /// failed twice (timeout, navigation error, DOM larger than `max_dom_mb`).
     pub async fn render(&self, url: &str) -> Result<Rendered> {
         let _tab = self.tabs.acquire().await.expect("semaphore never closed");
         let mut last = None;
         for attempt in 0..2 {
             let running = self.running().await?;
             let result =
-                tokio::time::timeout(self.config.timeout, self.render_in(&running, url)).await;
+                tokio::time::timeout(self.settings.timeout, self.render_in(&running, url)).await;
             match result {
                 Ok(Ok(r)) => {
                     self.pages.fetch_add(1, Ordering::Relaxed);
@@ -223,7 +227,7 @@ impl Renderer {
                     tracing::info!(url, attempt, "render timed out; restarting the browser");
                     last = Some(anyhow::anyhow!(
                         "rendering took longer than {:?}",
-                        self.config.timeout
+                        self.settings.timeout
                     ));
                 }
             }
@@ -257,7 +261,7 @@ impl Renderer {
 
     async fn maybe_recycle(&self, running: &Arc<Running>) {
         let n = running.pages.fetch_add(1, Ordering::Relaxed) + 1;
-        if n >= self.config.recycle_after.max(1) {
+        if n >= self.settings.recycle_after.max(1) {
             // Pages still open in it finish; the process goes with its last handle.
             self.discard(running).await;
         }
@@ -269,7 +273,7 @@ impl Renderer {
     }
 
     async fn launch(&self) -> Result<Running> {
-        let exe = &self.config.chromium;
+        let exe = &self.settings.chromium;
         if !exe.exists() {
             bail!(
                 "Chromium not found at {}: install it (`apt-get install chromium`) or set render.chromium in the config",
@@ -380,7 +384,7 @@ impl Renderer {
     }
 
     async fn drive(&self, page: &Page, url: &str) -> Result<Rendered> {
-        let cfg = &self.config;
+        let cfg = &self.settings;
         let mut notes = Vec::new();
         page.goto(url)
             .await
@@ -477,11 +481,11 @@ impl Renderer {
             .eval(page, None, scripts::OUTER_HTML)
             .await
             .context("reading the DOM")?;
-        if html.len() > cfg.max_dom_bytes {
+        if html.len() as u64 > cfg.max_dom_mb * 1024 * 1024 {
             bail!(
-                "the rendered DOM is {} bytes, over the {} byte bound",
+                "the rendered DOM is {} bytes, over the {} MB bound (raise [render] max_dom_mb)",
                 html.len(),
-                cfg.max_dom_bytes
+                cfg.max_dom_mb
             );
         }
         let final_url = page.url().await?.unwrap_or_else(|| url.to_string());
@@ -498,7 +502,7 @@ impl Renderer {
     /// document does not exist yet: a comment widget injects its iframe after the page loaded.
     /// True when everything settled in time.
     async fn settle_all(&self, page: &Page) -> Result<bool> {
-        let limit = self.config.settle;
+        let limit = self.settings.settle;
         let deadline = Instant::now() + limit;
         let left = || deadline.saturating_duration_since(Instant::now());
         let mut settled = self.settle(page, None, limit).await?;
@@ -565,7 +569,7 @@ impl Renderer {
             page,
             ctx,
             &scripts::settle(
-                self.config.quiet.as_millis() as u64,
+                self.settings.quiet.as_millis() as u64,
                 limit.as_millis() as u64,
             ),
         )

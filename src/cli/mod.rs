@@ -1,0 +1,385 @@
+//! The `archive` command line: clap definitions, one module per group of subcommands, human
+//! output only. Work happens elsewhere (`crawl`, `daemon`, `store`); errors propagate to `main`,
+//! which prints them on one line and exits non-zero.
+//!
+//! Flags override the configuration file once, here ([`run`]); the resolved [`Config`] then
+//! builds what the commands need.
+
+mod add;
+mod demo;
+mod jobs;
+mod read;
+mod render;
+mod status;
+
+use crate::config::Config;
+use crate::crawl::FrontierKind;
+use crate::store::{Blog, RenderMode, Store};
+use anyhow::{Context, Result};
+use clap::builder::PossibleValue;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// everblog: archive whole blogs, faithfully and for good.
+///
+/// Point it at a blog's feed (or home page): it learns where each post's title and article sit
+/// in the blog's HTML from the feed's own entries (BlogForever crawler, WIMS'14), then crawls the
+/// blog and archives every post, including the many the feed no longer lists, into SQLite.
+///
+/// Typical use: `archive add https://blog.example/feed/`, then `archive crawl`, then
+/// `archive export > posts.jsonl`. Try `archive demo` first: it needs no blog.
+#[derive(Debug, Parser)]
+#[command(name = "archive", version, max_term_width = 100)]
+pub struct Cli {
+    /// The archive database (SQLite; created if missing). Default:
+    /// `$XDG_DATA_HOME/everblog/archive.db` (`~/.local/share/everblog/archive.db`).
+    #[arg(long, global = true, env = "EVERBLOG_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// The configuration file (TOML; `archive config --defaults` prints a documented one).
+    /// Default: `$XDG_CONFIG_HOME/everblog/config.toml` if it exists. Flags override it.
+    #[arg(long, global = true, env = "EVERBLOG_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// More log output on stderr (-v: info, -vv: debug). RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Add a blog by its feed URL (RSS, Atom, JSON Feed) or home page (its feed is discovered).
+    ///
+    /// The feed is fetched and parsed before anything is stored. Adding a blog twice is a no-op.
+    Add {
+        /// Feed or home page URLs.
+        #[arg(required_unless_present = "from", value_name = "URL")]
+        urls: Vec<String>,
+        /// Also add every blog listed in FILE: one URL per line (`#` starts a comment), or an
+        /// OPML subscription list (the `xmlUrl` of each outline). `-` reads stdin.
+        #[arg(long, value_name = "FILE")]
+        from: Option<PathBuf>,
+        /// Start the crawl here instead of the blog's home page (e.g. the root of a site the
+        /// blog lives in). Same host as the blog.
+        #[arg(long, value_name = "URL")]
+        start: Option<String>,
+        /// Render pages in headless Chromium: `auto` decides from the blog itself (when the
+        /// raw HTML lacks the feed's text, or post pages carry a JavaScript comment widget such
+        /// as Disqus or Isso), `always`, or `never`.
+        #[arg(long, value_enum, default_value_t = RenderMode::Auto)]
+        render: RenderMode,
+    },
+    /// Run NewCrawl for blogs never (completely) crawled: learn rules, crawl, archive every post.
+    ///
+    /// Interrupted crawls resume where they stopped (Ctrl-C stops after the pages in flight;
+    /// twice quits at once). Progress goes to stderr; a summary to stdout.
+    Crawl {
+        /// Only this blog (its feed or home URL as given to `add`).
+        #[arg(value_name = "BLOG")]
+        blog: Option<String>,
+        /// Crawl every blog not yet completely crawled (the default when no BLOG is given).
+        #[arg(long, conflicts_with = "blog")]
+        all: bool,
+        /// Stop a blog's crawl once this many of its pages are processed (resume later by
+        /// running crawl again with a larger budget). [config crawl.max_pages, default 10000]
+        #[arg(long, value_name = "N")]
+        max_pages: Option<u64>,
+        /// Requests in flight at once. [crawl.concurrency, 4]
+        #[arg(long, value_name = "N")]
+        concurrency: Option<usize>,
+        /// Per-request timeout in seconds. [crawl.timeout, 30]
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
+        /// Crawl order: `knn` ranks URLs by the distance-weighted kNN estimate of how many post
+        /// links their page holds (paper §4.3); `bfs` is breadth-first. [crawl.frontier, knn]
+        #[arg(long, value_enum)]
+        frontier: Option<FrontierKind>,
+        /// Neighbours of the kNN estimate. [crawl.k, 5]
+        #[arg(long, value_name = "K")]
+        k: Option<usize>,
+        /// With the kNN frontier, stop once this many pages in a row brought no new post and no
+        /// queued page looks promising (0: crawl until the frontier is empty).
+        /// [crawl.patience, 1000]
+        #[arg(long, value_name = "PAGES")]
+        patience: Option<u64>,
+        /// Seconds between two requests to one host (robots.txt Crawl-delay may ask for more;
+        /// loopback hosts: politeness.loopback_delay). [politeness.delay, 1]
+        #[arg(long, value_name = "SECONDS")]
+        delay: Option<f64>,
+        /// Requests in flight per host. [politeness.per_host, 2]
+        #[arg(long, value_name = "N")]
+        per_host: Option<usize>,
+        /// Most links followed per URL template (digits generalised, query values dropped):
+        /// bounds calendars and other endless generated URLs. [crawl.max_per_template, 2000]
+        #[arg(long, value_name = "N")]
+        max_per_template: Option<usize>,
+    },
+    /// Run UpdateCrawl now for crawled blogs: read their feeds and comment feeds (conditional
+    /// GETs), archive new posts and comments, keep edited posts as new versions, mark deleted
+    /// posts gone. Fetches only the pages the feeds say changed.
+    Update {
+        /// Only this blog (feed or home URL).
+        #[arg(value_name = "BLOG")]
+        blog: Option<String>,
+    },
+    /// List blogs (with post counts and crawl state), or the posts of one blog.
+    List {
+        /// List the posts of this blog (feed or home URL).
+        #[arg(long, value_name = "BLOG")]
+        blog: Option<String>,
+    },
+    /// Show one archived post: its fields, readable.
+    Show {
+        /// The post's URL.
+        url: String,
+    },
+    /// Export archived posts as JSON Lines on stdout (format in README.md).
+    Export {
+        /// Only this blog (feed or home URL).
+        #[arg(long, value_name = "BLOG")]
+        blog: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+        format: Format,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Show the learned extraction rules of each blog (XPath, score, votes).
+    Rules {
+        /// Only this blog.
+        #[arg(value_name = "BLOG")]
+        blog: Option<String>,
+    },
+    /// Run the service: take jobs from the database and run them until SIGTERM or SIGINT:
+    /// NewCrawl of added blogs, then an UpdateCrawl of each blog whenever it is due (interval
+    /// from the blog's posting and commenting frequency, within the config's schedule bounds;
+    /// exponential back-off after errors). Any number of daemons may share one database; a job
+    /// whose daemon died is taken again when its lease expires and resumes where it stopped.
+    /// Stops, saying why, when the database is full or read-only.
+    Daemon {
+        /// Lease length in seconds (renewed every third of it while a job runs).
+        /// [daemon.lease, 60]
+        #[arg(long, value_name = "SECONDS")]
+        lease: Option<f64>,
+        /// Seconds between looks at an empty queue. [daemon.poll, 2]
+        #[arg(long, value_name = "SECONDS")]
+        poll: Option<f64>,
+        /// Name of this worker in the jobs table (default: host:pid).
+        #[arg(long, value_name = "NAME")]
+        owner: Option<String>,
+        /// Seconds between two requests to one host, across every daemon on the database
+        /// (robots.txt Crawl-delay may ask for more). [politeness.delay, 1]
+        #[arg(long, value_name = "SECONDS")]
+        delay: Option<f64>,
+    },
+    /// Show blogs (posts, last and next crawl, errors) and the job queue.
+    Status,
+    /// Render pages in headless Chromium as a crawl would (settle, click "load more" /
+    /// "show more replies", scroll, inline iframes). One URL: print its final DOM, with a
+    /// summary (clicks, iframes, what was cut short) on stderr. Several: render them with the
+    /// tab pool and print one line per page (URL, bytes, clicks) and the throughput.
+    Render {
+        /// The pages.
+        #[arg(required = true)]
+        urls: Vec<String>,
+    },
+    /// Print the effective configuration (TOML), or with --defaults the documented default
+    /// file, ready to edit: `archive config --defaults > ~/.config/everblog/config.toml`.
+    Config {
+        /// Print the commented defaults instead of the effective configuration.
+        #[arg(long)]
+        defaults: bool,
+    },
+    /// Archive a bundled fixture blog served on 127.0.0.1 into a temporary database, and show
+    /// the summary and a sample post. Needs no network and no blog.
+    Demo {
+        /// Keep the demo database in this directory instead of a temporary one.
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
+    },
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// One JSON object per line.
+    Jsonl,
+}
+
+impl ValueEnum for RenderMode {
+    fn value_variants<'a>() -> &'a [Self] {
+        RenderMode::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            RenderMode::Auto => "Decide per blog (default)",
+            RenderMode::Always => "Render every page",
+            RenderMode::Never => "Never render",
+        };
+        Some(PossibleValue::new(self.as_str()).help(help))
+    }
+}
+
+impl ValueEnum for FrontierKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        FrontierKind::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self {
+            FrontierKind::Knn => "Distance-weighted kNN priority (default)",
+            FrontierKind::BreadthFirst => "Breadth-first",
+        };
+        Some(PossibleValue::new(self.as_str()).help(help))
+    }
+}
+
+/// Seconds from a flag (negative or not finite: 0).
+fn secs(v: f64) -> Duration {
+    Duration::from_secs_f64(if v.is_finite() { v.max(0.0) } else { 0.0 })
+}
+
+/// Runs the parsed command line: loads the configuration, applies the flags to it once, and
+/// runs the command.
+///
+/// # Errors
+/// The command's error, one line (`main` prints it and exits 1).
+pub async fn run(cli: Cli) -> Result<()> {
+    let mut config = Config::load(cli.config.as_deref())?;
+    if let Some(db) = cli.db {
+        config.database.path = Some(db);
+    }
+    let db = config.database_path()?;
+    match cli.command {
+        Command::Add {
+            urls,
+            from,
+            start,
+            render,
+        } => {
+            let mut all = urls;
+            if let Some(f) = from {
+                all.extend(crate::blog_list::read(&f)?);
+            }
+            add::add(&db, &config, &all, start.as_deref(), render).await
+        }
+        Command::Crawl {
+            blog,
+            all: _, // what no BLOG means; clap keeps the two exclusive
+            max_pages,
+            concurrency,
+            timeout,
+            frontier,
+            k,
+            patience,
+            delay,
+            per_host,
+            max_per_template,
+        } => {
+            let (c, p) = (&mut config.crawl, &mut config.politeness);
+            c.max_pages = max_pages.unwrap_or(c.max_pages);
+            c.concurrency = concurrency.unwrap_or(c.concurrency).max(1);
+            c.timeout = timeout.map(secs).unwrap_or(c.timeout);
+            c.frontier = frontier.unwrap_or(c.frontier);
+            c.k = k.unwrap_or(c.k);
+            c.patience = patience.unwrap_or(c.patience);
+            c.max_per_template = max_per_template.unwrap_or(c.max_per_template);
+            p.delay = delay.map(secs).unwrap_or(p.delay);
+            p.per_host = per_host.unwrap_or(p.per_host).max(1);
+            jobs::crawl(&db, blog.as_deref(), &config).await.map(|_| ())
+        }
+        Command::Update { blog } => jobs::update(&db, blog.as_deref(), &config).await,
+        Command::List { blog } => read::list(&db, blog.as_deref()),
+        Command::Show { url } => read::show(&db, &url),
+        Command::Export {
+            blog,
+            format: Format::Jsonl,
+            output,
+        } => read::export(&db, blog.as_deref(), output),
+        Command::Rules { blog } => read::rules(&db, blog.as_deref()),
+        Command::Demo { keep } => demo::demo(keep).await,
+        Command::Daemon {
+            lease,
+            poll,
+            owner,
+            delay,
+        } => {
+            let d = &mut config.daemon;
+            d.lease = lease.map(secs).unwrap_or(d.lease);
+            d.poll = poll.map(secs).unwrap_or(d.poll);
+            config.politeness.delay = delay.map(secs).unwrap_or(config.politeness.delay);
+            let owner = owner.unwrap_or_else(crate::daemon::default_owner);
+            let shutdown = crate::daemon::stop_on_signals()?;
+            let worker = config.worker(&db, owner, shutdown.clone())?;
+            eprintln!(
+                "archive daemon {} on {}: waiting for jobs (stop with SIGTERM or Ctrl-C)",
+                worker.owner,
+                db.display()
+            );
+            let max_db_bytes = config.database.max_bytes();
+            crate::daemon::run(&worker, &config.daemon, max_db_bytes, shutdown).await
+        }
+        Command::Status => status::status(&db),
+        Command::Render { urls } => render::render_pages(&urls, &config).await,
+        Command::Config { defaults } => {
+            if defaults {
+                print!("{}", crate::config::DEFAULTS);
+            } else {
+                println!("# effective configuration (database: {})", db.display());
+                print!("{}", config.to_toml());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Opens the archive at `db`.
+fn open(db: &Path) -> Result<Store> {
+    Store::open(db)
+}
+
+/// The blog `url` names (its feed or home URL, with or without a trailing slash).
+fn find(store: &Store, url: &str) -> Result<Blog> {
+    let trimmed = url.trim();
+    if let Some(b) = store.find_blog(trimmed)? {
+        return Ok(b);
+    }
+    let alt = match trimmed.strip_suffix('/') {
+        Some(t) => t.to_string(),
+        None => format!("{trimmed}/"),
+    };
+    store.find_blog(&alt)?.with_context(|| format!("no blog {trimmed} in the archive; `archive list` shows the blogs, `archive add` adds one"))
+}
+
+/// A progress line on stderr for long work.
+struct Bar(indicatif::ProgressBar);
+
+impl Bar {
+    fn new(name: &str) -> Bar {
+        let pb =
+            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {prefix} {elapsed} {wide_msg}")
+                .expect("static template"),
+        );
+        pb.set_prefix(name.to_string());
+        pb.enable_steady_tick(Duration::from_millis(120));
+        Bar(pb)
+    }
+}
+
+impl crate::crawl::Progress for Bar {
+    fn update(&self, pages: u64, posts: u64, errors: u64, queued: u64) {
+        self.0.set_message(format!(
+            "pages fetched {pages} · posts {posts} · errors {errors} · queued {queued}"
+        ));
+    }
+    fn phase(&self, message: &str) {
+        self.0.set_message(message.to_string());
+    }
+}

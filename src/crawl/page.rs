@@ -1,0 +1,410 @@
+//! The per-page kernel NewCrawl and UpdateCrawl share: the blog's extraction context from the
+//! store ([`BlogContext`]), one fetched page → its post, comments and links ([`process`],
+//! panic-safe in [`process_safely`]), and the identity of comments across the page, the comment
+//! feeds and the archive ([`reconcile_comments`]: decided here, the store only stores).
+
+use super::links::{followable, site_of};
+use crate::core::comments::{same_comment, same_id, CommentRules};
+use crate::core::extract::{extract, ExtractContext, GapField, RuleSet};
+use crate::core::feed::{self, Feed, FeedEntry};
+use crate::core::learn::Field;
+use crate::core::meta::blog_offset;
+use crate::core::page::Page;
+use crate::core::post_url::{comment_page_of, PostUrlPattern};
+use crate::core::rules::Rule;
+use crate::fetch::{self, Response};
+use crate::store::{Blog, Comment, CommentSource, CommentWrite, Gap, NewPost, Store, StoredRule};
+use anyhow::{Context, Result};
+use std::collections::{HashMap, HashSet};
+use url::Url;
+
+/// What a blog's pages are read with: its active rules, permalink pattern, time zone offset
+/// and feed entries, loaded once per crawl from the store.
+pub(super) struct BlogContext {
+    rules: RuleSet,
+    /// The comment rules, if any were learned.
+    pub(super) comment_rules: Option<CommentRules>,
+    offset: chrono::FixedOffset,
+    /// Post permalinks look like this.
+    pub(super) pattern: PostUrlPattern,
+    site: String,
+    /// The feed entries by canonical permalink: the truth for their posts' authors and dates.
+    pub(super) entries: HashMap<String, FeedEntry>,
+}
+
+/// What processing one page produced.
+#[derive(Default)]
+pub(super) struct Processed {
+    /// The post, when the page is one.
+    pub(super) post: Option<NewPost>,
+    /// Followable links: (canonical URL, depth).
+    pub(super) links: Vec<(String, u32)>,
+    /// L(u): links to posts on the page.
+    pub(super) post_links: usize,
+    /// Comments found, under the post they belong to (a comment page's post).
+    pub(super) comments: Option<(String, Vec<Comment>)>,
+}
+
+/// The blog's extraction context from the store, with the stored rules it was built from.
+///
+/// # Errors
+/// No article rule stored (the blog was never learned), a stored rule or pattern is corrupt, or
+/// the store failed.
+pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, Vec<StoredRule>)> {
+    let stored = store.rules(blog.id)?;
+    let first = |f: Field| stored.iter().find(|r| r.field == f);
+    let all = |f: Field| stored.iter().filter(move |r| r.field == f);
+    let article = first(Field::Article).context("no article rule stored")?;
+    let pattern = blog
+        .post_pattern
+        .clone()
+        .context("no post URL pattern stored")?;
+    let rules = RuleSet {
+        article: Rule::parse(&article.xpath)?,
+        title: first(Field::Title)
+            .map(|t| Rule::parse(&t.xpath))
+            .transpose()?,
+        exclude: all(Field::ArticleExclude)
+            .map(|r| Rule::parse(&r.xpath))
+            .collect::<Result<_, _>>()?,
+        author: all(Field::Author)
+            .map(|r| Rule::parse(&r.xpath))
+            .collect::<Result<_, _>>()?,
+        date: first(Field::Date)
+            .map(|r| Rule::parse(&r.xpath).map(|x| (x, r.format.clone())))
+            .transpose()?,
+    };
+    let class = |f: Field| {
+        first(f).and_then(|r| crate::core::comments::class_of(&r.xpath).map(str::to_string))
+    };
+    let comment_rules = first(Field::Comment).and_then(|c| {
+        Some(CommentRules {
+            content: crate::core::comments::class_of(&c.xpath)?.to_string(),
+            author: class(Field::CommentAuthor),
+            date: class(Field::CommentDate),
+            score: c.score,
+        })
+    });
+    let entries = store.entries(blog.id)?;
+    let ctx = BlogContext {
+        rules,
+        comment_rules,
+        offset: blog_offset(entries.iter().filter_map(|e| e.published))
+            .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("zero offset")),
+        pattern,
+        site: site_of(&Url::parse(&blog.home_url)?),
+        entries: entries.into_iter().map(|e| (e.url.clone(), e)).collect(),
+    };
+    Ok((ctx, stored))
+}
+
+/// The page number of a comment page (`comment-page-2/`, `?cpage=2`); 0 for a post page.
+fn comment_page_number(url: &Url) -> i64 {
+    url.path_segments()
+        .and_then(|mut s| {
+            s.find_map(|seg| {
+                seg.strip_prefix("comment-page-")
+                    .and_then(|n| n.parse().ok())
+            })
+        })
+        .or_else(|| {
+            url.query_pairs()
+                .find(|(k, _)| k == "cpage")
+                .and_then(|(_, v)| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The post a page holds, extracted with the blog's rules; the feed entry, when there is one,
+/// is the truth for its authors and dates (paper §3.2), the page fills in the rest.
+fn post_of(ctx: &BlogContext, page: &Page, url: &str, response: &Response) -> Option<NewPost> {
+    let entry = ctx.entries.get(url);
+    let xctx = ExtractContext {
+        offset: ctx.offset,
+        fetched_at: response.fetched_at,
+    };
+    let x = extract(page, &ctx.rules, &xctx)?;
+    let authors = match entry {
+        Some(e) if !e.authors.is_empty() => e.authors.clone(),
+        _ => x.authors,
+    };
+    let published = entry.and_then(|e| e.published).or(x.published);
+    let gaps = x
+        .gaps
+        .into_iter()
+        .filter(|(field, _)| match field {
+            GapField::Author => authors.is_empty(),
+            GapField::Published => published.is_none(),
+            GapField::Comments => true,
+        })
+        .map(|(field, reason)| Gap { field, reason })
+        .collect();
+    Some(NewPost {
+        url: url.to_string(),
+        title: x.title.or_else(|| entry.and_then(|e| e.title.clone())),
+        authors,
+        published,
+        published_raw: x.published_raw,
+        updated: entry.and_then(|e| e.updated).or(x.updated),
+        content_html: x.content_html,
+        content_text: x.content_text,
+        gaps,
+    })
+}
+
+/// The comments a page shows (a post page, or one of its comment pages), under the post they
+/// belong to; `None` when there are none or the page belongs to no post.
+fn comments_of(
+    ctx: &BlogContext,
+    page: &Page,
+    url: &Url,
+    is_post: bool,
+    response: &Response,
+) -> Option<(String, Vec<Comment>)> {
+    let rules = ctx.comment_rules.as_ref()?;
+    let (owner, page_no) = match comment_page_of(url) {
+        Some(parent) => (parent.to_string(), comment_page_number(url)),
+        None if is_post => (url.to_string(), 0),
+        None => return None,
+    };
+    let found = crate::core::comments::extract(page, rules, ctx.offset, response.fetched_at);
+    let comments: Vec<Comment> = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| Comment {
+            id: c.key,
+            author: c.author,
+            published: c.published,
+            published_raw: c.published_raw,
+            content_html: c.content_html,
+            content_text: c.content_text,
+            parent: c.parent,
+            source: CommentSource::Page,
+            position: page_no * 100_000 + i as i64,
+        })
+        .collect();
+    (!comments.is_empty()).then_some((owner, comments))
+}
+
+/// Parses and extracts one fetched page: its post (when its URL is a feed entry or matches the
+/// permalink pattern and the rules find an article), its comments, its followable links and
+/// L(u). Synchronous: the parsed page is `!Send` and never crosses an await.
+pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Response) -> Processed {
+    if response.status >= 400 || !fetch::is_html(response) {
+        return Processed::default();
+    }
+    let base = Url::parse(&response.final_url)
+        .or_else(|_| Url::parse(url))
+        .expect("fetched URLs parse");
+    let page = Page::parse(&fetch::decode(response));
+    let links = followable(&page, &base, &ctx.site);
+    let post_links = links.iter().filter(|l| ctx.pattern.is_post(l)).count();
+    let url_parsed = Url::parse(url).expect("frontier URLs parse");
+    let entry = ctx.entries.get(url);
+    let mut post =
+        (entry.is_some() || ctx.pattern.is_post(&url_parsed) || ctx.pattern.is_post(&base))
+            .then(|| post_of(ctx, &page, url, response))
+            .flatten();
+    let comments = comments_of(ctx, &page, &url_parsed, post.is_some(), response);
+    // The feed declares comments the page did not yield: say so on the post.
+    if let (Some(p), Some(e)) = (post.as_mut(), entry) {
+        let declared = e.comment_count.unwrap_or(0);
+        let found = comments.as_ref().map_or(0, |(_, c)| c.len());
+        if declared > 0 && found == 0 {
+            let reason = if ctx.comment_rules.is_none() {
+                format!("the feed declares {declared} comments but no comment rule could be learned (comment feeds missing or unmatched); only comment-feed copies are kept")
+            } else {
+                format!("the feed declares {declared} comments but the comment rules matched none on this page; only comment-feed copies are kept")
+            };
+            p.gaps.push(Gap {
+                field: GapField::Comments,
+                reason,
+            });
+        }
+    }
+    Processed {
+        post,
+        links: links
+            .into_iter()
+            .map(|l| (l.to_string(), depth + 1))
+            .collect(),
+        post_links,
+        comments,
+    }
+}
+
+/// [`process`], with a panic caught: a bug on one page must not end a crawl. `None` when
+/// processing panicked (logged).
+pub(super) fn process_safely(
+    ctx: &BlogContext,
+    url: &str,
+    depth: u32,
+    response: &Response,
+) -> Option<Processed> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        process(ctx, url, depth, response)
+    }))
+    .inspect_err(|_| tracing::error!(url = %url, "internal error while extracting this page"))
+    .ok()
+}
+
+/// The comments of a comment feed (a post's, or a blog's site-wide one), keyed `feed:<link>`,
+/// in feed order; empty comments are dropped.
+pub(super) fn comments_of_feed(cf: &Feed) -> Vec<Comment> {
+    cf.entries
+        .iter()
+        .enumerate()
+        .map(|(pos, c)| {
+            let html = c
+                .content_html
+                .clone()
+                .or(c.summary_html.clone())
+                .unwrap_or_default();
+            Comment {
+                id: format!("feed:{}", c.url),
+                author: c.authors.first().cloned(),
+                published: c.published,
+                published_raw: None,
+                content_text: feed::html_to_text(&html),
+                content_html: html,
+                parent: None,
+                source: CommentSource::Feed,
+                position: pos as i64,
+            }
+        })
+        .filter(|c| !c.content_text.is_empty())
+        .collect()
+}
+
+/// Decides how `incoming` comments of a post meet the `archived` ones, so that no comment is
+/// stored twice and none is lost:
+/// - a page comment archived before under another key keeps that key: a new theme names the
+///   same comment differently (`div-comment-12` → `comment-12`), or gives no id and the key is
+///   a hash — same id number, or (without ids) same author and text;
+/// - feed copies of comments the page now shows are deleted (page copies win);
+/// - a feed copy of a comment a page already showed is not stored.
+pub(super) fn reconcile_comments(
+    post_url: &str,
+    archived: &[Comment],
+    incoming: &[Comment],
+) -> CommentWrite {
+    let same = |a: &Comment, b: &Comment| {
+        same_comment(
+            a.author.as_deref(),
+            &a.content_text,
+            b.author.as_deref(),
+            &b.content_text,
+        )
+    };
+    let from_page = |c: &&Comment| c.source == CommentSource::Page;
+    let archived_page: Vec<&Comment> = archived.iter().filter(from_page).collect();
+    let any_page = incoming.iter().any(|c| c.source == CommentSource::Page);
+    let mut keys: HashMap<String, String> = HashMap::new();
+    if any_page {
+        let ids: HashSet<&str> = incoming.iter().map(|c| c.id.as_str()).collect();
+        for c in incoming.iter().filter(from_page) {
+            if archived_page.iter().any(|a| a.id == c.id) {
+                continue;
+            }
+            let by_id = archived_page
+                .iter()
+                .find(|a| same_id(&a.id, &c.id) || same_id(&c.id, &a.id));
+            let by_text = || {
+                archived_page
+                    .iter()
+                    .find(|a| !ids.contains(a.id.as_str()) && same(c, a))
+            };
+            if let Some(a) = by_id.or_else(by_text) {
+                if !ids.contains(a.id.as_str()) && !keys.values().any(|v| *v == a.id) {
+                    keys.insert(c.id.clone(), a.id.clone());
+                }
+            }
+        }
+    }
+    let key = |k: &String| keys.get(k).cloned().unwrap_or_else(|| k.clone());
+    let remapped: Vec<Comment> = incoming
+        .iter()
+        .map(|c| Comment {
+            id: key(&c.id),
+            parent: c.parent.as_ref().map(key),
+            ..c.clone()
+        })
+        .collect();
+    let delete = if any_page {
+        archived
+            .iter()
+            .filter(|a| a.source == CommentSource::Feed)
+            .filter(|a| remapped.iter().any(|c| from_page(&c) && same(c, a)))
+            .map(|a| a.id.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let upsert = remapped
+        .into_iter()
+        .filter(|c| !(c.source == CommentSource::Feed && archived_page.iter().any(|a| same(c, a))))
+        .collect();
+    CommentWrite {
+        post_url: post_url.to_string(),
+        delete,
+        upsert,
+    }
+}
+
+/// [`reconcile_comments`] against the comments the store holds for `post_url`.
+pub(super) fn comment_write(
+    store: &Store,
+    post_url: &str,
+    incoming: &[Comment],
+) -> Result<CommentWrite> {
+    Ok(reconcile_comments(
+        post_url,
+        &store.comments(post_url)?,
+        incoming,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comment(id: &str, author: &str, text: &str, source: CommentSource) -> Comment {
+        Comment {
+            id: id.into(),
+            author: Some(author.into()),
+            published: None,
+            published_raw: None,
+            content_html: text.into(),
+            content_text: text.into(),
+            parent: None,
+            source,
+            position: 0,
+        }
+    }
+
+    #[test]
+    fn page_copies_replace_feed_copies_and_keep_archived_keys() {
+        let archived = [
+            comment("feed:x#c1", "Ada", "First!", CommentSource::Feed),
+            comment("div-comment-12", "Bram", "Nice post.", CommentSource::Page),
+        ];
+        let incoming = [
+            comment("comment-12", "Bram", "Nice post.", CommentSource::Page),
+            comment("comment-13", "Ada", "First!", CommentSource::Page),
+        ];
+        let w = reconcile_comments("http://b/p", &archived, &incoming);
+        assert_eq!(w.delete, vec!["feed:x#c1".to_string()]);
+        let keys: Vec<&str> = w.upsert.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(keys, ["div-comment-12", "comment-13"]);
+        // A feed copy of what a page showed is not stored again.
+        let again = [comment(
+            "feed:y#c2",
+            "Bram",
+            "Nice post.",
+            CommentSource::Feed,
+        )];
+        assert!(reconcile_comments("http://b/p", &archived, &again)
+            .upsert
+            .is_empty());
+    }
+}

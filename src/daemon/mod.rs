@@ -1,0 +1,166 @@
+//! The service: `archive daemon` takes jobs from the store and runs them, for years, unattended.
+//!
+//! Any number of daemons (on one machine or, with a shared back end, many) work on one database:
+//! a job is taken under a lease (`Store::lease_job`, one `BEGIN IMMEDIATE` transaction), the
+//! lease is renewed while the job runs, and a job whose worker died is taken again once its
+//! lease expires — the crawls are stateless over the store, so the new worker resumes where the
+//! dead one stopped. SIGTERM and SIGINT stop taking jobs, let the running crawl record its pages
+//! in flight, and give its job back to the queue. The job lifecycle itself
+//! ([`Worker::run_leased`]) is shared with `archive crawl` and `archive update`.
+//!
+//! Under systemd (`systemd/everblog.service`, `Type=notify`) it reports READY, STATUS and
+//! STOPPING, and feeds the watchdog only while its database answers.
+//!
+//! Jobs: NewCrawl (queued by `archive add`), then UpdateCrawl forever: when a job ends, the
+//! blog's next UpdateCrawl is queued in the same transaction, due after an interval set by the
+//! blog's posting and commenting frequency (`core::schedule`), or after an exponential back-off
+//! when the job failed. A full or read-only database stops the daemon with the reason, leaving
+//! the running job's lease to expire.
+
+mod lifecycle;
+
+pub use lifecycle::{next_update, stop_on_signals, Ran, Report, Worker};
+
+use crate::crawl::Progress;
+use crate::store::JobFilter;
+use crate::store::{storage_fault, Store};
+use anyhow::Result;
+use lifecycle::sleep_unless;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How the daemon takes jobs: the `[daemon]` section of the configuration file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DaemonSettings {
+    /// Job lease (default 1 min), renewed every third of it while a job runs; a dead worker's
+    /// job is taken again once its lease expires. `archive crawl` and `archive update` take
+    /// their jobs under the same lease.
+    #[serde(with = "humantime_serde")]
+    pub lease: Duration,
+    /// Pause between looks at an empty job queue (default 2 s).
+    #[serde(with = "humantime_serde")]
+    pub poll: Duration,
+}
+
+impl Default for DaemonSettings {
+    fn default() -> Self {
+        DaemonSettings {
+            lease: Duration::from_secs(60),
+            poll: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Tells systemd (when it started us with `Type=notify`) about our state: `READY=1`,
+/// `WATCHDOG=1`, `STOPPING=1`, `STATUS=…`. A datagram to `$NOTIFY_SOCKET` (a path, or an abstract
+/// name starting with `@`); nothing when the variable is unset. Errors are ignored: the daemon
+/// works the same without systemd.
+pub fn sd_notify(state: &str) {
+    let Some(path) = std::env::var_os("NOTIFY_SOCKET") else {
+        return;
+    };
+    let Ok(sock) = std::os::unix::net::UnixDatagram::unbound() else {
+        return;
+    };
+    let path = path.to_string_lossy().into_owned();
+    let _ = match path.strip_prefix('@') {
+        Some(name) => {
+            use std::os::linux::net::SocketAddrExt;
+            std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())
+                .and_then(|a| sock.send_to_addr(state.as_bytes(), &a))
+        }
+        None => sock.send_to(state.as_bytes(), &path),
+    };
+}
+
+/// The watchdog interval systemd asks for (`$WATCHDOG_USEC`), halved as sd_watchdog_enabled
+/// recommends.
+fn watchdog_interval() -> Option<Duration> {
+    let usec: u64 = std::env::var("WATCHDOG_USEC").ok()?.parse().ok()?;
+    (usec > 0).then(|| Duration::from_micros(usec / 2))
+}
+
+/// The default worker name: `host:pid`.
+pub fn default_owner() -> String {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "localhost".into());
+    format!("{host}:{}", std::process::id())
+}
+
+struct Quiet;
+
+impl Progress for Quiet {
+    fn update(&self, _pages: u64, _posts: u64, _errors: u64, _queued: u64) {}
+    fn phase(&self, _message: &str) {}
+}
+
+/// Runs jobs as `worker` until `shutdown` is set (its crawls stop on the same flag), looking at
+/// an empty queue every `settings.poll`, the database capped at `max_db_bytes`. Errors of one
+/// job are recorded on the job; only errors of the store itself (a storage fault: full,
+/// read-only, I/O) end the daemon.
+///
+/// # Errors
+/// The database cannot be opened, or a storage fault stopped the daemon (the error says what
+/// to do).
+pub async fn run(
+    worker: &Worker,
+    settings: &DaemonSettings,
+    max_db_bytes: Option<u64>,
+    shutdown: Arc<AtomicBool>,
+) -> Result<()> {
+    let db: &Path = &worker.db;
+    let mut store = Store::open(db)?;
+    if let Some(bytes) = max_db_bytes {
+        store.set_max_size(bytes)?;
+    }
+    let poll = settings.poll.max(Duration::from_millis(50));
+    tracing::info!(owner = %worker.owner, db = %db.display(), "daemon started");
+    // The watchdog is fed only while the database answers.
+    if let Some(every) = watchdog_interval() {
+        let (db, shutdown) = (db.to_path_buf(), shutdown.clone());
+        tokio::spawn(async move {
+            while !shutdown.load(Ordering::Relaxed) {
+                if Store::open(&db).and_then(|s| s.schema_version()).is_ok() {
+                    sd_notify("WATCHDOG=1");
+                } else {
+                    tracing::error!("database does not answer; not feeding the watchdog");
+                }
+                sleep_unless(&shutdown, every).await;
+            }
+        });
+    }
+    sd_notify(&format!(
+        "READY=1\nSTATUS=waiting for jobs ({})",
+        worker.owner
+    ));
+    let result = serve_jobs(&mut store, worker, &shutdown, poll).await;
+    if let Err(e) = &result {
+        // Say why where an operator looks: the journal, `systemctl status`, stderr.
+        let why = storage_fault(e).unwrap_or_else(|| format!("{e:#}"));
+        tracing::error!(owner = %worker.owner, reason = %why, "daemon stops taking jobs");
+        sd_notify(&format!("STATUS=stopped: {why}"));
+    }
+    sd_notify("STOPPING=1");
+    tracing::info!(owner = %worker.owner, "daemon stopped");
+    result
+}
+
+async fn serve_jobs(
+    store: &mut Store,
+    worker: &Worker,
+    shutdown: &AtomicBool,
+    poll: Duration,
+) -> Result<()> {
+    while !shutdown.load(Ordering::Relaxed) {
+        let Some(job) = worker.lease(store, JobFilter::default())? else {
+            sleep_unless(shutdown, poll).await;
+            continue;
+        };
+        worker.run_leased(store, &job, &Quiet).await?;
+    }
+    Ok(())
+}

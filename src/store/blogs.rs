@@ -1,0 +1,295 @@
+//! Blogs: the blog rows, their feed entries (the training data), their learned rules and post
+//! URL pattern, the render decision, crawl milestones, and the activity scheduling reads.
+
+use super::{
+    json_list, local_col, now, parse_list, ts, utc_col, utc_req, Blog, BlogCounts, RenderMode,
+    Renders, Store, StoredRule,
+};
+use crate::core::feed::{FeedEntry, FeedKind};
+use crate::core::post_url::PostUrlPattern;
+use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension, Transaction};
+
+const BLOG_COLUMNS: &str =
+    "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern, start_url,
+     last_update_at, next_update_at, errors_in_a_row, last_error, render, renders, render_reason";
+
+fn blog_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Blog> {
+    let pattern: Option<String> = r.get(7)?;
+    Ok(Blog {
+        id: r.get(0)?,
+        home_url: r.get(1)?,
+        feed_url: r.get(2)?,
+        title: r.get(3)?,
+        feed_kind: r.get(4)?,
+        crawl_started_at: utc_col(r, 5)?,
+        crawled_at: utc_col(r, 6)?,
+        post_pattern: pattern
+            .map(|p| serde_json::from_str::<PostUrlPattern>(&p))
+            .transpose()
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    7,
+                    rusqlite::types::Type::Text,
+                    format!("stored post URL pattern is corrupt: {e}").into(),
+                )
+            })?,
+        start_url: r.get(8)?,
+        last_update_at: utc_col(r, 9)?,
+        next_update_at: utc_col(r, 10)?,
+        errors_in_a_row: r.get(11)?,
+        last_error: r.get(12)?,
+        render: r.get(13)?,
+        renders: r.get(14)?,
+        render_reason: r.get(15)?,
+    })
+}
+
+fn put_entries(tx: &Transaction<'_>, blog_id: i64, entries: &[FeedEntry]) -> Result<()> {
+    let mut st = tx.prepare(
+        "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at, updated, comments_feed, comment_count)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+         ON CONFLICT (blog_id, url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
+           published = excluded.published, content_html = excluded.content_html,
+           summary_html = excluded.summary_html, seen_at = excluded.seen_at, updated = excluded.updated,
+           comments_feed = excluded.comments_feed, comment_count = excluded.comment_count",
+    )?;
+    let at = now();
+    for e in entries {
+        st.execute(params![
+            blog_id,
+            e.url,
+            e.title,
+            json_list(&e.authors),
+            e.published.map(|d| d.to_rfc3339()),
+            e.content_html,
+            e.summary_html,
+            at,
+            e.updated.map(|d| d.to_rfc3339()),
+            e.comments_feed,
+            e.comment_count
+        ])?;
+    }
+    Ok(())
+}
+
+impl Store {
+    /// All blogs, oldest first.
+    pub fn blogs(&self) -> Result<Vec<Blog>> {
+        self.rows(
+            &format!("SELECT {BLOG_COLUMNS} FROM blogs ORDER BY id"),
+            [],
+            blog_from_row,
+        )
+    }
+
+    /// The blog with row id `id`.
+    pub fn blog(&self, id: i64) -> Result<Option<Blog>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("SELECT {BLOG_COLUMNS} FROM blogs WHERE id = ?1"),
+                [id],
+                blog_from_row,
+            )
+            .optional()?)
+    }
+
+    /// The blog whose feed URL or home URL is `url` (exact match).
+    pub fn find_blog(&self, url: &str) -> Result<Option<Blog>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT {BLOG_COLUMNS} FROM blogs WHERE feed_url = ?1 OR home_url = ?1 ORDER BY id LIMIT 1"
+                ),
+                [url],
+                blog_from_row,
+            )
+            .optional()?)
+    }
+
+    /// Adds a blog with its feed entries, in one transaction. Returns the new blog.
+    pub fn insert_blog(
+        &mut self,
+        home_url: &str,
+        feed_url: &str,
+        title: Option<&str>,
+        feed_kind: FeedKind,
+        entries: &[FeedEntry],
+    ) -> Result<Blog> {
+        let id = self.write(|tx| {
+            tx.execute(
+                "INSERT INTO blogs (home_url, feed_url, title, feed_kind, added_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![home_url, feed_url, title, feed_kind, now()],
+            )?;
+            let id = tx.last_insert_rowid();
+            put_entries(tx, id, entries)?;
+            Ok(id)
+        })?;
+        self.blog(id)?.context("blog vanished after insert")
+    }
+
+    /// Updates the stored feed entries of a blog (insert or refresh).
+    pub fn save_entries(&mut self, blog_id: i64, entries: &[FeedEntry]) -> Result<()> {
+        self.write(|tx| put_entries(tx, blog_id, entries))
+    }
+
+    /// The stored feed entries of a blog, in the order they were first seen.
+    pub fn entries(&self, blog_id: i64) -> Result<Vec<FeedEntry>> {
+        self.rows(
+            "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
+            [blog_id],
+            |r| {
+            Ok(FeedEntry {
+                url: r.get(0)?,
+                title: r.get(1)?,
+                authors: parse_list(r.get(2)?),
+                published: local_col(r, 3)?,
+                content_html: r.get(4)?,
+                summary_html: r.get(5)?,
+                updated: local_col(r, 6)?,
+                comments_feed: r.get(7)?,
+                comment_count: r.get(8)?,
+            })
+        },
+        )
+    }
+
+    /// Replaces the active rules of a blog and stores its post URL pattern, in one transaction.
+    /// Earlier rules stay in the table, inactive, as history.
+    pub fn save_rules(
+        &mut self,
+        blog_id: i64,
+        rules: &[StoredRule],
+        post_pattern: &PostUrlPattern,
+    ) -> Result<()> {
+        let pattern = serde_json::to_string(post_pattern)?;
+        self.write(|tx| {
+            tx.execute("UPDATE rules SET active = 0 WHERE blog_id = ?1", [blog_id])?;
+            for r in rules {
+                tx.execute(
+                    "INSERT INTO rules (blog_id, field, xpath, score, votes, samples, learned_at, active, format) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, ?8)",
+                    params![blog_id, r.field, r.xpath, r.score, r.votes, r.samples, ts(r.learned_at), r.format],
+                )?;
+            }
+            tx.execute(
+                "UPDATE blogs SET post_pattern = ?2 WHERE id = ?1",
+                params![blog_id, pattern],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The active rules of a blog, by field name.
+    pub fn rules(&self, blog_id: i64) -> Result<Vec<StoredRule>> {
+        self.rows(
+            "SELECT field, xpath, score, votes, samples, learned_at, format FROM rules WHERE blog_id = ?1 AND active = 1 ORDER BY field",
+            [blog_id],
+            |r| {
+            Ok(StoredRule {
+                field: r.get(0)?,
+                xpath: r.get(1)?,
+                score: r.get(2)?,
+                votes: r.get(3)?,
+                samples: r.get(4)?,
+                learned_at: utc_req(r, 5)?,
+                format: r.get(6)?,
+            })
+        },
+        )
+    }
+
+    /// Sets the user's rendering choice for a blog; a new choice forgets an earlier automatic
+    /// decision.
+    pub fn set_render_mode(&mut self, blog_id: i64, mode: RenderMode) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET render = ?2, renders = CASE WHEN render = ?2 THEN renders ELSE NULL END,
+               render_reason = CASE WHEN render = ?2 THEN render_reason ELSE NULL END WHERE id = ?1",
+            params![blog_id, mode],
+        )?;
+        Ok(())
+    }
+
+    /// Records what a blog renders and why.
+    pub fn set_render_decision(
+        &mut self,
+        blog_id: i64,
+        renders: Renders,
+        reason: &str,
+    ) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET renders = ?2, render_reason = ?3 WHERE id = ?1",
+            params![blog_id, renders, reason],
+        )?;
+        Ok(())
+    }
+
+    /// Sets where a blog's NewCrawl starts.
+    pub fn set_start_url(&mut self, blog_id: i64, url: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET start_url = ?2 WHERE id = ?1",
+            params![blog_id, url],
+        )?;
+        Ok(())
+    }
+
+    /// Marks the start of a blog's NewCrawl (kept from the first start on resume).
+    pub fn mark_crawl_started(&mut self, blog_id: i64) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET crawl_started_at = COALESCE(crawl_started_at, ?2) WHERE id = ?1",
+            params![blog_id, now()],
+        )?;
+        Ok(())
+    }
+
+    /// Marks a blog's NewCrawl complete.
+    pub fn mark_crawled(&mut self, blog_id: i64) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET crawled_at = ?2 WHERE id = ?1",
+            params![blog_id, now()],
+        )?;
+        Ok(())
+    }
+
+    /// Errors of a blog's jobs in a row (0 after a success).
+    pub fn errors_in_a_row(&self, blog_id: i64) -> Result<u32> {
+        Ok(self.conn.query_row(
+            "SELECT errors_in_a_row FROM blogs WHERE id = ?1",
+            [blog_id],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Times of a blog's latest activity, newest first, at most `n`: publication times of posts
+    /// and of their comments. Scheduling reads the posting and commenting frequency off them.
+    pub fn activity(&self, blog_id: i64, n: usize) -> Result<Vec<DateTime<Utc>>> {
+        let times = self.rows(
+            "SELECT t FROM (
+               SELECT published AS t FROM posts WHERE blog_id = ?1 AND published IS NOT NULL
+               UNION ALL
+               SELECT c.published FROM comments c JOIN posts p ON p.url = c.post_url
+                 WHERE p.blog_id = ?1 AND c.published IS NOT NULL)
+             ORDER BY t DESC LIMIT ?2",
+            params![blog_id, n as i64],
+            |r| utc_col(r, 0),
+        )?;
+        Ok(times.into_iter().flatten().collect())
+    }
+
+    /// Counts for one blog.
+    pub fn counts(&self, blog_id: i64) -> Result<BlogCounts> {
+        let one = |sql: &str| -> Result<u64> {
+            Ok(self
+                .conn
+                .query_row(sql, [blog_id], |r| r.get::<_, i64>(0))? as u64)
+        };
+        Ok(BlogCounts {
+            posts: one("SELECT COUNT(*) FROM posts WHERE blog_id = ?1")?,
+            fetches: one("SELECT COUNT(*) FROM fetch_log WHERE blog_id = ?1")?,
+            errors: one("SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state = 'failed'")?,
+            queued: one("SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state = 'queued'")?,
+        })
+    }
+}

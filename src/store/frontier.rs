@@ -1,0 +1,164 @@
+//! The stored frontier (paper §4.3): each blog's URLs with their link depth, discovery order,
+//! state, kNN priority (and the model size it was computed at), L(u) once processed, retry
+//! attempts and the earliest time a URL may be retried. `crawl::frontier` decides the order.
+
+use super::{ts, utc_col, PageState, QueuedUrl, Store};
+use anyhow::Result;
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension, Transaction};
+
+pub(super) fn put_links(tx: &Transaction<'_>, blog_id: i64, urls: &[(String, u32)]) -> Result<()> {
+    if urls.is_empty() {
+        return Ok(());
+    }
+    let mut seq: i64 = tx.query_row(
+        "SELECT COALESCE(MAX(seq), 0) FROM frontier WHERE blog_id = ?1",
+        [blog_id],
+        |r| r.get(0),
+    )?;
+    let mut st = tx.prepare_cached(
+        "INSERT OR IGNORE INTO frontier (blog_id, url, depth, state, seq) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for (u, d) in urls {
+        if st.execute(params![blog_id, u, d, PageState::Queued, seq + 1])? == 1 {
+            seq += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Sets the state of a processed frontier URL (a retry counts an attempt).
+pub(super) fn put_state(
+    tx: &Transaction<'_>,
+    blog_id: i64,
+    url: &str,
+    state: PageState,
+    post_links: Option<u32>,
+    retry_at: Option<DateTime<Utc>>,
+) -> Result<()> {
+    tx.execute(
+        "UPDATE frontier SET state = ?3, post_links = ?4, not_before = ?5,
+           attempts = attempts + CASE WHEN ?3 = 'queued' THEN 1 ELSE 0 END
+         WHERE blog_id = ?1 AND url = ?2",
+        params![blog_id, url, state, post_links, retry_at.map(ts)],
+    )?;
+    Ok(())
+}
+
+impl Store {
+    /// Adds URLs (with their link depth) to a blog's frontier; known URLs are ignored.
+    pub fn enqueue(&mut self, blog_id: i64, urls: &[(String, u32)]) -> Result<()> {
+        self.write(|tx| put_links(tx, blog_id, urls))
+    }
+
+    /// Up to `n` queued frontier URLs that may be fetched at `now`, in breadth-first order:
+    /// (url, depth).
+    pub fn queued(&self, blog_id: i64, n: usize, now: DateTime<Utc>) -> Result<Vec<(String, u32)>> {
+        self.rows(
+            "SELECT url, depth FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND (not_before IS NULL OR not_before <= ?3)
+             ORDER BY depth, seq LIMIT ?2",
+            params![blog_id,
+            n as i64, ts(now)], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        },
+        )
+    }
+
+    /// One page of a blog's queued URLs in discovery order: (seq, url) with seq > `after`.
+    pub fn queued_page(&self, blog_id: i64, after: i64, n: usize) -> Result<Vec<(i64, String)>> {
+        self.rows(
+            "SELECT seq, url FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND seq > ?2 ORDER BY seq LIMIT ?3",
+            params![blog_id,
+            after, n as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        },
+        )
+    }
+
+    /// Number of frontier URLs of a blog already processed (done, failed or blocked).
+    pub fn processed(&self, blog_id: i64) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state != 'queued'",
+            [blog_id],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// Queued URLs of a blog never scored by the priority model, at most `n`.
+    pub fn unscored(&self, blog_id: i64, n: usize) -> Result<Vec<String>> {
+        // `state = 'queued' AND scored_at < 0` literally: the partial index `frontier_unscored`.
+        self.rows(
+            "SELECT url FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND scored_at < 0 ORDER BY seq LIMIT ?2",
+            params![blog_id,
+            n as i64], |r| r.get(0),
+        )
+    }
+
+    /// Sets the priorities of queued URLs: (url, priority, model size it was computed at).
+    pub fn set_priorities(&mut self, blog_id: i64, scores: &[(String, f64, i64)]) -> Result<()> {
+        self.write(|tx| {
+            let mut st = tx.prepare(
+                "UPDATE frontier SET priority = ?3, scored_at = ?4 WHERE blog_id = ?1 AND url = ?2",
+            )?;
+            for (u, p, at) in scores {
+                st.execute(params![blog_id, u, p, at])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The `n` best queued URLs of a blog that may be fetched at `now`: highest priority first,
+    /// then breadth-first.
+    pub fn best_queued(
+        &self,
+        blog_id: i64,
+        n: usize,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<QueuedUrl>> {
+        self.rows(
+            "SELECT url, depth, priority, scored_at FROM frontier
+             WHERE blog_id = ?1 AND state = 'queued' AND (not_before IS NULL OR not_before <= ?3)
+             ORDER BY priority DESC, depth, seq LIMIT ?2",
+            params![blog_id, n as i64, ts(now)],
+            |r| {
+                Ok(QueuedUrl {
+                    url: r.get(0)?,
+                    depth: r.get(1)?,
+                    priority: r.get(2)?,
+                    scored_at: r.get(3)?,
+                })
+            },
+        )
+    }
+
+    /// The earliest time one of a blog's queued URLs waits for (a 429/503 retry), if any.
+    pub fn next_retry(&self, blog_id: i64) -> Result<Option<DateTime<Utc>>> {
+        Ok(self.conn.query_row(
+            "SELECT MIN(not_before) FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND not_before IS NOT NULL",
+            [blog_id],
+            |r| utc_col(r, 0),
+        )?)
+    }
+
+    /// The kNN training data of a blog: (url, L(u)) of every processed page, in processing order.
+    pub fn observations(&self, blog_id: i64) -> Result<Vec<(String, u32)>> {
+        self.rows(
+            "SELECT url, post_links FROM frontier WHERE blog_id = ?1 AND post_links IS NOT NULL ORDER BY rowid",
+            [blog_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
+    /// Retry attempts of a frontier URL so far.
+    pub fn attempts(&self, blog_id: i64, url: &str) -> Result<u32> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT attempts FROM frontier WHERE blog_id = ?1 AND url = ?2",
+                params![blog_id, url],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(0))
+    }
+}

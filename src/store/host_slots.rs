@@ -1,0 +1,61 @@
+//! Per-host request slots shared by every process on the database: the earliest time anyone may
+//! next request a host, so politeness holds across jobs and daemons (`fetch::politeness`
+//! reaches them through [`StoreGate`]).
+
+use super::{ts, utc_col, Store};
+use anyhow::Result;
+use chrono::Utc;
+use rusqlite::{params, OptionalExtension};
+use std::path::Path;
+use std::time::Duration;
+
+/// The database's host slots as politeness's [`crate::fetch::politeness::HostGate`], on a
+/// connection of its own.
+pub struct StoreGate(std::sync::Mutex<Store>);
+
+impl StoreGate {
+    /// A gate on its own connection to `db`.
+    ///
+    /// # Errors
+    /// The database cannot be opened.
+    pub fn open(db: &Path) -> Result<StoreGate> {
+        Ok(StoreGate(std::sync::Mutex::new(Store::open(db)?)))
+    }
+}
+
+impl crate::fetch::politeness::HostGate for StoreGate {
+    fn reserve(&self, host: &str, delay: Duration) -> Duration {
+        let mut store = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        store.reserve_host(host, delay).unwrap_or_else(|e| {
+            tracing::warn!(host, error = %format!("{e:#}"), "shared host slot unavailable; spacing requests in this process only");
+            Duration::ZERO
+        })
+    }
+}
+
+impl Store {
+    /// Reserves the next request slot of `host`: the slot starts at the later of now and the
+    /// host's `next_at`, and the host's next slot moves `delay` past it. Returns how long to
+    /// wait before the request. One `BEGIN IMMEDIATE` transaction, so two processes never get
+    /// the same slot.
+    pub fn reserve_host(&mut self, host: &str, delay: Duration) -> Result<Duration> {
+        self.write(|tx| {
+            let now = Utc::now();
+            let next = tx
+                .query_row(
+                    "SELECT next_at FROM host_slots WHERE host = ?1",
+                    [host],
+                    |r| utc_col(r, 0),
+                )
+                .optional()?
+                .flatten();
+            let slot = next.filter(|n| *n > now).unwrap_or(now);
+            let after = slot + chrono::Duration::from_std(delay).unwrap_or_default();
+            tx.execute(
+                "INSERT INTO host_slots (host, next_at) VALUES (?1, ?2) ON CONFLICT (host) DO UPDATE SET next_at = excluded.next_at",
+                params![host, ts(after)],
+            )?;
+            Ok((slot - now).to_std().unwrap_or_default())
+        })
+    }
+}

@@ -1,0 +1,442 @@
+//! The records the store keeps and reads back, and the vocabularies of their states and kinds.
+//!
+//! Times are `chrono` values: instants the archive itself records (fetches, leases, due times)
+//! are `DateTime<Utc>`; times a blog published (posts, comments, feed entries) keep the offset
+//! the blog wrote, `DateTime<FixedOffset>`. Exported records serialise them as RFC 3339.
+
+use crate::core::extract::GapField;
+use crate::core::learn::Field;
+use crate::core::post_url::PostUrlPattern;
+use crate::core::vocabulary;
+use crate::fetch::{FetchRecord, Response};
+use chrono::{DateTime, FixedOffset, Utc};
+
+vocabulary! {
+    /// What a job does.
+    pub enum JobKind {
+        /// NewCrawl(URL): learn the rules, crawl and archive every post (paper §4.4).
+        NewCrawl = "new-crawl",
+        /// UpdateCrawl(URL, since): archive what changed since the last crawl.
+        UpdateCrawl = "update-crawl",
+    }
+}
+
+impl JobKind {
+    /// The paper's name of the job, for logs and people: "NewCrawl", "UpdateCrawl".
+    pub fn label(self) -> &'static str {
+        match self {
+            JobKind::NewCrawl => "NewCrawl",
+            JobKind::UpdateCrawl => "UpdateCrawl",
+        }
+    }
+}
+
+vocabulary! {
+    /// Where a job is in its life.
+    pub enum JobState {
+        /// Waiting for a worker (from `not_before` on).
+        Queued = "queued",
+        /// Held by a worker under a lease.
+        Running = "running",
+        /// Finished.
+        Done = "done",
+        /// Ended with an error (its successor is queued after a back-off).
+        Failed = "failed",
+    }
+}
+
+vocabulary! {
+    /// Where a frontier URL is.
+    pub enum PageState {
+        /// Waiting to be fetched (from `not_before` on, after a 429/503).
+        Queued = "queued",
+        /// Fetched and processed.
+        Done = "done",
+        /// Could not be fetched or processed (network error, HTTP ≥ 400, retries used up).
+        Failed = "failed",
+        /// robots.txt forbids it: never requested.
+        Blocked = "blocked",
+    }
+}
+
+vocabulary! {
+    /// Where an archived comment was read.
+    pub enum CommentSource {
+        /// The post's page (or one of its comment pages).
+        Page = "page",
+        /// A comment feed: kept until the page shows the same comment.
+        Feed = "feed",
+    }
+}
+
+vocabulary! {
+    /// The user's rendering choice for a blog (`archive add --render`).
+    pub enum RenderMode {
+        /// Decide from the blog itself ([`Renders`]).
+        Auto = "auto",
+        /// Render every page.
+        Always = "always",
+        /// Never render.
+        Never = "never",
+    }
+}
+
+vocabulary! {
+    /// What a blog renders in Chromium, once decided (`crawl::rendering`).
+    pub enum Renders {
+        /// Every page: the raw HTML lacks the feed's text.
+        All = "all",
+        /// Post pages only: they carry a JavaScript comment widget.
+        Posts = "posts",
+        /// Nothing: plain HTML is enough.
+        Nothing = "none",
+    }
+}
+
+impl Renders {
+    /// Whether a page of a blog that renders this is rendered.
+    pub fn wants(self, is_post: bool) -> bool {
+        match self {
+            Renders::All => true,
+            Renders::Posts => is_post,
+            Renders::Nothing => false,
+        }
+    }
+}
+
+/// A blog as stored.
+#[derive(Debug, Clone)]
+pub struct Blog {
+    /// Row id.
+    pub id: i64,
+    /// The blog's home page.
+    pub home_url: String,
+    /// The feed the blog was added with.
+    pub feed_url: String,
+    /// Feed title.
+    pub title: Option<String>,
+    /// Feed format.
+    pub feed_kind: crate::core::feed::FeedKind,
+    /// When NewCrawl first started.
+    pub crawl_started_at: Option<DateTime<Utc>>,
+    /// When NewCrawl completed; `None` for blogs never fully crawled.
+    pub crawled_at: Option<DateTime<Utc>>,
+    /// Learned post URL pattern; `None` before rules are learned.
+    pub post_pattern: Option<PostUrlPattern>,
+    /// Where NewCrawl starts; `None`: the home page.
+    pub start_url: Option<String>,
+    /// When the last UpdateCrawl finished without error.
+    pub last_update_at: Option<DateTime<Utc>>,
+    /// When the next UpdateCrawl is due.
+    pub next_update_at: Option<DateTime<Utc>>,
+    /// Failed jobs in a row (0 after a success): drives the exponential back-off.
+    pub errors_in_a_row: u32,
+    /// The error of the last failed job, for `archive status`.
+    pub last_error: Option<String>,
+    /// Rendering chosen by the user.
+    pub render: RenderMode,
+    /// What is rendered, once decided.
+    pub renders: Option<Renders>,
+    /// Why, for a person.
+    pub render_reason: Option<String>,
+}
+
+/// A learned rule as stored.
+#[derive(Debug, Clone)]
+pub struct StoredRule {
+    /// The field the rule extracts.
+    pub field: Field,
+    /// XPath.
+    pub xpath: String,
+    /// Mean Dice score on the training pages (0..=1).
+    pub score: f64,
+    /// Training pages that voted for it.
+    pub votes: u32,
+    /// Training pages.
+    pub samples: u32,
+    /// When it was learned.
+    pub learned_at: DateTime<Utc>,
+    /// For date rules: the chrono format the page shows dates in, or "relative" / "machine".
+    pub format: Option<String>,
+}
+
+/// Times as RFC 3339 in exports: a blog's times with the offset it wrote (`+01:00`, `+00:00`),
+/// the archive's own UTC times with `Z`; fractional seconds only when there are some.
+mod rfc3339 {
+    use chrono::{DateTime, FixedOffset, SecondsFormat, Utc};
+    use serde::Serializer;
+
+    pub fn local<S: Serializer>(
+        t: &Option<DateTime<FixedOffset>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => s.serialize_str(&t.to_rfc3339()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn utc<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::AutoSi, true))
+    }
+
+    pub fn utc_opt<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => utc(t, s),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// An archived post (as exported: see README "Export format").
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Post {
+    /// Permalink.
+    pub url: String,
+    /// The blog's home page.
+    pub blog: String,
+    /// Title.
+    pub title: Option<String>,
+    /// Author names.
+    pub authors: Vec<String>,
+    /// Publication time, with the blog's offset.
+    #[serde(serialize_with = "rfc3339::local")]
+    pub published: Option<DateTime<FixedOffset>>,
+    /// Last update, with the blog's offset.
+    #[serde(serialize_with = "rfc3339::local")]
+    pub updated: Option<DateTime<FixedOffset>>,
+    /// The date as the page shows it.
+    pub published_raw: Option<String>,
+    /// Article HTML.
+    pub content_html: String,
+    /// Article text.
+    pub content_text: String,
+    /// When the page was fetched.
+    #[serde(serialize_with = "rfc3339::utc")]
+    pub fetched_at: DateTime<Utc>,
+    /// Fields that could not be extracted and why.
+    pub gaps: Vec<Gap>,
+    /// 1 for the first archived text; +1 each time the blog changed it (earlier texts are kept,
+    /// see [`super::Store::post_versions`]).
+    pub version: u32,
+    /// When the post was first found missing from the blog (HTTP 404/410); it stays archived.
+    #[serde(serialize_with = "rfc3339::utc_opt")]
+    pub gone_at: Option<DateTime<Utc>>,
+    /// Comments, oldest first (filled by [`super::Store::posts`], [`super::Store::post`] and
+    /// [`super::Store::for_each_post`]).
+    pub comments: Vec<Comment>,
+}
+
+/// A post to write, keyed by its canonical URL.
+#[derive(Debug, Clone)]
+pub struct NewPost {
+    /// Canonical permalink.
+    pub url: String,
+    /// Title.
+    pub title: Option<String>,
+    /// Author names.
+    pub authors: Vec<String>,
+    /// Publication time, with the blog's offset.
+    pub published: Option<DateTime<FixedOffset>>,
+    /// The date as the page shows it.
+    pub published_raw: Option<String>,
+    /// Last update, when the blog shows one.
+    pub updated: Option<DateTime<FixedOffset>>,
+    /// Article HTML.
+    pub content_html: String,
+    /// Article text.
+    pub content_text: String,
+    /// Fields that could not be extracted and why.
+    pub gaps: Vec<Gap>,
+}
+
+/// A comment of a post.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Comment {
+    /// Stable key within the post (the page's comment id, `feed:<link>`, or a content hash).
+    pub id: String,
+    /// Author name.
+    pub author: Option<String>,
+    /// Publication time, with the offset shown or the blog's.
+    #[serde(serialize_with = "rfc3339::local")]
+    pub published: Option<DateTime<FixedOffset>>,
+    /// The date as shown.
+    pub published_raw: Option<String>,
+    /// Comment HTML.
+    pub content_html: String,
+    /// Comment text.
+    pub content_text: String,
+    /// `id` of the comment this one replies to.
+    pub parent: Option<String>,
+    /// Where it was read.
+    #[serde(skip)]
+    pub source: CommentSource,
+    /// Order within the post (page number × 100,000 + position on the page).
+    #[serde(skip)]
+    pub position: i64,
+}
+
+/// A field of a post that could not be extracted, and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Gap {
+    /// The missing field.
+    pub field: GapField,
+    /// What went wrong, for a person.
+    pub reason: String,
+}
+
+/// Comments to write under one post, already reconciled with the archived ones by the crawl
+/// (`crawl::page::reconcile_comments`): the store only stores.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CommentWrite {
+    /// The post's canonical URL.
+    pub post_url: String,
+    /// Keys of archived comments to remove (feed copies the page now shows).
+    pub delete: Vec<String>,
+    /// Comments to insert or update by key, in order. An update whose text differs from the
+    /// archived text from the same source keeps the archived text as a version first.
+    pub upsert: Vec<Comment>,
+}
+
+/// Everything one crawled page changes, written in one transaction.
+#[derive(Debug, Clone)]
+pub struct PageOutcome {
+    /// The blog.
+    pub blog_id: i64,
+    /// The frontier URL that was processed.
+    pub url: String,
+    /// Its fetch-log lines: robots.txt and redirect hops, then the final request (empty when a
+    /// stored response was reused).
+    pub fetches: Vec<FetchRecord>,
+    /// The response to keep (`None` on fetch errors or reuse).
+    pub response: Option<Response>,
+    /// The page as rendered by Chromium, kept after `response` (so it is the URL's latest).
+    pub rendered: Option<Response>,
+    /// Id of a stored response that was reused instead of fetching.
+    pub reused_response: Option<i64>,
+    /// The post extracted from it.
+    pub post: Option<NewPost>,
+    /// Links to enqueue: (canonical URL, link depth from the seeds).
+    pub links: Vec<(String, u32)>,
+    /// L(u): links to posts on the page (kNN training value), when it was parsed.
+    pub post_links: Option<u32>,
+    /// New frontier state of `url` ([`PageState::Queued`] to retry after a 429/503).
+    pub state: PageState,
+    /// With [`PageState::Queued`]: not before this time.
+    pub retry_at: Option<DateTime<Utc>>,
+    /// Comments found on the page (a comment page's comments go under its post).
+    pub comments: Option<CommentWrite>,
+    /// The blog answered 404/410 for this archived post: mark it gone (it stays archived).
+    pub gone: bool,
+}
+
+/// What [`super::Store::record_page`] changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Written {
+    /// What happened to the post, if the page had one.
+    pub post: Option<PostWrite>,
+    /// Comments not archived before.
+    pub new_comments: u32,
+    /// Archived comments whose text changed (previous text kept).
+    pub edited_comments: u32,
+    /// The post was newly marked gone.
+    pub gone: bool,
+}
+
+/// What writing a post did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PostWrite {
+    /// First time archived.
+    New,
+    /// Same title and text as archived (metadata refreshed).
+    Same,
+    /// Title or text changed: the previous one was kept as a version; this is the new version
+    /// number.
+    Edited(u32),
+}
+
+/// An earlier text of a post, kept when the blog changed it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PostVersion {
+    /// Version number (1 = first archived).
+    pub version: u32,
+    /// Title then.
+    pub title: Option<String>,
+    /// Article HTML then.
+    pub content_html: String,
+    /// Article text then.
+    pub content_text: String,
+    /// When that version was fetched.
+    #[serde(serialize_with = "rfc3339::utc")]
+    pub fetched_at: DateTime<Utc>,
+    /// When a newer version replaced it.
+    #[serde(serialize_with = "rfc3339::utc")]
+    pub replaced_at: DateTime<Utc>,
+}
+
+/// A job of the work queue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// Row id.
+    pub id: i64,
+    /// The blog.
+    pub blog_id: i64,
+    /// What the job does.
+    pub kind: JobKind,
+    /// Where it is.
+    pub state: JobState,
+    /// The worker holding or last holding the lease.
+    pub owner: Option<String>,
+    /// End of the current lease.
+    pub lease_until: Option<DateTime<Utc>>,
+    /// How many times a worker took it.
+    pub attempts: u32,
+    /// Last error.
+    pub error: Option<String>,
+    /// Summary of the finished job.
+    pub outcome: Option<String>,
+    /// A queued job is not taken before this time; `None`: at once.
+    pub not_before: Option<DateTime<Utc>>,
+    /// When a worker first took it.
+    pub started_at: Option<DateTime<Utc>>,
+    /// When it ended.
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// How a job ended, for [`super::Store::finish_job`].
+#[derive(Debug, Clone, Default)]
+pub struct JobEnd {
+    /// Summary for `archive status`.
+    pub outcome: Option<String>,
+    /// Set when the job failed.
+    pub error: Option<String>,
+    /// The blog's next job: (kind, not before).
+    pub next: Option<(JobKind, DateTime<Utc>)>,
+}
+
+/// A queued URL as the kNN frontier sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueuedUrl {
+    /// The URL.
+    pub url: String,
+    /// Link depth from the seeds.
+    pub depth: u32,
+    /// Its priority (posts first, then the kNN estimate of L(u)).
+    pub priority: f64,
+    /// Number of training observations when the priority was computed (-1: never scored).
+    pub scored_at: i64,
+}
+
+/// Counts for summaries.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlogCounts {
+    /// Archived posts.
+    pub posts: u64,
+    /// Fetches logged.
+    pub fetches: u64,
+    /// Pages that failed (network error, HTTP ≥ 400, or given up after 429/503); a missing
+    /// robots.txt or sitemap is not one.
+    pub errors: u64,
+    /// Frontier URLs still queued.
+    pub queued: u64,
+}
