@@ -9,7 +9,7 @@
 
 use chrono::{DateTime, FixedOffset};
 use rustc_hash::FxHashMap;
-use scraper::{Html, Node};
+use scraper::Node;
 
 /// A parsed feed.
 #[derive(Debug, Clone)]
@@ -337,7 +337,7 @@ pub fn html_to_text(html: &str) -> String {
 
 /// The text nodes of an HTML fragment (script and style skipped), each whitespace-collapsed.
 fn text_chunks(html: &str) -> Vec<String> {
-    let frag = Html::parse_fragment(html);
+    let frag = super::html::parse_fragment(html);
     let mut out = Vec::new();
     for node in frag.tree.root().descendants() {
         if let Node::Text(t) = node.value() {

@@ -89,6 +89,7 @@ pub struct UnknownName {
 pub mod comments;
 pub mod extract;
 pub mod feed;
+pub mod html;
 pub mod learn;
 pub mod meta;
 pub mod page;

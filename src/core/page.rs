@@ -164,7 +164,7 @@ impl Page {
     /// Parses an HTML document (any HTML: html5ever repairs it as browsers do). Linear in the
     /// size of the input.
     pub fn parse(source: &str) -> Page {
-        let html = Html::parse_document(source);
+        let html = super::html::parse_document(source);
         let mut b = Builder {
             elements: Vec::new(),
             sibling_counts: FxHashMap::default(),
