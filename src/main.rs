@@ -16,13 +16,16 @@ async fn main() -> ExitCode {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("everblog={level}")));
-    // Under systemd (stderr is the journal) the journal adds timestamps; no colour codes.
+    // Under systemd (stderr is the journal) the journal adds timestamps. Colour only on a
+    // terminal, and never with NO_COLOR set (https://no-color.org).
     let journal = std::env::var_os("JOURNAL_STREAM").is_some();
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
-        .with_ansi(!journal);
+        .with_ansi(colour && !journal);
     if journal {
         logs.without_time().init();
     } else {

@@ -338,9 +338,15 @@ pub async fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Opens the archive at `db`.
+/// Opens the archive at `db` for a command that writes to it.
 fn open(db: &Path) -> Result<Store> {
     Store::open(db)
+}
+
+/// Opens the archive at `db` for a command that only reads it (which works on an archive this
+/// user may not write).
+fn open_to_read(db: &Path) -> Result<Store> {
+    Store::open_read_only(db)
 }
 
 /// The blog `url` names (its feed or home URL, with or without a trailing slash).

@@ -1,6 +1,6 @@
 //! Reading the archive: `archive list`, `show`, `rules` and `export`.
 
-use super::{find, open};
+use super::{find, open_to_read};
 use crate::store::{Comment, Post};
 use anyhow::{Context, Result};
 use chrono::SecondsFormat;
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// `archive list`: the blogs with their counts and crawl state, or one blog's posts.
 pub(super) fn list(db: &Path, blog: Option<&str>) -> Result<()> {
-    let store = open(db)?;
+    let store = open_to_read(db)?;
     if let Some(b) = blog {
         let b = find(&store, b)?;
         for p in store.posts(Some(b.id))? {
@@ -46,7 +46,7 @@ pub(super) fn list(db: &Path, blog: Option<&str>) -> Result<()> {
 
 /// `archive show`: one post, readable.
 pub(super) fn show(db: &Path, url: &str) -> Result<()> {
-    let store = open(db)?;
+    let store = open_to_read(db)?;
     let post = store.post(url.trim())?.with_context(|| {
         format!("no post {url} in the archive; `archive list --blog <blog>` lists posts")
     })?;
@@ -163,7 +163,7 @@ fn textwrap(s: &str, width: usize) -> String {
 /// `archive export`: JSON Lines on stdout, or into a file written beside it and renamed (a
 /// crash never leaves a truncated export). A closed stdout pipe is not an error.
 pub(super) fn export(db: &Path, blog: Option<&str>, output: Option<PathBuf>) -> Result<()> {
-    let store = open(db)?;
+    let store = open_to_read(db)?;
     let id = blog.map(|b| find(&store, b)).transpose()?.map(|b| b.id);
     match output {
         Some(path) => {
@@ -199,7 +199,7 @@ pub(super) fn export(db: &Path, blog: Option<&str>, output: Option<PathBuf>) -> 
 
 /// `archive rules`: each blog's learned rules and post URL pattern.
 pub(super) fn rules(db: &Path, blog: Option<&str>) -> Result<()> {
-    let store = open(db)?;
+    let store = open_to_read(db)?;
     let blogs = match blog {
         Some(b) => vec![find(&store, b)?],
         None => store.blogs()?,

@@ -1,7 +1,7 @@
 //! `archive status`: the blogs (posts, crawl state, rendering, last and next update, error
 //! streak) and the job queue.
 
-use super::open;
+use super::open_to_read;
 use crate::store::{Job, JobState};
 use anyhow::Result;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -14,7 +14,7 @@ fn when(t: Option<DateTime<Utc>>, none: &str) -> String {
 
 /// Prints the blogs and the latest 50 jobs (the ones not done, at most 20, in detail).
 pub(super) fn status(db: &Path) -> Result<()> {
-    let store = open(db)?;
+    let store = open_to_read(db)?;
     let blogs = store.blogs()?;
     println!("blogs ({})", blogs.len());
     for b in &blogs {

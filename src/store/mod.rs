@@ -177,26 +177,46 @@ stored_as_name!(
 );
 
 impl Store {
-    /// Opens (creating if needed, with its parent directory) and migrates the database at `path`.
+    /// Opens (creating if needed, with its parent directory) and migrates the database at `path`,
+    /// for writing.
     ///
     /// # Errors
-    /// When the file cannot be created or opened, is not an SQLite database, or was written by a
+    /// One line naming the file and what to do: it cannot be created or opened, it is read-only
+    /// (for this user, or its directory is), it is not an SQLite database, or it was written by a
     /// newer everblog (unknown schema version).
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        let conn = Connection::open(path)
-            .with_context(|| format!("opening database {}", path.display()))?;
+        let read_only = || {
+            anyhow::anyhow!(
+                "the database {} is read-only: give this user write access to the file and its directory (reading commands such as list, show and export work as it is)",
+                path.display()
+            )
+        };
+        let conn = Connection::open(path).map_err(|e| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+                if path.exists() =>
+            {
+                read_only()
+            }
+            _ => anyhow::Error::new(e).context(format!("opening database {}", path.display())),
+        })?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         let mode: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .with_context(|| {
-                format!(
+            .map_err(|e| match e.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen) => {
+                    read_only()
+                }
+                _ => anyhow::Error::new(e).context(format!(
                     "{} is not an everblog database (SQLite refused it)",
                     path.display()
-                )
+                )),
             })?;
+        if conn.is_readonly(rusqlite::MAIN_DB)? {
+            return Err(read_only());
+        }
         anyhow::ensure!(
             mode.eq_ignore_ascii_case("wal"),
             "{}: could not enable WAL (got {mode})",
@@ -208,6 +228,75 @@ impl Store {
             .migrate()
             .with_context(|| format!("migrating {}", path.display()))?;
         Ok(store)
+    }
+
+    /// Opens the database at `path` for reading only: nothing is written, so an archive this user
+    /// may only read (another user's, a read-only mount, a copy on a CD) can be listed, shown and
+    /// exported. A missing file is created as by [`Store::open`] (an empty archive).
+    ///
+    /// A database written by an older everblog is upgraded first when this user may write it.
+    ///
+    /// # Errors
+    /// The file is not an SQLite database, was written by a newer everblog, or by an older one
+    /// whose schema needs an upgrade this user cannot write.
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            return Store::open(path);
+        }
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+            | rusqlite::OpenFlags::SQLITE_OPEN_URI
+            | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let not_ours = |e: rusqlite::Error| {
+            anyhow::Error::new(e).context(format!(
+                "{} is not an everblog database (SQLite refused it)",
+                path.display()
+            ))
+        };
+        let version = |conn: &Connection| -> rusqlite::Result<i64> {
+            conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+        };
+        let mut conn = Connection::open_with_flags(path, flags).map_err(not_ours)?;
+        let v = match version(&conn) {
+            Ok(v) => v,
+            // A WAL database whose shared-memory file cannot be created here (read-only
+            // directory): read it as an immutable file instead.
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+                ) =>
+            {
+                let uri = format!(
+                    "file:{}?immutable=1",
+                    percent_encoding::utf8_percent_encode(
+                        &path.to_string_lossy(),
+                        percent_encoding::NON_ALPHANUMERIC
+                    )
+                    .to_string()
+                    .replace("%2F", "/")
+                );
+                conn = Connection::open_with_flags(uri, flags).map_err(not_ours)?;
+                version(&conn).map_err(not_ours)?
+            }
+            Err(e) => return Err(not_ours(e)),
+        };
+        let known = migrations::MIGRATIONS.len() as i64;
+        anyhow::ensure!(
+            v <= known,
+            "database schema version {v} is newer than this everblog understands ({known}); upgrade everblog"
+        );
+        if v < known {
+            // Written by an older everblog: upgrade it if this user may, else say how.
+            drop(conn);
+            return Store::open(path).with_context(|| {
+                format!(
+                    "{} was written by an older everblog (schema {v}, this one reads {known}) and cannot be upgraded here: run any `archive` command once as a user who may write it",
+                    path.display()
+                )
+            });
+        }
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        Ok(Store { conn })
     }
 
     fn migrate(&mut self) -> Result<()> {
