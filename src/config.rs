@@ -2,8 +2,8 @@
 //! schedule and rendering, with documented defaults. Command-line flags override it.
 //!
 //! Each section is the settings type of the module it configures, deserialised as is (no
-//! mirror structs): `[database]` [`DatabaseSettings`], `[crawl]` [`CrawlSettings`],
-//! `[politeness]` [`PolitenessSettings`], `[daemon]` [`DaemonSettings`], `[schedule]`
+//! mirror structs): `[database]` [`DatabaseSettings`], `[crawl]` [`CrawlSettings`], `[fetch]`
+//! [`FetchSettings`], `[politeness]` [`PolitenessSettings`], `[daemon]` [`DaemonSettings`], `[schedule]`
 //! [`Bounds`], `[render]` [`RenderSettings`]; their `Default` impls hold the defaults. A
 //! [`Config`] then builds the runtime objects ([`Config::fetcher`], [`Config::crawl_options`]),
 //! as ripgrep's resolved arguments build its searcher.
@@ -16,7 +16,7 @@ use crate::core::schedule::Bounds;
 use crate::crawl::{CrawlOptions, CrawlSettings};
 use crate::daemon::{DaemonSettings, Worker};
 use crate::fetch::politeness::{PolitenessSettings, SharedGate};
-use crate::fetch::Fetcher;
+use crate::fetch::{FetchSettings, Fetcher};
 use crate::render::{RenderSettings, Renderer};
 use crate::store::{DatabaseSettings, StoreGate};
 use anyhow::{Context, Result};
@@ -55,6 +55,27 @@ k = 5
 patience = 1000
 # Most links followed per URL template (bounds calendars and other generated URL spaces).
 max_per_template = 2000
+# Extraction rules are learned from at most this many feed entries, spread over the feed
+# (never more than max_pages): a 5,000-entry feed costs 20 page fetches, not 5,000.
+learn_entries = 20
+# Once only pages a server asked to retry later (429/503 Retry-After, robots.txt unreachable)
+# are left, wait at most this long; past it the crawl ends and they are retried by the next
+# crawl (the daemon schedules one when they are due).
+max_retry_wait = "10s"
+
+[fetch]
+# Largest response kept, in MB (fractions allowed), by kind; past it the fetch fails saying
+# which of these to raise (a body is never cut and parsed).
+max_feed_mb = 20.0
+max_page_mb = 20.0
+max_sitemap_mb = 50.0
+# Anything else.
+max_body_mb = 20.0
+# everblog never reaches loopback, private (RFC 1918, fc00::/7), link-local (169.254/16, cloud
+# metadata), multicast or other non-public addresses, checked after DNS resolution on every
+# request and redirect: except the host of a blog added by such an address (say
+# http://127.0.0.1:8000/, any port of it), and the networks listed here, e.g. ["10.1.0.0/16"].
+allow_private = []
 
 [politeness]
 # Time between two requests to one host, shared by every job and every daemon on this
@@ -64,6 +85,9 @@ delay = "1s"
 loopback_delay = "0s"
 # Requests in flight per host, per process.
 per_host = 2
+# Longest pause of a whole host after it answers 429/503; a longer Retry-After parks only the
+# page that got it (retried when due), while the host's other pages go on.
+max_pause = "1min"
 
 [daemon]
 # Job lease, renewed every third of it while a job runs; a dead daemon's job is taken again
@@ -114,6 +138,8 @@ pub struct Config {
     pub database: DatabaseSettings,
     /// `[crawl]`.
     pub crawl: CrawlSettings,
+    /// `[fetch]`.
+    pub fetch: FetchSettings,
     /// `[politeness]`.
     pub politeness: PolitenessSettings,
     /// `[daemon]`.
@@ -223,13 +249,18 @@ impl Config {
         }
     }
 
-    /// The HTTP client: `[crawl] timeout` per request, `[politeness]`; with `shared`, each
+    /// The HTTP client: `[crawl] timeout` per request, `[fetch]`, `[politeness]`; with `shared`, each
     /// host's request slots are booked with the other processes on the database too.
     ///
     /// # Errors
     /// The HTTP client cannot be built ([`Fetcher::new`]).
     pub fn fetcher(&self, shared: Option<SharedGate>) -> Result<Fetcher> {
-        Fetcher::new(self.crawl.timeout, self.politeness.clone(), shared)
+        Fetcher::new(
+            self.crawl.timeout,
+            self.fetch.clone(),
+            self.politeness.clone(),
+            shared,
+        )
     }
 
     /// What crawls run with: `[crawl]`, and a renderer (`[render]`) that launches Chromium only

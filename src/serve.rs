@@ -76,10 +76,22 @@ impl Server {
         rewrites: Vec<(String, String)>,
         hook: Option<Hook>,
     ) -> std::io::Result<Server> {
-        let server = tiny_http::Server::http("127.0.0.1:0")
+        Server::start_at([127, 0, 0, 1].into(), root, base_url, rewrites, hook)
+    }
+
+    /// Like [`Server::start_full`], on a free port of `ip` (another loopback address such as
+    /// 127.0.0.2 stands for a second machine).
+    pub fn start_at(
+        ip: std::net::IpAddr,
+        root: Root,
+        base_url: Option<String>,
+        rewrites: Vec<(String, String)>,
+        hook: Option<Hook>,
+    ) -> std::io::Result<Server> {
+        let server = tiny_http::Server::http(std::net::SocketAddr::new(ip, 0))
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(0);
-        let origin = format!("http://127.0.0.1:{port}");
+        let origin = format!("http://{ip}:{port}");
         let stop = Arc::new(AtomicBool::new(false));
         let requests = Arc::new(AtomicU64::new(0));
         let log = Arc::new(Mutex::new(Vec::new()));

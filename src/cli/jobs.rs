@@ -127,8 +127,15 @@ fn print_crawl(b: &Blog, s: &CrawlSummary, elapsed: std::time::Duration) {
         b.title.as_deref().unwrap_or("(untitled blog)"),
         b.home_url
     );
+    let deferred;
     let state = if s.complete {
         "crawl complete"
+    } else if let Some((n, at)) = s.deferred {
+        deferred = format!(
+            "crawl incomplete ({n} pages deferred until {}: the server asked to retry later; `archive crawl` then, or a running daemon, resumes)",
+            at.format("%Y-%m-%d %H:%M UTC")
+        );
+        &deferred
     } else if s.stopped {
         "crawl incomplete (stopped; run crawl again to resume)"
     } else {
@@ -142,8 +149,8 @@ fn print_crawl(b: &Blog, s: &CrawlSummary, elapsed: std::time::Duration) {
         elapsed.as_secs_f64()
     );
     println!(
-        "  last new post at page {} of this run · {} blocked by robots.txt · {} links over the per-template cap · {} posts from sitemaps · {} pages rendered · stopped: {}",
-        s.pages_at_last_post, s.blocked, s.trapped, s.sitemap_posts, s.rendered, s.stop_reason
+        "  last new post at page {} of this run · {} blocked by robots.txt · {} refused (private addresses) · {} links over the per-template cap · {} posts from sitemaps · {} pages rendered · stopped: {}",
+        s.pages_at_last_post, s.blocked, s.refused, s.trapped, s.sitemap_posts, s.rendered, s.stop_reason
     );
     for r in &s.rules {
         println!(

@@ -83,8 +83,9 @@ pub enum Command {
         /// Crawl every blog not yet completely crawled (the default when no BLOG is given).
         #[arg(long, conflicts_with = "blog")]
         all: bool,
-        /// Stop a blog's crawl once this many of its pages are processed (resume later by
-        /// running crawl again with a larger budget). [config crawl.max_pages, default 10000]
+        /// Stop a blog's crawl once this many of its pages are requested or processed, the
+        /// entry pages learned from and the sitemaps read included (resume later by running
+        /// crawl again with a larger budget). [config crawl.max_pages, default 10000]
         #[arg(long, value_name = "N")]
         max_pages: Option<u64>,
         /// Requests in flight at once. [crawl.concurrency, 4]

@@ -247,58 +247,75 @@ pub fn learn(
 /// reply), repeated outside the article; author and date likewise (`comment` with `author`
 /// or `fn`, with `date`, `time` or `meta`). `None` when no page shows such a structure.
 pub fn guess(pages: &[(&Page, ElementIdx)]) -> Option<CommentRules> {
-    let mut counts: FxHashMap<String, usize> = FxHashMap::default();
+    let mut g = Guess::default();
     for (page, article) in pages {
+        g.add(page, *article);
+    }
+    g.finish()
+}
+
+/// [`guess`], one page at a time: the classes outside the article, counted over the pages.
+#[derive(Debug, Default)]
+pub struct Guess {
+    counts: FxHashMap<String, usize>,
+}
+
+impl Guess {
+    /// Counts the classes of `page` outside its article node `article`.
+    pub fn add(&mut self, page: &Page, article: ElementIdx) {
         for i in 0..page.elements.len() as ElementIdx {
             let Some(class) = page.attr(i, "class") else {
                 continue;
             };
-            if class.contains(['\'', '"'])
-                || page.contains(i, *article)
-                || page.contains(*article, i)
+            if class.contains(['\'', '"']) || page.contains(i, article) || page.contains(article, i)
             {
                 continue;
             }
-            *counts.entry(class.to_string()).or_default() += 1;
+            *self.counts.entry(class.to_string()).or_default() += 1;
         }
     }
-    // Keywords in order of preference; sidebar widgets ("latest comments") are not a post's.
-    let pick = |want: &[&str]| -> Option<String> {
-        want.iter().find_map(|w| {
-            counts
-                .iter()
-                .filter(|(c, _)| {
-                    let l = c.to_lowercase();
-                    l.contains("comment")
-                        && l.contains(w)
-                        && ![
-                            "form",
-                            "respond",
-                            "count",
-                            "latest",
-                            "recent",
-                            "widget",
-                            "reply-link",
-                        ]
-                        .iter()
-                        .any(|x| l.contains(x))
-                })
-                .max_by_key(|(c, n)| (**n, std::cmp::Reverse(c.len())))
-                .map(|(c, _)| c.clone())
+
+    /// The comment rules the counted vocabulary names, if any (see [`guess`]).
+    pub fn finish(self) -> Option<CommentRules> {
+        let counts = self.counts;
+        // Keywords in order of preference; sidebar widgets ("latest comments") are not a post's.
+        let pick = |want: &[&str]| -> Option<String> {
+            want.iter().find_map(|w| {
+                counts
+                    .iter()
+                    .filter(|(c, _)| {
+                        let l = c.to_lowercase();
+                        l.contains("comment")
+                            && l.contains(w)
+                            && ![
+                                "form",
+                                "respond",
+                                "count",
+                                "latest",
+                                "recent",
+                                "widget",
+                                "reply-link",
+                            ]
+                            .iter()
+                            .any(|x| l.contains(x))
+                    })
+                    .max_by_key(|(c, n)| (**n, std::cmp::Reverse(c.len())))
+                    .map(|(c, _)| c.clone())
+            })
+        };
+        let content = pick(&["content", "text", "body"])?;
+        if counts.get(&content).copied().unwrap_or(0) < 1 {
+            return None;
+        }
+        let author = pick(&["author-name", "author", "fn", "name"]).filter(|a| *a != content);
+        let date = pick(&["metadata", "date", "time", "meta"]).filter(|d| *d != content);
+        Some(CommentRules {
+            content,
+            author,
+            date,
+            score: 0.0,
         })
-    };
-    let content = pick(&["content", "text", "body"])?;
-    if counts.get(&content).copied().unwrap_or(0) < 1 {
-        return None;
     }
-    let author = pick(&["author-name", "author", "fn", "name"]).filter(|a| *a != content);
-    let date = pick(&["metadata", "date", "time", "meta"]).filter(|d| *d != content);
-    Some(CommentRules {
-        content,
-        author,
-        date,
-        score: 0.0,
-    })
 }
 
 fn tree_distance(page: &Page, a: ElementIdx, b: ElementIdx) -> u32 {

@@ -304,92 +304,167 @@ pub struct Sample<'a> {
     pub article: Option<Target>,
 }
 
-/// Learns one rule per field from the samples (Algorithm 1 with Algorithm 2 inside).
-/// Fields without any usable sample are absent from the result.
-pub fn learn(samples: &[Sample<'_>]) -> Vec<LearnedRule> {
-    let mut votes: FxHashMap<(Field, String), (u32, f64)> = FxHashMap::default();
-    let mut n_samples: FxHashMap<Field, u32> = FxHashMap::default();
-    let mut per_page: Vec<Vec<(Field, Vec<f32>)>> = Vec::new();
-    // (article rule, exclude rule) → pages where the climb stepped over that element.
-    let mut exclude_votes: FxHashMap<(String, String), u32> = FxHashMap::default();
-    for s in samples {
-        let fields: Vec<(Field, &Target)> = [
-            (Field::Article, s.article.as_ref()),
-            (Field::Title, s.title.as_ref()),
-        ]
-        .into_iter()
-        .filter_map(|(f, t)| t.map(|t| (f, t)))
-        .collect();
-        let targets: Vec<&Target> = fields.iter().map(|(_, t)| *t).collect();
-        let scores = score_elements(s.page, &targets);
-        let mut page_scores = Vec::new();
-        for ((field, target), sc) in fields.iter().zip(scores) {
-            *n_samples.entry(*field).or_default() += 1;
-            if let Some(best) = best_element(s.page, &sc, target, *field) {
+/// The score of every element of a sample's page for each of its targets (article, title):
+/// Algorithm 2 on one page.
+pub struct PageScores(Vec<(Field, Vec<f32>)>);
+
+fn fields<'s>(s: &'s Sample<'_>) -> Vec<(Field, &'s Target)> {
+    [
+        (Field::Article, s.article.as_ref()),
+        (Field::Title, s.title.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(f, t)| t.map(|t| (f, t)))
+    .collect()
+}
+
+/// Algorithm 2 on a sample's page, for each of its targets.
+pub fn page_scores(s: &Sample<'_>) -> PageScores {
+    let fields = fields(s);
+    let targets: Vec<&Target> = fields.iter().map(|(_, t)| *t).collect();
+    let scores = score_elements(s.page, &targets);
+    PageScores(fields.into_iter().map(|(f, _)| f).zip(scores).collect())
+}
+
+/// The first pass of Algorithm 1, one page at a time: each page votes for its best rule per
+/// field (and for the elements the summary climb stepped over), so pages need not be held.
+#[derive(Debug, Default)]
+pub struct Votes {
+    votes: FxHashMap<(Field, String), (u32, f64)>,
+    n_samples: FxHashMap<Field, u32>,
+    /// (article rule, exclude rule) → pages where the climb stepped over that element.
+    exclude_votes: FxHashMap<(String, String), u32>,
+}
+
+impl Votes {
+    /// Adds one page's votes; returns its scores (for [`Winners::add`], when the caller keeps
+    /// the page).
+    pub fn add(&mut self, s: &Sample<'_>) -> PageScores {
+        let scores = page_scores(s);
+        for (field, sc) in &scores.0 {
+            let Some(target) = fields(s).into_iter().find(|(f, _)| f == field).map(|x| x.1) else {
+                continue;
+            };
+            *self.n_samples.entry(*field).or_default() += 1;
+            if let Some(best) = best_element(s.page, sc, target, *field) {
                 for e in &best.excluded {
                     if let Some((x, _)) = rule_for(s.page, *e) {
-                        *exclude_votes.entry((best.rule.clone(), x)).or_default() += 1;
+                        *self
+                            .exclude_votes
+                            .entry((best.rule.clone(), x))
+                            .or_default() += 1;
                     }
                 }
-                let v = votes.entry((*field, best.rule)).or_default();
+                let v = self.votes.entry((*field, best.rule)).or_default();
                 v.0 += 1;
                 v.1 += best.score as f64;
             }
-            page_scores.push((*field, sc));
         }
-        per_page.push(page_scores);
+        scores
     }
-    let mut winners: FxHashMap<Field, (String, u32, f64)> = FxHashMap::default();
-    for ((field, rule), (n, sum)) in votes {
-        let w = winners
-            .entry(field)
-            .or_insert_with(|| (rule.clone(), n, sum));
-        if (n, sum, std::cmp::Reverse(&rule)) > (w.1, w.2, std::cmp::Reverse(&w.0)) {
-            *w = (rule, n, sum);
-        }
-    }
-    let mut out: Vec<LearnedRule> = winners
-        .into_iter()
-        .filter_map(|(field, (xpath, n, _))| {
-            let rule = Rule::parse(&xpath).ok()?;
-            let mut total = 0.0;
-            for (s, page_scores) in samples.iter().zip(&per_page) {
-                if let Some((_, sc)) = page_scores.iter().find(|(f, _)| *f == field) {
-                    total += rule
-                        .apply_first(s.page)
-                        .map_or(0.0, |i| sc[i as usize] as f64);
-                }
+
+    /// The rule most pages voted for, per field (ties: more summed score, then the smaller
+    /// rule), and the excludes most of the article rule's pages agree on. Their scores are
+    /// computed in a second pass ([`Winners::add`]).
+    pub fn winners(self) -> Winners {
+        let mut best: FxHashMap<Field, (String, u32, f64)> = FxHashMap::default();
+        for ((field, rule), (n, sum)) in self.votes {
+            let w = best.entry(field).or_insert_with(|| (rule.clone(), n, sum));
+            if (n, sum, std::cmp::Reverse(&rule)) > (w.1, w.2, std::cmp::Reverse(&w.0)) {
+                *w = (rule, n, sum);
             }
-            let count = n_samples.get(&field).copied().unwrap_or(1);
-            Some(LearnedRule {
-                field,
-                xpath,
-                score: total / count.max(1) as f64,
-                votes: n,
-                samples: count,
-            })
-        })
-        .collect();
-    // Leading elements that most of the winning article rule's pages stepped over.
-    if let Some(article) = out.iter().find(|r| r.field == Field::Article).cloned() {
-        let mut excludes: Vec<(String, u32)> = exclude_votes
-            .into_iter()
-            .filter(|((a, _), n)| *a == article.xpath && *n * 2 >= article.votes)
-            .map(|((_, x), n)| (x, n))
-            .collect();
-        excludes.sort();
-        for (xpath, n) in excludes {
-            out.push(LearnedRule {
-                field: Field::ArticleExclude,
-                xpath,
-                score: 1.0,
-                votes: n,
-                samples: article.samples,
-            });
+        }
+        let mut rules = Vec::new();
+        for (field, (xpath, n, _)) in best {
+            let Ok(parsed) = Rule::parse(&xpath) else {
+                continue;
+            };
+            let samples = self.n_samples.get(&field).copied().unwrap_or(1);
+            rules.push((
+                LearnedRule {
+                    field,
+                    xpath,
+                    score: 0.0,
+                    votes: n,
+                    samples,
+                },
+                parsed,
+            ));
+        }
+        let mut excludes = Vec::new();
+        if let Some((article, _)) = rules.iter().find(|(r, _)| r.field == Field::Article) {
+            let mut voted: Vec<(String, u32)> = self
+                .exclude_votes
+                .into_iter()
+                .filter(|((a, _), n)| *a == article.xpath && *n * 2 >= article.votes)
+                .map(|((_, x), n)| (x, n))
+                .collect();
+            voted.sort();
+            for (xpath, n) in voted {
+                excludes.push(LearnedRule {
+                    field: Field::ArticleExclude,
+                    xpath,
+                    score: 1.0,
+                    votes: n,
+                    samples: article.samples,
+                });
+            }
+        }
+        Winners { rules, excludes }
+    }
+}
+
+/// The winning rules of [`Votes`], collecting their mean score over the pages (the second pass).
+#[derive(Debug)]
+pub struct Winners {
+    rules: Vec<(LearnedRule, Rule)>,
+    excludes: Vec<LearnedRule>,
+}
+
+impl Winners {
+    /// The winning rule of `field`, if any page voted.
+    pub fn rule(&self, field: Field) -> Option<&LearnedRule> {
+        self.rules.iter().map(|(r, _)| r).find(|r| r.field == field)
+    }
+
+    /// Adds a page's score under the winning rules: the score of the element each selects.
+    pub fn add(&mut self, s: &Sample<'_>, scores: &PageScores) {
+        for (rule, parsed) in &mut self.rules {
+            if let Some((_, sc)) = scores.0.iter().find(|(f, _)| *f == rule.field) {
+                rule.score += parsed
+                    .apply_first(s.page)
+                    .map_or(0.0, |i| sc[i as usize] as f64);
+            }
         }
     }
-    out.sort_by(|a, b| (a.field, &a.xpath).cmp(&(b.field, &b.xpath)));
-    out
+
+    /// The learned rules, each scored by its mean over its field's samples, sorted by field.
+    pub fn finish(self) -> Vec<LearnedRule> {
+        let mut out: Vec<LearnedRule> = self
+            .rules
+            .into_iter()
+            .map(|(mut r, _)| {
+                r.score /= r.samples.max(1) as f64;
+                r
+            })
+            .chain(self.excludes)
+            .collect();
+        out.sort_by(|a, b| (a.field, &a.xpath).cmp(&(b.field, &b.xpath)));
+        out
+    }
+}
+
+/// Learns one rule per field from the samples (Algorithm 1 with Algorithm 2 inside), pages
+/// held: [`Votes`] then [`Winners`] over the same scores. Fields without any usable sample are
+/// absent from the result.
+pub fn learn(samples: &[Sample<'_>]) -> Vec<LearnedRule> {
+    let mut votes = Votes::default();
+    let scores: Vec<PageScores> = samples.iter().map(|s| votes.add(s)).collect();
+    let mut winners = votes.winners();
+    for (s, sc) in samples.iter().zip(&scores) {
+        winners.add(s, sc);
+    }
+    winners.finish()
 }
 
 /// Per-page best rules for one field (debugging aid for `archive rules --explain` and tests).

@@ -273,44 +273,65 @@ fn vote(field: Field, per_page: Vec<Option<(String, f32, String)>>) -> Vec<(Lear
         .collect()
 }
 
-/// Learns the author rules from the samples with authors: the winner, and the runner-up as a
-/// fallback for pages where the winner matches nothing (themes show some authors in a byline
-/// and others in an author box). Empty when too few pages agree.
-pub fn learn_author(samples: &[MetaSample<'_>]) -> Vec<LearnedRule> {
-    let per_page = samples
-        .iter()
-        .filter(|s| !s.authors.is_empty())
-        .map(|s| {
-            best_meta(
+/// Each page's best author and date candidates, one page at a time (pages need not be held),
+/// then the votes.
+#[derive(Debug, Default)]
+pub struct MetaVotes {
+    authors: Vec<Option<(String, f32, String)>>,
+    dates: Vec<Option<(String, f32, String)>>,
+}
+
+impl MetaVotes {
+    /// Adds one page: its best author candidate (when the sample has authors) and its best date
+    /// candidate (when it has a publication time).
+    pub fn add(&mut self, s: &MetaSample<'_>) {
+        if !s.authors.is_empty() {
+            self.authors.push(best_meta(
                 s.page,
                 s.article,
                 &[(String::new(), s.authors.join(" and "))],
                 None,
-            )
-        })
-        .collect();
-    vote(Field::Author, per_page)
-        .into_iter()
-        .take(2)
-        .map(|(r, _)| r)
-        .collect()
-}
-
-/// Learns the date rule and the date format it shows. `None` when too few pages agree.
-pub fn learn_date(samples: &[MetaSample<'_>]) -> Option<(LearnedRule, String)> {
-    let per_page = samples
-        .iter()
-        .filter_map(|s| s.published.map(|p| (s, p)))
-        .map(|(s, p)| {
-            best_meta(
+            ));
+        }
+        if let Some(p) = s.published {
+            self.dates.push(best_meta(
                 s.page,
                 s.article,
                 &date_renderings(&p, s.fetched_at),
                 Some(p.timestamp()),
-            )
-        })
-        .collect();
-    vote(Field::Date, per_page).into_iter().next()
+            ));
+        }
+    }
+
+    /// The author rules: the winner, and the runner-up as a fallback for pages where the winner
+    /// matches nothing (themes show some authors in a byline and others in an author box).
+    /// Empty when too few pages agree.
+    pub fn authors(&self) -> Vec<LearnedRule> {
+        vote(Field::Author, self.authors.clone())
+            .into_iter()
+            .take(2)
+            .map(|(r, _)| r)
+            .collect()
+    }
+
+    /// The date rule and the date format it shows. `None` when too few pages agree.
+    pub fn date(&self) -> Option<(LearnedRule, String)> {
+        vote(Field::Date, self.dates.clone()).into_iter().next()
+    }
+}
+
+/// Learns the author rules from the samples with authors (see [`MetaVotes::authors`]).
+pub fn learn_author(samples: &[MetaSample<'_>]) -> Vec<LearnedRule> {
+    let mut v = MetaVotes::default();
+    samples.iter().for_each(|s| v.add(s));
+    v.authors()
+}
+
+/// Learns the date rule and the date format it shows (see [`MetaVotes::date`]).
+pub fn learn_date(samples: &[MetaSample<'_>]) -> Option<(LearnedRule, String)> {
+    let mut v = MetaVotes::default();
+    samples.iter().for_each(|s| v.add(s));
+    v.date()
 }
 
 /// Parses a machine-readable time (RFC 3339, ISO 8601 with or without offset or time). A naive

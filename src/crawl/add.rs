@@ -5,7 +5,7 @@
 
 use super::links::site_of;
 use crate::core::feed::{self, Feed};
-use crate::fetch::{self, Fetcher, Response};
+use crate::fetch::{self, Fetcher, Resource, Response};
 use crate::store::{Blog, Store};
 use anyhow::{bail, Context, Result};
 use scraper::Selector;
@@ -38,7 +38,7 @@ pub struct Added {
 /// Fetches `url`, logs the fetch, and fails with a one-line reason on network errors and HTTP
 /// errors.
 async fn fetch_ok(store: &mut Store, fetcher: &Fetcher, url: &str) -> Result<Response> {
-    let f = fetcher.get(url).await;
+    let f = fetcher.get(url, Resource::Feed).await;
     store.log_fetches(None, f.requests())?;
     let Some(r) = f.response else {
         bail!(
@@ -105,7 +105,7 @@ pub(super) fn declared_comment_feeds(html: &str, base: &Url) -> Vec<String> {
 
 /// Every feed a page declares with `<link rel="alternate">`: (URL, is a comment feed).
 fn alternate_feeds(html: &str, base: &Url) -> Vec<(String, bool)> {
-    let page = scraper::Html::parse_document(html);
+    let page = crate::core::html::parse_document(html);
     let sel = Selector::parse("link[href]").expect("static selector");
     let mut out = Vec::new();
     for l in page.select(&sel) {
@@ -152,7 +152,7 @@ async fn discover_feed(
         }
     }
     for c in &candidates {
-        let f = fetcher.get(c).await;
+        let f = fetcher.get(c, Resource::Feed).await;
         store.log_fetches(None, f.requests())?;
         if let Some(r) = f.response.filter(|r| r.status < 400) {
             if let Some(Ok(feed)) = try_feed(&r) {
@@ -176,6 +176,8 @@ pub async fn add(store: &mut Store, fetcher: &Fetcher, input: &str) -> Result<Ad
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https"))
         .with_context(|| format!("{input:?} is not an http:// or https:// URL; give the blog's feed or home page URL"))?;
+    // The URL given may be on a private address (the user's own blog): its host only.
+    let fetcher = &fetcher.for_blog([url.as_str()])?;
     let first = fetch_ok(store, fetcher, url.as_str()).await?;
     let (feed_response, home) = match try_feed(&first) {
         Some(Ok(_)) => (first, None),

@@ -3,18 +3,23 @@
 //! `core::meta` the author and date rules, `core::comments` the comment rules (maximum weighted
 //! bipartite matching against comment feeds), and the feed's permalinks give the post URL
 //! pattern. Everything learned is stored with the blog; the entries seed the frontier.
+//!
+//! Bounded whatever the feed: rules are learned from a spread sample of at most
+//! `[crawl] learn_entries` entries (and never more than the page budget), and their pages are
+//! read from the store, parsed and scored one at a time in two passes (votes, then the winners'
+//! scores with the author, date and comment evidence), so memory holds one page, not the feed's.
 
 use super::page::{comment_write, comments_of_feed};
 use super::rendering;
 use super::CrawlOptions;
-use crate::core::comments::{CommentRules, FeedComment};
+use crate::core::comments::{CommentRules, FeedComment, Guess};
 use crate::core::feed::{self, FeedEntry, Targets};
-use crate::core::learn::{learn, Field, LearnedRule, Sample, Target};
-use crate::core::meta::{learn_author, learn_date, MetaSample};
+use crate::core::learn::{page_scores, Field, LearnedRule, Sample, Target, Votes};
+use crate::core::meta::{MetaSample, MetaVotes};
 use crate::core::page::Page;
 use crate::core::post_url::{canonical, PostUrlPattern};
 use crate::core::rules::Rule;
-use crate::fetch::{self, Fetcher, Response};
+use crate::fetch::{self, Fetcher, Resource, Response};
 use crate::render::widgets::Widget;
 use crate::store::{Blog, Store, StoredRule};
 use anyhow::{bail, Context, Result};
@@ -32,9 +37,12 @@ pub(super) async fn refresh_entries(
     fetcher: &Fetcher,
     blog: &Blog,
 ) -> Result<()> {
-    let f = fetcher.get(&blog.feed_url).await;
+    let f = fetcher.get(&blog.feed_url, Resource::Feed).await;
     store.keep_fetched(blog.id, &f)?;
     let Some(r) = f.success() else {
+        if let Some(why) = f.record.failure() {
+            tracing::warn!(feed = %blog.feed_url, %why, "feed unavailable; using the stored entries");
+        }
         return Ok(());
     };
     match feed::parse(&r.body, &r.final_url) {
@@ -51,45 +59,83 @@ pub(super) async fn refresh_entries(
     Ok(())
 }
 
-/// The entry pages: stored responses reused, the others fetched (and kept). Only HTML pages that
-/// answered below 400 are returned, by entry URL.
+/// At most `n` of `len` items, spread evenly (first and last included): the indices.
+fn spread(len: usize, n: usize) -> Vec<usize> {
+    if len <= n {
+        return (0..len).collect();
+    }
+    if n <= 1 {
+        return vec![0];
+    }
+    let mut v: Vec<usize> = (0..n).map(|i| i * (len - 1) / (n - 1)).collect();
+    v.dedup();
+    v
+}
+
+/// The entry pages: stored responses reused, the others fetched (and kept). Returns the URLs of
+/// the entries whose page is usable (stored or fetched, below 400; fetched ones HTML), and the
+/// first reason one could not be fetched.
 async fn entry_pages(
     store: &mut Store,
     fetcher: &Fetcher,
     blog: &Blog,
-    entries: &[FeedEntry],
+    entries: &[&FeedEntry],
     concurrency: usize,
-) -> Result<HashMap<String, Response>> {
-    let mut pages = HashMap::new();
+) -> Result<(HashSet<String>, Option<String>)> {
+    let mut usable = HashSet::new();
     let mut missing = Vec::new();
     for e in entries {
         match store.latest_response(blog.id, &e.url)? {
             Some((_, r)) if r.status < 400 => {
-                pages.insert(e.url.clone(), r);
+                usable.insert(e.url.clone());
             }
             _ => missing.push((e.url.clone(), None)),
         }
     }
-    for (u, f) in fetcher.get_all(missing, concurrency).await {
+    let mut failure = None;
+    for (u, f) in fetcher.get_all(missing, Resource::Page, concurrency).await {
         store.keep_fetched(blog.id, &f)?;
-        if let Some(r) = f.response.filter(|r| r.status < 400 && fetch::is_html(r)) {
-            pages.insert(u, r);
+        match f.response.as_ref() {
+            Some(r) if r.status < 400 && fetch::is_html(r) => {
+                usable.insert(u);
+            }
+            _ => failure = failure.or_else(|| f.record.failure().map(|why| format!("{u}: {why}"))),
         }
     }
-    Ok(pages)
+    Ok((usable, failure))
 }
 
-/// One training pair: an entry's page and what the feed says of it.
-struct Training<'a> {
+/// One training pair, its page read from the store when needed.
+struct Pair<'a> {
     entry: &'a FeedEntry,
-    page: Page,
-    target: Targets,
-    response: &'a Response,
+    target: &'a Targets,
 }
 
-/// Learns from the stored feed entries (only those in `only`, when given) and their latest
-/// stored pages, fetching entry pages not stored yet; stores the rules and the post URL pattern
-/// and seeds the frontier with the start page and the entries.
+impl Pair<'_> {
+    /// The entry's latest stored page (the rendering, when the blog renders), parsed.
+    fn page(&self, store: &Store, blog: &Blog) -> Result<Option<(Page, Response)>> {
+        Ok(store
+            .latest_response(blog.id, &self.entry.url)?
+            .map(|(_, r)| (Page::parse(&fetch::decode(&r)), r)))
+    }
+
+    fn sample<'p>(&self, page: &'p Page) -> Sample<'p> {
+        Sample {
+            page,
+            title: self.target.title.as_deref().map(|s| Target::new(s, false)),
+            article: self
+                .target
+                .article
+                .as_deref()
+                .map(|s| Target::new(s, self.target.summary)),
+        }
+    }
+}
+
+/// Learns from the stored feed entries (only those in `only`, when given): a spread sample of
+/// at most `[crawl] learn_entries` of them, within the page budget, their pages fetched when not
+/// stored yet. Stores the rules and the post URL pattern and seeds the frontier with the start
+/// page and every entry.
 ///
 /// # Errors
 /// No entry page matched its entry's text (no article rule), no usable permalink, or the store
@@ -105,66 +151,96 @@ pub(super) async fn learn_from_entries(
     if let Some(only) = only {
         entries.retain(|e| only.contains(&e.url));
     }
+    // Boilerplate is what repeats across all entries; the sample is what is learned from.
     let targets = feed::targets(&entries);
-    let mut responses =
-        entry_pages(store, fetcher, blog, &entries, opts.settings.concurrency).await?;
+    let budget = opts
+        .settings
+        .learn_entries
+        .min(opts.settings.max_pages as usize);
+    let picked: Vec<usize> = spread(entries.len(), budget.max(1));
+    let sample: Vec<&FeedEntry> = picked.iter().map(|&i| &entries[i]).collect();
+    let (usable, failure) =
+        entry_pages(store, fetcher, blog, &sample, opts.settings.concurrency).await?;
+    let pairs: Vec<Pair<'_>> = picked
+        .iter()
+        .filter(|&&i| usable.contains(&entries[i].url))
+        .map(|&i| Pair {
+            entry: &entries[i],
+            target: &targets[i],
+        })
+        .collect();
     // The render stage (paper §4.1): decide whether this blog needs Chromium, and learn from
     // the pages as the decision will have them.
-    let widgets = rendering::decide(store, blog, opts, &entries, &targets, &mut responses).await?;
-    let training: Vec<Training<'_>> = entries
-        .iter()
-        .zip(&targets)
-        .filter_map(|(entry, target)| {
-            let response = responses.get(&entry.url)?;
-            Some(Training {
-                entry,
-                page: Page::parse(&fetch::decode(response)),
-                target: target.clone(),
-                response,
-            })
-        })
-        .collect();
-    let samples: Vec<Sample> = training
-        .iter()
-        .map(|t| Sample {
-            page: &t.page,
-            title: t.target.title.as_deref().map(|s| Target::new(s, false)),
-            article: t
-                .target
-                .article
-                .as_deref()
-                .map(|s| Target::new(s, t.target.summary)),
-        })
-        .collect();
-    let article_title = learn(&samples);
-    let Some(article) = article_title.iter().find(|r| r.field == Field::Article) else {
+    let with_targets: Vec<(&FeedEntry, &Targets)> =
+        pairs.iter().map(|p| (p.entry, p.target)).collect();
+    let widgets = rendering::decide(store, blog, opts, &with_targets).await?;
+
+    // Pass 1: every page votes for its best article and title rules.
+    let mut votes = Votes::default();
+    let mut urls = Vec::new();
+    let mut fetched_at = None;
+    for p in &pairs {
+        let Some((page, r)) = p.page(store, blog)? else {
+            continue;
+        };
+        votes.add(&p.sample(&page));
+        urls.push(Url::parse(&p.entry.url)?);
+        urls.extend(Url::parse(&r.final_url).ok());
+        fetched_at.get_or_insert(r.fetched_at);
+    }
+    let mut winners = votes.winners();
+    let Some(article) = winners.rule(Field::Article) else {
         bail!(
-            "could not learn an article rule for {}: {} of {} feed entry pages could be fetched and none matched its entry's text",
+            "could not learn an article rule for {}: {} of {} sampled feed entry pages could be fetched and none matched its entry's text{}",
             blog.feed_url,
-            training.len(),
-            entries.len()
+            pairs.len(),
+            sample.len(),
+            failure.map(|f| format!(" (first failure: {f})")).unwrap_or_default()
         );
     };
     let article_rule = Rule::parse(&article.xpath)?;
-    let mut urls = Vec::new();
-    for t in &training {
-        urls.push(Url::parse(&t.entry.url)?);
-        urls.extend(Url::parse(&t.response.final_url).ok());
-    }
     let pattern = PostUrlPattern::learn(&urls).context("no usable permalink in the feed")?;
+    let feed_comments = comment_feeds(store, fetcher, blog, &sample).await?;
+
+    // Pass 2: the winners' scores; author, date and comment evidence around each article.
+    let mut meta = MetaVotes::default();
+    let mut guess = Guess::default();
+    for p in &pairs {
+        let Some((page, r)) = p.page(store, blog)? else {
+            continue;
+        };
+        let sample = p.sample(&page);
+        winners.add(&sample, &page_scores(&sample));
+        let Some(article) = article_rule.apply_first(&page) else {
+            continue;
+        };
+        let authors = if p.entry.authors.is_empty() {
+            crate::core::extract::page_authors(&page)
+        } else {
+            p.entry.authors.clone()
+        };
+        meta.add(&MetaSample {
+            page: &page,
+            article,
+            authors,
+            published: p.entry.published,
+            fetched_at: r.fetched_at,
+        });
+        guess.add(&page, article);
+    }
     let mut learned: Vec<(LearnedRule, Option<String>)> =
-        article_title.into_iter().map(|r| (r, None)).collect();
-    learned.extend(learn_meta(&training, &article_rule));
+        winners.finish().into_iter().map(|r| (r, None)).collect();
+    learned.extend(meta.authors().into_iter().map(|r| (r, None)));
+    learned.extend(meta.date().map(|(r, f)| (r, Some(f))));
     let comments = learn_comments(
         store,
-        fetcher,
         blog,
-        &entries,
-        &training,
-        &article_rule,
+        &pairs,
+        &feed_comments,
+        fetched_at.unwrap_or_else(Utc::now),
         &widgets,
-    )
-    .await?;
+        guess,
+    )?;
     if let Some((cr, n)) = comments {
         let rule = |field: Field, class: &str| LearnedRule {
             field,
@@ -205,63 +281,24 @@ pub(super) async fn learn_from_entries(
     Ok(())
 }
 
-/// Author and date rules (paper §3.5), scored by distance to each page's article node. Pages
-/// whose entry names no author train on the authors the page itself declares. Date rules carry
-/// the format the page shows dates in.
-fn learn_meta(
-    training: &[Training<'_>],
-    article_rule: &Rule,
-) -> Vec<(LearnedRule, Option<String>)> {
-    let samples: Vec<MetaSample> = training
-        .iter()
-        .filter_map(|t| {
-            let article = article_rule.apply_first(&t.page)?;
-            let authors = if t.entry.authors.is_empty() {
-                crate::core::extract::page_authors(&t.page)
-            } else {
-                t.entry.authors.clone()
-            };
-            Some(MetaSample {
-                page: &t.page,
-                article,
-                authors,
-                published: t.entry.published,
-                fetched_at: t.response.fetched_at,
-            })
-        })
-        .collect();
-    let mut out: Vec<(LearnedRule, Option<String>)> = learn_author(&samples)
-        .into_iter()
-        .map(|r| (r, None))
-        .collect();
-    if let Some((r, format)) = learn_date(&samples) {
-        out.push((r, Some(format)));
-    }
-    out
-}
-
-/// Comment rules (paper §3.5). Every entry's comment feed is archived; the pages of the (at
-/// most three) entries with the most feed comments train the rules by bipartite matching. Without
-/// comment feeds, a known JavaScript widget's structure gives them, else a repeated comment
-/// structure recognised on the pages. Returns the rules and the pages they were learned on.
-async fn learn_comments(
+/// The comment feeds of the sampled entries (RSS `wfw:commentRss`, Atom `replies`), fetched,
+/// kept and their comments archived (they give way to the page's copies later). Returns the
+/// comments of each entry that has some, as training targets.
+async fn comment_feeds(
     store: &mut Store,
     fetcher: &Fetcher,
     blog: &Blog,
-    entries: &[FeedEntry],
-    training: &[Training<'_>],
-    article_rule: &Rule,
-    widgets: &[&'static Widget],
-) -> Result<Option<(CommentRules, u32)>> {
-    let mut with_feed: Vec<(&Page, Vec<FeedComment>)> = Vec::new();
-    for e in entries {
+    sample: &[&FeedEntry],
+) -> Result<HashMap<String, Vec<FeedComment>>> {
+    let mut out = HashMap::new();
+    for e in sample {
         let Some(feed_url) = e.comments_feed.clone() else {
             continue;
         };
         if e.comment_count == Some(0) {
             continue;
         }
-        let f = fetcher.get(&feed_url).await;
+        let f = fetcher.get(&feed_url, Resource::Feed).await;
         store.keep_fetched(blog.id, &f)?;
         let Some(r) = f.success() else {
             tracing::info!(post = %e.url, feed = %feed_url, "comment feed unavailable");
@@ -276,24 +313,46 @@ async fn learn_comments(
         }
         let write = comment_write(store, &e.url, &comments)?;
         store.save_comments(&write)?;
-        if let Some(t) = training.iter().find(|t| t.entry.url == e.url) {
-            let targets = comments
-                .iter()
-                .map(|c| FeedComment {
-                    author: c.author.clone(),
-                    published: c.published,
-                    text: c.content_text.clone(),
-                })
-                .collect();
-            with_feed.push((&t.page, targets));
-        }
+        let targets = comments
+            .iter()
+            .map(|c| FeedComment {
+                author: c.author.clone(),
+                published: c.published,
+                text: c.content_text.clone(),
+            })
+            .collect();
+        out.insert(e.url.clone(), targets);
     }
+    Ok(out)
+}
+
+/// Comment rules (paper §3.5): the pages of the (at most three) entries with the most feed
+/// comments train them by bipartite matching; without comment feeds, a known JavaScript
+/// widget's structure gives them, else a repeated comment structure recognised on the pages
+/// (`guess`). Returns the rules and the number of pages they were learned on.
+fn learn_comments(
+    store: &Store,
+    blog: &Blog,
+    pairs: &[Pair<'_>],
+    feed_comments: &HashMap<String, Vec<FeedComment>>,
+    fetched_at: chrono::DateTime<Utc>,
+    widgets: &[&'static Widget],
+    guess: Guess,
+) -> Result<Option<(CommentRules, u32)>> {
+    let mut with_feed: Vec<(&Pair<'_>, &Vec<FeedComment>)> = pairs
+        .iter()
+        .filter_map(|p| Some((p, feed_comments.get(&p.entry.url)?)))
+        .collect();
     with_feed.sort_by_key(|(_, c)| std::cmp::Reverse(c.len()));
     with_feed.truncate(3);
-    let fetched_at = training
-        .first()
-        .map(|t| t.response.fetched_at)
-        .unwrap_or_else(Utc::now);
+    let mut pages = Vec::new();
+    for (p, comments) in &with_feed {
+        if let Some((page, _)) = p.page(store, blog)? {
+            pages.push((page, (*comments).clone()));
+        }
+    }
+    let samples: Vec<(&Page, Vec<FeedComment>)> =
+        pages.iter().map(|(p, c)| (p, c.clone())).collect();
     let widget_rules = || {
         widgets.first().map(|w| CommentRules {
             content: w.content.to_string(),
@@ -302,16 +361,22 @@ async fn learn_comments(
             score: 0.0,
         })
     };
-    let guessed = || {
-        let with_article: Vec<(&Page, u32)> = training
-            .iter()
-            .filter_map(|t| Some((&t.page, article_rule.apply_first(&t.page)?)))
-            .collect();
-        crate::core::comments::guess(&with_article)
-    };
-    let n = with_feed.len() as u32;
-    Ok(crate::core::comments::learn(&with_feed, fetched_at)
+    let n = samples.len() as u32;
+    Ok(crate::core::comments::learn(&samples, fetched_at)
         .or_else(widget_rules)
-        .or_else(guessed)
+        .or_else(|| guess.finish())
         .map(|rules| (rules, n)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread;
+
+    #[test]
+    fn samples_spread_over_the_feed() {
+        assert_eq!(spread(5, 20), vec![0, 1, 2, 3, 4]);
+        assert_eq!(spread(100, 5), vec![0, 24, 49, 74, 99]);
+        assert_eq!(spread(3, 1), vec![0]);
+        assert_eq!(spread(0, 4), Vec::<usize>::new());
+    }
 }

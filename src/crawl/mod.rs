@@ -27,7 +27,9 @@ pub use update_crawl::{update_crawl, UpdateSummary};
 
 use crate::core::feed::{Feed, FeedEntry};
 use crate::core::vocabulary;
+use crate::fetch::Fetcher;
 use crate::render::Renderer;
+use crate::store::Blog;
 #[cfg(doc)]
 use crate::store::Store;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,6 +73,14 @@ pub struct CrawlSettings {
     /// Most URLs followed per URL template (the path with digits generalised, query values
     /// dropped): bounds calendars and other generated URL spaces (default 2,000).
     pub max_per_template: usize,
+    /// Feed entries rules are learned from, at most (default 20; the paper used the feed's
+    /// 10–20): a sample spread over the feed, never more than `max_pages`.
+    pub learn_entries: usize,
+    /// Longest a crawl waits idle for pages a server asked to retry later (429/503
+    /// `Retry-After`, robots.txt unreachable) once nothing else is left (default 10 s): past it
+    /// the crawl ends, those pages deferred to the next run (the daemon schedules it).
+    #[serde(with = "humantime_serde")]
+    pub max_retry_wait: Duration,
 }
 
 impl Default for CrawlSettings {
@@ -83,6 +93,8 @@ impl Default for CrawlSettings {
             k: 5,
             patience: 1_000,
             max_per_template: 2_000,
+            learn_entries: 20,
+            max_retry_wait: Duration::from_secs(10),
         }
     }
 }
@@ -108,6 +120,20 @@ impl CrawlOptions {
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed))
     }
+}
+
+/// The fetcher for one blog's crawl: allowed to reach the blog's own host even when it was
+/// added by a private address (`fetch::address`), and no other private address.
+///
+/// # Errors
+/// The HTTP client cannot be built.
+pub fn blog_fetcher(fetcher: &Fetcher, blog: &Blog) -> anyhow::Result<Fetcher> {
+    let urls = [
+        Some(&blog.home_url),
+        Some(&blog.feed_url),
+        blog.start_url.as_ref(),
+    ];
+    fetcher.for_blog(urls.into_iter().flatten().map(String::as_str))
 }
 
 /// The entries of a parsed feed as the archive keys them: permalinks canonicalised

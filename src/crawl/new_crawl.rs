@@ -12,7 +12,7 @@ use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
 use super::page::{comment_write, load_context, process_safely, BlogContext, Processed};
 use super::{learn, rendering, seed, CrawlOptions, FrontierKind, MAX_ATTEMPTS};
 use crate::core::extract::GapField;
-use crate::fetch::{FetchRecord, Fetcher, Response};
+use crate::fetch::{FetchRecord, Fetcher, Resource, Response};
 use crate::store::{Blog, Gap, PageOutcome, PageState, Renders, Store, StoredRule};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
@@ -25,6 +25,8 @@ use url::Url;
 pub struct CrawlSummary {
     /// URLs robots.txt forbade (not fetched).
     pub blocked: u64,
+    /// URLs the address policy refused (private addresses; not fetched).
+    pub refused: u64,
     /// Pages rendered in Chromium.
     pub rendered: u64,
     /// Links dropped by the trap bounds (URL template cap).
@@ -50,6 +52,8 @@ pub struct CrawlSummary {
     pub complete: bool,
     /// True when the crawl stopped because a stop was requested (SIGTERM, SIGINT).
     pub stopped: bool,
+    /// Pages a server asked to retry later, left for the next crawl, and when the first is due.
+    pub deferred: Option<(u64, DateTime<Utc>)>,
 }
 
 /// Live counters for a progress display.
@@ -71,6 +75,8 @@ struct Ready {
     reused: Option<i64>,
     /// robots.txt forbids it.
     blocked: bool,
+    /// The address policy refused it.
+    refused: bool,
     /// The host answered 429/503 and asked to come back after this.
     retry_after: Option<Duration>,
 }
@@ -110,7 +116,8 @@ fn template(url: &str) -> String {
 }
 
 /// Runs NewCrawl for one blog until its frontier is exhausted, the yield-based stop fires, a
-/// stop is requested, or `max_pages` of its frontier URLs have been processed.
+/// stop is requested, or `max_pages` of its frontier URLs have been processed: the budget
+/// bounds the page requests, the entry pages learned from included.
 ///
 /// # Errors
 /// Rule learning failed (no feed entry page matched), or the store failed. Fetch errors are not
@@ -123,6 +130,7 @@ pub async fn new_crawl(
     progress: &dyn Progress,
 ) -> Result<CrawlSummary> {
     store.mark_crawl_started(blog.id)?;
+    let fetcher = &super::blog_fetcher(fetcher, blog)?;
     let mut summary = CrawlSummary::default();
     // 1. Learn the rules (paper §3), once per blog; 2. seed the frontier from sitemaps.
     let blog = store.blog(blog.id)?.context("blog vanished")?;
@@ -136,7 +144,8 @@ pub async fn new_crawl(
             .as_ref()
             .context("no post URL pattern stored")?;
         progress.phase("reading sitemaps");
-        let posts = seed::sitemap_posts(store, fetcher, &blog, pattern).await?;
+        let budget = opts.settings.max_pages;
+        let posts = seed::sitemap_posts(store, fetcher, &blog, pattern, budget).await?;
         summary.sitemap_posts = posts.len() as u64;
         let seeds: Vec<(String, u32)> = posts.into_iter().map(|u| (u, 1)).collect();
         store.enqueue(blog.id, &seeds)?;
@@ -181,13 +190,35 @@ pub async fn new_crawl(
             );
             break;
         }
-        let n = (opts.settings.concurrency * 4).min((max_pages - processed) as usize);
-        let batch = frontier.next(store, blog.id, n, Utc::now())?;
+        // Pages fetched to learn the rules count against the budget: once the rest of it is
+        // spent, only they (stored already, no request) are processed.
+        let room = (max_pages - processed).saturating_sub(store.prefetched(blog.id)?);
+        let n = opts.settings.concurrency * 4;
+        let batch = if room == 0 {
+            store.prefetched_queued(blog.id, n)?
+        } else {
+            frontier.next(store, blog.id, n.min(room as usize), Utc::now())?
+        };
         if batch.is_empty() {
-            // Only URLs waiting for a Retry-After remain: wait for the first (bounded), or finish.
+            // Only URLs a server asked to retry later remain: wait for the first if it is due
+            // soon, else leave them for the next crawl.
             if let Some(at) = store.next_retry(blog.id)? {
-                let wait = (at - Utc::now()).num_milliseconds().clamp(100, 600_000);
-                tokio::time::sleep(Duration::from_millis(wait as u64)).await;
+                let now = Utc::now();
+                let wait = (at - now).to_std().unwrap_or_default();
+                let n = store.deferred(blog.id, now)?;
+                if wait > opts.settings.max_retry_wait {
+                    summary.deferred = Some((n, at));
+                    summary.stop_reason = format!(
+                        "{n} pages deferred until {} (the server asked to retry later)",
+                        at.format("%Y-%m-%d %H:%M UTC")
+                    );
+                    break;
+                }
+                progress.phase(&format!(
+                    "waiting {}s for {n} pages the server asked to retry later",
+                    wait.as_secs().max(1)
+                ));
+                sleep_unless_stopped(opts, wait.max(Duration::from_millis(100))).await;
                 continue;
             }
             summary.complete = true;
@@ -236,6 +267,14 @@ pub async fn new_crawl(
     Ok(summary)
 }
 
+/// Sleeps `d`, waking early when a stop is requested.
+async fn sleep_unless_stopped(opts: &CrawlOptions, d: Duration) {
+    let until = std::time::Instant::now() + d;
+    while !opts.stopped() && std::time::Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(50).min(d)).await;
+    }
+}
+
 /// The batch's pages: stored responses reused (entry pages fetched while learning, or a crash
 /// between fetch and record), the rest fetched.
 async fn gather(
@@ -257,14 +296,18 @@ async fn gather(
                 response: Some(r),
                 reused: Some(id),
                 blocked: false,
+                refused: false,
                 retry_after: None,
             }),
             _ => to_fetch.push((url.clone(), None)),
         }
     }
     let depths: HashMap<String, u32> = batch.into_iter().collect();
-    for (url, f) in fetcher.get_all(to_fetch, opts.settings.concurrency).await {
-        if !f.blocked {
+    for (url, f) in fetcher
+        .get_all(to_fetch, Resource::Page, opts.settings.concurrency)
+        .await
+    {
+        if !f.blocked && !f.refused {
             summary.pages_fetched += 1;
         }
         let mut fetches = f.hops;
@@ -276,6 +319,7 @@ async fn gather(
             response: f.response,
             reused: None,
             blocked: f.blocked,
+            refused: f.refused,
             retry_after: f.retry_after,
         });
     }
@@ -331,6 +375,9 @@ fn judge(
     if page.blocked {
         return Ok((PageState::Blocked, None));
     }
+    if page.refused {
+        return Ok((PageState::Refused, None));
+    }
     if let Some(pause) = page.retry_after {
         if store.attempts(blog.id, &page.url)? + 1 < MAX_ATTEMPTS {
             let at = Utc::now() + chrono::Duration::from_std(pause).unwrap_or_default();
@@ -373,6 +420,7 @@ impl Crawl {
     ) -> Result<()> {
         let (mut state, retry_at) = judge(store, blog, &page, render_failed)?;
         summary.blocked += (state == PageState::Blocked) as u64;
+        summary.refused += (state == PageState::Refused) as u64;
         let mut failure = None;
         if state == PageState::Failed {
             failure = Some(if render_failed {

@@ -37,20 +37,10 @@ pub fn containment(target: &str, page_text: &str) -> f64 {
 
 /// The median containment of the entries' texts in the pages' texts (0 when none can be
 /// compared).
-fn median_containment(
-    entries: &[FeedEntry],
-    targets: &[Targets],
-    texts: &HashMap<&str, String>,
-) -> f64 {
-    let mut scores: Vec<f64> = entries
+fn median_containment(pages: &[(&FeedEntry, &Targets)], texts: &HashMap<String, String>) -> f64 {
+    let mut scores: Vec<f64> = pages
         .iter()
-        .zip(targets)
-        .filter_map(|(e, t)| {
-            Some(containment(
-                t.article.as_deref()?,
-                texts.get(e.url.as_str())?,
-            ))
-        })
+        .filter_map(|(e, t)| Some(containment(t.article.as_deref()?, texts.get(&e.url)?)))
         .collect();
     if scores.is_empty() {
         return 0.0;
@@ -59,23 +49,16 @@ fn median_containment(
     scores[scores.len() / 2]
 }
 
-/// The visible text of each response's page, by URL.
-fn page_texts<'a>(
-    responses: impl Iterator<Item = (&'a String, &'a Response)>,
-) -> HashMap<&'a str, String> {
-    responses
-        .map(|(u, r)| {
-            (
-                u.as_str(),
-                Page::parse(&fetch::decode(r)).text_of(0).to_string(),
-            )
-        })
-        .collect()
+/// The visible text of a response's page.
+fn page_text(r: &Response) -> String {
+    Page::parse(&fetch::decode(r)).text_of(0).to_string()
 }
 
-/// Decides (once, in [`RenderMode::Auto`]) what a blog renders, records it, and replaces the
-/// entry pages in `responses` by their renderings when the blog renders. Returns the JavaScript
-/// comment widgets found on the entry pages.
+/// Decides (once, in [`RenderMode::Auto`]) what a blog renders and records it; when the blog
+/// renders, the entry pages' renderings are stored after their raw responses (so they are what
+/// learning reads). `pages` are the entries whose pages are stored, with their targets; their
+/// responses are read from the store one at a time. Returns the JavaScript comment widgets found
+/// on the entry pages.
 ///
 /// `auto`: when the raw entry pages lack their entries' text (median bigram containment below
 /// 0.8) and the rendered ones have it, every page is rendered ([`Renders::All`]); when they have
@@ -87,17 +70,21 @@ pub(super) async fn decide(
     store: &mut Store,
     blog: &Blog,
     opts: &CrawlOptions,
-    entries: &[FeedEntry],
-    targets: &[Targets],
-    responses: &mut HashMap<String, Response>,
+    pages: &[(&FeedEntry, &Targets)],
 ) -> Result<Vec<&'static Widget>> {
-    let raw = page_texts(responses.iter().filter(|(_, r)| !is_rendered(r)));
+    let mut raw = HashMap::new();
     let mut found: Vec<&'static Widget> = Vec::new();
-    for r in responses.values() {
-        for w in widgets::detect(&fetch::decode(r)) {
+    for (e, _) in pages {
+        let Some((_, r)) = store.latest_response(blog.id, &e.url)? else {
+            continue;
+        };
+        for w in widgets::detect(&fetch::decode(&r)) {
             if !found.iter().any(|x| x.name == w.name) {
                 found.push(w);
             }
+        }
+        if !is_rendered(&r) {
+            raw.insert(e.url.clone(), page_text(&r));
         }
     }
     let decided = match (blog.render, blog.renders) {
@@ -112,7 +99,7 @@ pub(super) async fn decide(
         (_, Some(d)) => Some((d, blog.render_reason.clone().unwrap_or_default())),
         _ => None,
     };
-    let raw_score = median_containment(entries, targets, &raw);
+    let raw_score = median_containment(pages, &raw);
     let (renders, reason) = match decided {
         Some(d) => d,
         None if raw_score >= 0.8 && found.is_empty() => (
@@ -144,13 +131,18 @@ pub(super) async fn decide(
             blog.feed_url
         );
     };
-    let todo: Vec<(String, Response)> = responses
-        .iter()
-        .filter(|(_, r)| !is_rendered(r))
-        .map(|(u, r)| (u.clone(), r.clone()))
-        .collect();
+    let mut todo = Vec::new();
+    for url in raw.keys() {
+        if let Some((_, r)) = store.latest_response(blog.id, url)? {
+            todo.push((url.clone(), r));
+        }
+    }
     let rendered = render_all(&renderer, todo).await;
-    let rendered_score = median_containment(entries, targets, &page_texts(rendered.iter()));
+    let texts: HashMap<String, String> = rendered
+        .iter()
+        .map(|(u, r)| (u.clone(), page_text(r)))
+        .collect();
+    let rendered_score = median_containment(pages, &texts);
     if blog.renders.is_none()
         && blog.render == RenderMode::Auto
         && renders == Renders::All
@@ -166,9 +158,8 @@ pub(super) async fn decide(
         store.set_render_decision(blog.id, renders, &reason)?;
         tracing::info!(blog = %blog.feed_url, renders = %renders, %reason, raw = raw_score, rendered = rendered_score, "rendering in Chromium");
     }
-    for (u, r) in rendered {
-        store.keep_response(blog.id, &r)?;
-        responses.insert(u, r);
+    for r in rendered.values() {
+        store.keep_response(blog.id, r)?;
     }
     Ok(found)
 }

@@ -4,7 +4,7 @@
 
 use crate::core::post_url::{canonical, PostUrlPattern};
 use crate::core::sitemap::{self, Sitemap};
-use crate::fetch::Fetcher;
+use crate::fetch::{Fetcher, Resource};
 use crate::store::{Blog, Store};
 use anyhow::Result;
 use std::collections::HashSet;
@@ -17,8 +17,8 @@ pub const MAX_SITEMAP_DEPTH: u32 = 2;
 
 /// Post permalinks (canonical, sorted, deduplicated) listed by the site's sitemaps, following
 /// sitemap indexes [`MAX_SITEMAP_DEPTH`] levels deep and reading at most [`MAX_SITEMAPS`]
-/// files. Every fetch is logged and every sitemap kept; a missing or broken sitemap is not an
-/// error.
+/// files, and never more than `budget`. Every fetch is logged and every sitemap kept; a
+/// missing or broken sitemap is not an error.
 ///
 /// # Errors
 /// Only when the store fails.
@@ -27,15 +27,14 @@ pub(super) async fn sitemap_posts(
     fetcher: &Fetcher,
     blog: &Blog,
     pattern: &PostUrlPattern,
+    budget: u64,
 ) -> Result<Vec<String>> {
     let home = Url::parse(&blog.home_url)?;
     let mut hops = Vec::new();
-    let host = fetcher.robots(&home, &mut hops).await;
+    let host = fetcher.robots_of(&home, &mut hops).await;
     store.log_fetches(Some(blog.id), &hops)?;
     let mut queue: Vec<(String, u32)> = host
-        .robots
-        .get()
-        .map(|r| r.sitemaps.clone())
+        .and_then(|h| h.robots.get().map(|r| r.sitemaps.clone()))
         .unwrap_or_default()
         .into_iter()
         .map(|u| (u, 0))
@@ -50,11 +49,11 @@ pub(super) async fn sitemap_posts(
     let mut posts = Vec::new();
     let mut files = 0;
     while let Some((u, level)) = queue.pop() {
-        if files >= MAX_SITEMAPS || !seen.insert(u.clone()) {
+        if files >= MAX_SITEMAPS.min(budget as usize) || !seen.insert(u.clone()) {
             continue;
         }
         files += 1;
-        let f = fetcher.get(&u).await;
+        let f = fetcher.get(&u, Resource::Sitemap).await;
         store.keep_fetched(blog.id, &f)?;
         let Some(r) = f.success() else {
             continue;

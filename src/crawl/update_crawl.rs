@@ -28,7 +28,7 @@ use crate::core::feed::{self, FeedEntry, Targets};
 use crate::core::learn::Field;
 use crate::core::post_url::{canonical, comment_page_of};
 use crate::core::text::dice;
-use crate::fetch::{self, Fetched, Fetcher};
+use crate::fetch::{self, Fetched, Fetcher, Resource};
 use crate::store::{Blog, Comment, PageOutcome, PageState, PostWrite, Store};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
@@ -139,9 +139,12 @@ async fn get_if_changed(
     fetcher: &Fetcher,
     blog_id: i64,
     url: &str,
+    resource: Resource,
 ) -> Result<Fetched> {
     let previous = store.latest_response(blog_id, url)?.map(|(_, r)| r);
-    let f = fetcher.get_if_changed(url, previous.as_ref()).await;
+    let f = fetcher
+        .get_if_changed(url, previous.as_ref(), resource)
+        .await;
     store.keep_fetched(blog_id, &f)?;
     Ok(f)
 }
@@ -175,6 +178,7 @@ pub async fn update_crawl(
     let blog = store
         .blog(blog.id)?
         .context("blog no longer in the archive")?;
+    let fetcher = &super::blog_fetcher(fetcher, &blog)?;
     let (ctx, _) = load_context(store, &blog).with_context(|| {
         format!(
             "{} has no extraction rules yet: its NewCrawl must run first",
@@ -235,7 +239,8 @@ impl Update<'_> {
             .store
             .latest_response(blog_id, &feed_url)?
             .map(|(_, r)| r);
-        let got = get_if_changed(self.store, self.fetcher, blog_id, &feed_url).await?;
+        let got =
+            get_if_changed(self.store, self.fetcher, blog_id, &feed_url, Resource::Feed).await?;
         self.summary.requests += got.requests().count() as u64;
         if got.not_modified() {
             self.summary.not_modified += 1;
@@ -332,7 +337,8 @@ impl Update<'_> {
                 self.summary.complete = false;
                 return Ok(false);
             }
-            let got = get_if_changed(self.store, self.fetcher, blog_id, &feed_url).await?;
+            let got = get_if_changed(self.store, self.fetcher, blog_id, &feed_url, Resource::Feed)
+                .await?;
             self.summary.requests += got.requests().count() as u64;
             let Some(r) = got.success() else {
                 self.summary.not_modified += got.not_modified() as u64;
@@ -433,7 +439,7 @@ impl Update<'_> {
             let mut next_round = Vec::new();
             let fetched = self
                 .fetcher
-                .get_all(requests, self.opts.settings.concurrency)
+                .get_all(requests, Resource::Page, self.opts.settings.concurrency)
                 .await;
             for (url, got) in fetched {
                 done.insert(url.clone());
@@ -580,7 +586,7 @@ async fn relearn(
         current.to_vec()
     };
     for e in &entries {
-        get_if_changed(store, fetcher, blog.id, &e.url).await?;
+        get_if_changed(store, fetcher, blog.id, &e.url, Resource::Page).await?;
     }
     let only: HashSet<String> = entries.into_iter().map(|e| e.url).collect();
     super::learn::learn_from_entries(store, fetcher, blog, opts, Some(&only)).await

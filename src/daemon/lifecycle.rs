@@ -5,7 +5,8 @@
 //! - **done** — a NewCrawl that finished or reached its page budget (the outcome says
 //!   "incomplete"; `archive crawl` with a larger budget resumes it), or an UpdateCrawl that ran
 //!   to its end: the blog's next UpdateCrawl is queued in the same transaction, due after its
-//!   posting interval (`core::schedule`);
+//!   posting interval (`core::schedule`); a NewCrawl that left pages a server asked to retry
+//!   later is queued again for when they are due;
 //! - **released** — stopped on request (SIGTERM, SIGINT): back to the queue, resumed by any
 //!   worker;
 //! - **failed** — the error is recorded and the same job queued again after an exponential
@@ -235,14 +236,25 @@ impl Worker {
         match &ran {
             Ran::Stopped(_) => store.release_job(job.id, owner)?,
             Ran::Done(report) => {
-                let at = next_update(store, job.blog_id, &self.schedule)?;
+                let mut next = vec![(
+                    JobKind::UpdateCrawl,
+                    next_update(store, job.blog_id, &self.schedule)?,
+                )];
+                // Pages a server asked to retry later: the NewCrawl resumes when they are due.
+                if let Report::NewCrawl(CrawlSummary {
+                    deferred: Some((_, at)),
+                    ..
+                }) = report
+                {
+                    next.push((JobKind::NewCrawl, *at));
+                }
                 store.finish_job(
                     job,
                     owner,
                     &JobEnd {
                         outcome: Some(report.outcome()),
                         error: None,
-                        next: Some((JobKind::UpdateCrawl, at)),
+                        next,
                     },
                 )?
             }
@@ -264,7 +276,7 @@ impl Worker {
                     &JobEnd {
                         outcome: None,
                         error: Some(format!("{e:#}")),
-                        next: Some((job.kind, at)),
+                        next: vec![(job.kind, at)],
                     },
                 )?
             }

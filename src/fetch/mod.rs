@@ -1,14 +1,27 @@
-//! Fetching: one shared HTTP client (reqwest, rustls, gzip/brotli/deflate), a User-Agent that
-//! names the project and a contact URL, timeouts, a body size cap, redirects followed by hand
-//! (so robots.txt is checked on every host a redirect lands on, and loops are caught), all
+//! Fetching: one HTTP client (reqwest, rustls, gzip/brotli/deflate), a User-Agent that names
+//! the project and a contact URL, timeouts, redirects followed by hand (so robots.txt and the
+//! address policy are checked on every host a redirect lands on, and loops are caught), all
 //! through [`politeness`], and a [`FetchRecord`] for every request, successful or not.
 //!
-//! A [`Response`] is what arrived (status, headers, body as received, after transfer decoding);
-//! the store keeps it. [`Fetcher::get_all`] runs many requests at once, each still bounded by
-//! its host's politeness.
+//! - [`Response`]: what arrived (status, headers, body after content decoding); the store keeps it.
+//! - [`FetchSettings`] (`[fetch]`): the body caps per kind of [`Resource`] (hitting one says which
+//!   setting to raise, never a truncated body) and the private networks allowed.
+//! - [`address`]: the address policy (no requests into private networks, checked after DNS
+//!   resolution); [`Fetcher::for_blog`] scopes a fetcher to one blog's own host.
+//! - [`robots`]: robots.txt per RFC 9309.
+//! - [`Fetcher::get_all`]: many requests at once, each still bounded by its host's politeness.
 
+pub mod address;
+pub mod politeness;
+pub mod robots;
+
+use address::{AddressPolicy, PolicyResolver, Refused};
 use chrono::{DateTime, Utc};
+use politeness::{HostState, Politeness, PolitenessSettings, SharedGate};
+use robots::{Robots, MAX_ROBOTS, MAX_ROBOTS_REDIRECTS};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use url::Url;
 
 /// User-Agent sent with every request.
 pub const USER_AGENT: &str = concat!(
@@ -18,25 +31,63 @@ pub const USER_AGENT: &str = concat!(
 );
 /// The product token robots.txt groups are matched against.
 pub const USER_AGENT_TOKEN: &str = "everblog";
-/// Largest body kept, in bytes; larger responses are cut and flagged in the log.
-pub const MAX_BODY: usize = 20 * 1024 * 1024;
-
-pub mod politeness;
-
-use politeness::{Politeness, PolitenessSettings, Robots, SharedGate};
-use std::sync::Arc;
-use url::Url;
-
 /// Redirects followed before giving up.
 pub const MAX_REDIRECTS: usize = 10;
 
-/// The HTTP client with politeness. Cheap to clone (shares one connection pool and the per-host
-/// state). Every request — robots.txt, each redirect hop, the page — goes through
-/// [`Politeness`] and yields a [`FetchRecord`].
-#[derive(Clone)]
-pub struct Fetcher {
-    client: reqwest::Client,
-    politeness: Arc<Politeness>,
+crate::core::vocabulary! {
+    /// What a request fetches: it decides the body cap ([`FetchSettings`]).
+    pub enum Resource {
+        /// An HTML page (posts, listings, entry pages).
+        Page = "page",
+        /// A feed or comment feed.
+        Feed = "feed",
+        /// A sitemap or sitemap index.
+        Sitemap = "sitemap",
+        /// Anything else.
+        Body = "body",
+    }
+}
+
+/// Limits of fetching: the `[fetch]` section of the configuration file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FetchSettings {
+    /// Largest body of a response not otherwise capped, in MB (default 20).
+    pub max_body_mb: f64,
+    /// Largest feed or comment feed, in MB (default 20).
+    pub max_feed_mb: f64,
+    /// Largest HTML page, in MB (default 20).
+    pub max_page_mb: f64,
+    /// Largest sitemap, in MB (default 50, the sitemap protocol's own limit).
+    pub max_sitemap_mb: f64,
+    /// Private networks everblog may reach although no blog was added on them, as CIDR blocks
+    /// (`["10.1.0.0/16"]`); default none.
+    pub allow_private: Vec<ipnet::IpNet>,
+}
+
+impl Default for FetchSettings {
+    fn default() -> Self {
+        FetchSettings {
+            max_body_mb: 20.0,
+            max_feed_mb: 20.0,
+            max_page_mb: 20.0,
+            max_sitemap_mb: 50.0,
+            allow_private: Vec::new(),
+        }
+    }
+}
+
+impl FetchSettings {
+    /// The body cap of `resource` in bytes, and the setting that sets it.
+    pub fn cap(&self, resource: Resource) -> (usize, &'static str) {
+        let (mb, key) = match resource {
+            Resource::Page => (self.max_page_mb, "max_page_mb"),
+            Resource::Feed => (self.max_feed_mb, "max_feed_mb"),
+            Resource::Sitemap => (self.max_sitemap_mb, "max_sitemap_mb"),
+            Resource::Body => (self.max_body_mb, "max_body_mb"),
+        };
+        ((mb.max(0.0) * 1024.0 * 1024.0) as usize, key)
+    }
 }
 
 /// An HTTP response as received (and as the store keeps it).
@@ -50,7 +101,7 @@ pub struct Response {
     pub status: u16,
     /// Response headers in order, as (name, value).
     pub headers: Vec<(String, String)>,
-    /// Body bytes after content decoding (gzip, br, deflate), at most [`MAX_BODY`].
+    /// Body bytes after content decoding (gzip, br, deflate), within the cap of its resource.
     pub body: Vec<u8>,
     /// When the response arrived.
     pub fetched_at: DateTime<Utc>,
@@ -76,7 +127,8 @@ pub struct FetchRecord {
     pub elapsed_ms: u64,
     /// When the request started.
     pub fetched_at: DateTime<Utc>,
-    /// Error text when the fetch failed (network error, robots.txt, redirect loop, cut body).
+    /// Error text when the fetch failed (network error, robots.txt, address policy, redirect
+    /// loop, body over its cap).
     pub error: Option<String>,
 }
 
@@ -94,7 +146,7 @@ impl FetchRecord {
 /// Outcome of one fetch: the response (when one arrived) and the log lines.
 pub struct Fetched {
     /// The final response, `None` when the request failed (DNS, connection, timeout, robots.txt,
-    /// redirect loop…).
+    /// address policy, redirect loop, body over its cap…).
     pub response: Option<Response>,
     /// What happened to the final request, for the fetch log.
     pub record: FetchRecord,
@@ -102,7 +154,10 @@ pub struct Fetched {
     pub hops: Vec<FetchRecord>,
     /// robots.txt forbids the URL (nothing was requested).
     pub blocked: bool,
-    /// The host answered 429/503 and asked us to wait this long (or was backed off).
+    /// The address policy refused the URL or a redirect hop (nothing was sent there).
+    pub refused: bool,
+    /// Come back after this: the host answered 429/503 (and asked to wait this long, or was
+    /// backed off), or its robots.txt is unreachable for now.
     pub retry_after: Option<Duration>,
 }
 
@@ -122,29 +177,100 @@ impl Fetched {
     pub fn success(&self) -> Option<&Response> {
         self.response.as_ref().filter(|r| r.is_success())
     }
+
+    fn failed(record: FetchRecord, hops: Vec<FetchRecord>) -> Fetched {
+        Fetched {
+            response: None,
+            record,
+            hops,
+            blocked: false,
+            refused: false,
+            retry_after: None,
+        }
+    }
+}
+
+/// Why robots.txt keeps a request from being sent.
+enum Denied {
+    /// The address policy refused the host (or a redirect of its robots.txt).
+    Refused(Refused),
+    /// robots.txt is unreachable: the host is disallowed for this long, for this reason.
+    Unreachable(Duration, String),
+}
+
+/// One raw GET's result: the response (body within `cap`), its log line, whether the body went
+/// over the cap (and was cut there), and the address policy's refusal when it stopped it.
+struct Raw {
+    response: Option<Response>,
+    record: FetchRecord,
+    over_cap: bool,
+    refused: Option<Refused>,
+}
+
+/// The HTTP client with politeness and the address policy. Cheap to clone (shares one
+/// connection pool and the per-host state). Every request — robots.txt, each redirect hop, the
+/// page — goes through [`Politeness`] and yields a [`FetchRecord`].
+#[derive(Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    politeness: Arc<Politeness>,
+    policy: Arc<AddressPolicy>,
+    settings: Arc<FetchSettings>,
+    timeout: Duration,
+}
+
+fn client(timeout: Duration, policy: &Arc<AddressPolicy>) -> anyhow::Result<reqwest::Client> {
+    Ok(reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .timeout(timeout)
+        .connect_timeout(timeout.min(Duration::from_secs(10)))
+        .redirect(reqwest::redirect::Policy::none())
+        .dns_resolver(Arc::new(PolicyResolver(policy.clone())))
+        .build()?)
 }
 
 impl Fetcher {
-    /// A client with `timeout` per request and the given politeness; `shared` books each
-    /// host's request slots with other processes too (the daemon's database-backed gate).
+    /// A client with `timeout` per request, the `[fetch]` limits and the given politeness;
+    /// `shared` books each host's request slots with other processes too (the daemon's
+    /// database-backed gate). It reaches no private address but `settings.allow_private`'s:
+    /// scope it to a blog with [`Fetcher::for_blog`].
     ///
     /// # Errors
     /// The TLS back end cannot be initialised (reqwest's builder fails).
     pub fn new(
         timeout: Duration,
-        settings: PolitenessSettings,
+        settings: FetchSettings,
+        politeness: PolitenessSettings,
         shared: Option<SharedGate>,
     ) -> anyhow::Result<Fetcher> {
-        let client = reqwest::Client::builder()
-            .user_agent(USER_AGENT)
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(10)))
-            .redirect(reqwest::redirect::Policy::none())
-            .build()?;
+        let policy = Arc::new(AddressPolicy::new(&settings.allow_private, []));
         Ok(Fetcher {
-            client,
-            politeness: Arc::new(Politeness::new(settings, shared)),
+            client: client(timeout, &policy)?,
+            politeness: Arc::new(Politeness::new(politeness, shared)),
+            policy,
+            settings: Arc::new(settings),
+            timeout,
         })
+    }
+
+    /// The same fetcher (politeness shared) allowed to reach the hosts of `urls` (a blog's home
+    /// and feed) when they were given as a private IP address or `localhost`: a blog added as
+    /// `http://127.0.0.1:8000/` reaches that host on any port, and no other private address.
+    ///
+    /// # Errors
+    /// The TLS back end cannot be initialised.
+    pub fn for_blog<'a>(&self, urls: impl IntoIterator<Item = &'a str>) -> anyhow::Result<Fetcher> {
+        let policy = Arc::new(AddressPolicy::new(&self.settings.allow_private, urls));
+        Ok(Fetcher {
+            client: client(self.timeout, &policy)?,
+            policy,
+            ..self.clone()
+        })
+    }
+
+    /// The `[fetch]` limits.
+    pub fn settings(&self) -> &FetchSettings {
+        &self.settings
     }
 
     /// GETs every URL, `concurrency` requests at a time (each host still bounded by its
@@ -153,6 +279,7 @@ impl Fetcher {
     pub async fn get_all(
         &self,
         requests: Vec<(String, Option<Response>)>,
+        resource: Resource,
         concurrency: usize,
     ) -> Vec<(String, Fetched)> {
         let mut out = Vec::with_capacity(requests.len());
@@ -165,7 +292,9 @@ impl Fetcher {
                 };
                 let fetcher = self.clone();
                 set.spawn(async move {
-                    let f = fetcher.get_if_changed(&url, previous.as_ref()).await;
+                    let f = fetcher
+                        .get_if_changed(&url, previous.as_ref(), resource)
+                        .await;
                     (url, f)
                 });
             }
@@ -178,65 +307,160 @@ impl Fetcher {
         out
     }
 
-    /// The robots.txt of `url`'s host (fetched on first use; logged in `hops`).
-    pub async fn robots(
+    /// The state of `url`'s host once its robots.txt is known (read on first use, its requests
+    /// logged in `hops`).
+    async fn robots(
         &self,
         url: &Url,
         hops: &mut Vec<FetchRecord>,
-    ) -> Arc<politeness::HostState> {
+    ) -> Result<Arc<HostState>, Denied> {
         let host = self.politeness.host(url);
-        let mut record = None;
-        host.robots
-            .get_or_init(|| async {
-                let (robots, rec) = self.fetch_robots(url, &host).await;
-                record = Some(rec);
+        if host.robots.get().is_some() {
+            return Ok(host);
+        }
+        if let Some((wait, why)) = host.robots_retry() {
+            return Err(Denied::Unreachable(wait, why));
+        }
+        let read = host
+            .robots
+            .get_or_try_init(|| async {
+                // Another request may have just found robots.txt unreachable.
+                if let Some((wait, why)) = host.robots_retry() {
+                    return Err(Denied::Unreachable(wait, why));
+                }
+                let (robots, records) = self.fetch_robots(url, &host).await;
+                hops.extend(records);
                 robots
             })
             .await;
-        if let Some(r) = record {
-            host.apply_crawl_delay();
-            hops.push(r);
-        }
-        host
-    }
-
-    async fn fetch_robots(&self, url: &Url, host: &politeness::HostState) -> (Robots, FetchRecord) {
-        let robots_url = url.join("/robots.txt").expect("http URLs join");
-        let _permit = host.acquire().await;
-        let (response, record) = self.raw_get(&robots_url, &[]).await;
-        let robots = match &response {
-            Some(r) if r.status < 300 && content_type(r).is_some_and(|c| c.contains("html")) => {
-                Robots::allow_all("robots.txt is an HTML page; allowing everything")
+        match read {
+            Ok(_) => {
+                host.apply_crawl_delay();
+                Ok(host)
             }
-            Some(r) if r.status < 300 => Robots::parse(USER_AGENT_TOKEN, &r.body),
-            Some(r) if r.status < 500 => Robots::allow_all(format!(
-                "no robots.txt (HTTP {}); allowing everything",
-                r.status
-            )),
-            Some(r) => Robots::allow_all(format!(
-                "robots.txt answered HTTP {}; allowing everything",
-                r.status
-            )),
-            None => Robots::allow_all(format!(
-                "robots.txt unreachable ({}); allowing everything",
-                record.error.clone().unwrap_or_default()
-            )),
-        };
-        if let Some(note) = &robots.note {
-            tracing::info!(host = %politeness::host_key(url), "{note}");
+            // A read that just failed (its wait is not known yet): back off.
+            Err(Denied::Unreachable(wait, why)) if wait.is_zero() => {
+                let wait = host.robots_unreachable(why.clone());
+                tracing::info!(host = %politeness::host_key(url), reason = %why, retry_in = ?wait, "robots.txt unreachable: the host is disallowed until then (RFC 9309)");
+                Err(Denied::Unreachable(wait, why))
+            }
+            Err(denied) => Err(denied),
         }
-        (robots, record)
     }
 
-    /// GETs `url`, politely, following redirects. Never fails: errors are in `record.error`.
-    pub async fn get(&self, url: &str) -> Fetched {
-        self.get_with(url, &[]).await
+    /// The robots.txt of `url`'s host (read on first use, its requests logged in `hops`); `None`
+    /// when it cannot be read now (unreachable, or the address policy refuses the host).
+    pub async fn robots_of(
+        &self,
+        url: &Url,
+        hops: &mut Vec<FetchRecord>,
+    ) -> Option<Arc<HostState>> {
+        self.robots(url, hops).await.ok()
+    }
+
+    /// Reads robots.txt (RFC 9309, see [`robots`]): the rules, or why the host must wait.
+    async fn fetch_robots(
+        &self,
+        url: &Url,
+        host: &HostState,
+    ) -> (Result<Robots, Denied>, Vec<FetchRecord>) {
+        let mut records = Vec::new();
+        let mut current = url.join("/robots.txt").expect("http URLs join");
+        for _ in 0..=MAX_ROBOTS_REDIRECTS {
+            if let Some(host) = current.host() {
+                if let Err(r) = self.policy.check_literal(&host) {
+                    records.push(error_record(current.as_str(), &r.to_string()));
+                    return (Err(Denied::Refused(r)), records);
+                }
+            }
+            let raw = {
+                let _permit = host.acquire().await;
+                // One byte past the limit: parsing then cuts at the last whole line.
+                self.raw_get(&current, &[], MAX_ROBOTS + 1).await
+            };
+            let Raw {
+                response,
+                record,
+                refused,
+                ..
+            } = raw;
+            records.push(record);
+            let robots = match response {
+                None => {
+                    if let Some(r) = refused {
+                        return (Err(Denied::Refused(r)), records);
+                    }
+                    let why = records
+                        .last()
+                        .and_then(|r| r.error.clone())
+                        .unwrap_or_default();
+                    return (
+                        Err(Denied::Unreachable(
+                            Duration::ZERO,
+                            format!("{why}, reading robots.txt"),
+                        )),
+                        records,
+                    );
+                }
+                Some(r) if (300..400).contains(&r.status) => {
+                    match header(&r, "location").and_then(|l| current.join(l.trim()).ok()) {
+                        Some(next) if matches!(next.scheme(), "http" | "https") => {
+                            current = next;
+                            continue;
+                        }
+                        _ => Robots::allow_all(format!(
+                            "robots.txt redirects nowhere usable (HTTP {}); allowing everything",
+                            r.status
+                        )),
+                    }
+                }
+                Some(r)
+                    if r.status < 300 && content_type(&r).is_some_and(|c| c.contains("html")) =>
+                {
+                    Robots::allow_all("robots.txt is an HTML page; allowing everything")
+                }
+                Some(r) if r.status < 300 => Robots::parse(USER_AGENT_TOKEN, &r.body),
+                Some(r) if r.status < 500 => Robots::allow_all(format!(
+                    "no robots.txt (HTTP {}); allowing everything",
+                    r.status
+                )),
+                Some(r) => {
+                    return (
+                        Err(Denied::Unreachable(
+                            Duration::ZERO,
+                            format!("robots.txt answered HTTP {}", r.status),
+                        )),
+                        records,
+                    );
+                }
+            };
+            if let Some(note) = &robots.note {
+                tracing::info!(host = %politeness::host_key(url), "{note}");
+            }
+            return (Ok(robots), records);
+        }
+        let robots = Robots::allow_all(format!(
+            "robots.txt redirects more than {MAX_ROBOTS_REDIRECTS} times; allowing everything (RFC 9309 §2.3.1.2)"
+        ));
+        tracing::info!(host = %politeness::host_key(url), "{}", robots.note.as_deref().unwrap_or_default());
+        (Ok(robots), records)
+    }
+
+    /// GETs `url`, politely, following redirects; the body is capped as `resource`'s. Never
+    /// fails: errors are in `record.error`.
+    pub async fn get(&self, url: &str, resource: Resource) -> Fetched {
+        self.get_with(url, &[], resource).await
     }
 
     /// A conditional GET of `url` (RFC 9110 §13): sends `If-None-Match` / `If-Modified-Since`
     /// from the `ETag` / `Last-Modified` of `previous` (an earlier response for the same URL), so
     /// an unchanged resource answers 304 with no body. Without validators it is a plain GET.
-    pub async fn get_if_changed(&self, url: &str, previous: Option<&Response>) -> Fetched {
+    pub async fn get_if_changed(
+        &self,
+        url: &str,
+        previous: Option<&Response>,
+        resource: Resource,
+    ) -> Fetched {
         let mut headers = Vec::new();
         if let Some(p) = previous.filter(|p| p.status == 200) {
             if let Some(etag) = header(p, "etag") {
@@ -246,66 +470,100 @@ impl Fetcher {
                 headers.push(("if-modified-since", lm));
             }
         }
-        self.get_with(url, &headers).await
+        self.get_with(url, &headers, resource).await
     }
 
     /// GET with extra request headers on the first request (not on redirect hops).
-    async fn get_with(&self, url: &str, extra: &[(&'static str, String)]) -> Fetched {
+    async fn get_with(
+        &self,
+        url: &str,
+        extra: &[(&'static str, String)],
+        resource: Resource,
+    ) -> Fetched {
         let mut hops = Vec::new();
-        let failed = |record: FetchRecord, hops: Vec<FetchRecord>, blocked: bool| Fetched {
-            response: None,
-            record,
-            hops,
-            blocked,
-            retry_after: None,
+        let refused = |r: Refused, at: &Url, hops: Vec<FetchRecord>| {
+            tracing::warn!(url = %at, "{r}");
+            Fetched {
+                refused: true,
+                ..Fetched::failed(error_record(at.as_str(), &r.to_string()), hops)
+            }
         };
         let mut current = match Url::parse(url) {
             Ok(u) if matches!(u.scheme(), "http" | "https") => u,
-            _ => return failed(error_record(url, "not an http(s) URL"), hops, false),
+            _ => return Fetched::failed(error_record(url, "not an http(s) URL"), hops),
         };
+        let (cap, key) = self.settings.cap(resource);
         let mut seen = std::collections::HashSet::new();
         let mut redirected = false;
         for _ in 0..=MAX_REDIRECTS {
             if !seen.insert(current.to_string()) {
-                return failed(
-                    error_record(
-                        current.as_str(),
-                        &format!("redirect loop back to {current}"),
-                    ),
-                    hops,
-                    false,
-                );
+                let why = format!("redirect loop back to {current}");
+                return Fetched::failed(error_record(current.as_str(), &why), hops);
             }
-            let host = self.robots(&current, &mut hops).await;
+            if let Some(Err(r)) = current.host().map(|h| self.policy.check_literal(&h)) {
+                return refused(r, &current, hops);
+            }
+            let host = match self.robots(&current, &mut hops).await {
+                Ok(host) => host,
+                Err(Denied::Refused(r)) => return refused(r, &current, hops),
+                Err(Denied::Unreachable(wait, why)) => {
+                    let why = format!(
+                        "{why}: until robots.txt can be read the host counts as disallowing everything (RFC 9309); retried in {}",
+                        humantime::format_duration(Duration::from_secs(wait.as_secs().max(1)))
+                    );
+                    return Fetched {
+                        retry_after: Some(wait),
+                        ..Fetched::failed(error_record(current.as_str(), &why), hops)
+                    };
+                }
+            };
             if host
                 .robots
                 .get()
                 .is_some_and(|r| !r.allowed(current.as_str()))
             {
-                return failed(
-                    error_record(current.as_str(), "disallowed by robots.txt"),
-                    hops,
-                    true,
-                );
+                return Fetched {
+                    blocked: true,
+                    ..Fetched::failed(
+                        error_record(current.as_str(), "disallowed by robots.txt"),
+                        hops,
+                    )
+                };
             }
             let permit = host.acquire().await;
-            let (response, mut record) = self
-                .raw_get(&current, if redirected { &[] } else { extra })
+            let raw = self
+                .raw_get(&current, if redirected { &[] } else { extra }, cap)
                 .await;
             drop(permit);
-            record.url = current.to_string();
+            let Raw {
+                response,
+                mut record,
+                over_cap,
+                refused: refusal,
+            } = raw;
+            if let Some(r) = refusal {
+                return refused(r, &current, hops);
+            }
+            if over_cap {
+                let mb = cap as f64 / (1024.0 * 1024.0);
+                record.error = Some(format!(
+                    "{resource} larger than {mb} MB: raise [fetch] {key} to keep it"
+                ));
+                return Fetched::failed(record, hops);
+            }
             let Some(mut r) = response else {
-                return failed(record, hops, false);
+                return Fetched::failed(record, hops);
             };
             if r.status == 429 || r.status == 503 {
                 let asked = header(&r, "retry-after").and_then(|v| politeness::retry_after(&v));
-                let pause = host.back_off(asked);
+                let wait = host.back_off(asked);
                 return Fetched {
                     response: Some(r),
                     record,
                     hops,
                     blocked: false,
-                    retry_after: Some(pause),
+                    refused: false,
+                    retry_after: Some(wait),
                 };
             }
             host.recovered();
@@ -327,25 +585,16 @@ impl Fetcher {
                 record,
                 hops,
                 blocked: false,
+                refused: false,
                 retry_after: None,
             };
         }
-        failed(
-            error_record(
-                current.as_str(),
-                &format!("more than {MAX_REDIRECTS} redirects"),
-            ),
-            hops,
-            false,
-        )
+        let why = format!("more than {MAX_REDIRECTS} redirects");
+        Fetched::failed(error_record(current.as_str(), &why), hops)
     }
 
-    /// One GET without redirects or politeness.
-    async fn raw_get(
-        &self,
-        url: &Url,
-        extra: &[(&'static str, String)],
-    ) -> (Option<Response>, FetchRecord) {
+    /// One GET without redirects or politeness, its body read up to `cap` bytes.
+    async fn raw_get(&self, url: &Url, extra: &[(&'static str, String)], cap: usize) -> Raw {
         let started = Instant::now();
         let fetched_at = Utc::now();
         let record = |status: Option<u16>, bytes: Option<u64>, error: Option<String>| FetchRecord {
@@ -360,9 +609,21 @@ impl Fetcher {
         for (k, v) in extra {
             req = req.header(*k, v);
         }
-        let resp = match req.send().await {
+        let mut resp = match req.send().await {
             Ok(r) => r,
-            Err(e) => return (None, record(None, None, Some(error_text(&e)))),
+            Err(e) => {
+                let refused = address::refusal(&e).cloned();
+                let why = refused
+                    .as_ref()
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|| error_text(&e));
+                return Raw {
+                    response: None,
+                    record: record(None, None, Some(why)),
+                    over_cap: false,
+                    refused,
+                };
+            }
         };
         let status = resp.status().as_u16();
         let headers: Vec<(String, String)> = resp
@@ -376,15 +637,15 @@ impl Fetcher {
             })
             .collect();
         let mut body = Vec::new();
-        let mut resp = resp;
         let mut error = None;
+        let mut over_cap = false;
         loop {
             match resp.chunk().await {
                 Ok(Some(chunk)) => {
                     body.extend_from_slice(&chunk);
-                    if body.len() > MAX_BODY {
-                        body.truncate(MAX_BODY);
-                        error = Some(format!("body larger than {MAX_BODY} bytes, truncated"));
+                    if body.len() > cap {
+                        body.truncate(cap);
+                        over_cap = true;
                         break;
                     }
                 }
@@ -404,7 +665,12 @@ impl Fetcher {
             body,
             fetched_at,
         };
-        (Some(response), record(Some(status), bytes, error))
+        Raw {
+            response: Some(response),
+            record: record(Some(status), bytes, error),
+            over_cap,
+            refused: None,
+        }
     }
 }
 

@@ -3,21 +3,22 @@
 //! - [`HostState`]: per host (scheme, host, port) a semaphore bounding requests in flight, the
 //!   earliest time of the next request (`delay` after the previous one started, raised by the
 //!   host's `Crawl-delay` and by `Retry-After` backoff), and its parsed robots.txt.
-//! - [`Robots`]: robots.txt for our User-Agent, fetched once per host on first contact (through
-//!   the same delay), parsed with `texting_robots`. A robots.txt that is missing (4xx), HTML,
-//!   unreachable or larger than 500 KiB allows everything; each case is logged.
+//! - robots.txt per host ([`super::robots`]), read through the same delay before anything else
+//!   is requested from the host.
 //! - [`Politeness`]: the map of hosts and the [`PolitenessSettings`].
 
+use super::robots::Robots;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{OnceCell, Semaphore};
 use url::Url;
 
-/// Largest robots.txt read (Google reads 500 KiB).
-pub const MAX_ROBOTS: usize = 500 * 1024;
-/// Longest pause a host may impose on us through `Crawl-delay` or `Retry-After`.
+/// Longest pause a host may impose on us through `Crawl-delay`.
 pub const MAX_HOST_DELAY: Duration = Duration::from_secs(600);
+/// Longest a host stays disallowed, between two reads, while its robots.txt is unreachable
+/// (RFC 9309 §2.3.1.4 allows caching for 24 hours).
+pub const ROBOTS_RETRY_MAX: Duration = Duration::from_secs(24 * 3600);
 
 /// Politeness knobs: the `[politeness]` section of the configuration file. robots.txt is
 /// always obeyed.
@@ -33,6 +34,11 @@ pub struct PolitenessSettings {
     pub loopback_delay: Duration,
     /// Requests in flight per host, per process (default 2).
     pub per_host: usize,
+    /// Longest pause of a whole host after it answered 429/503 (default 60 s): a longer
+    /// `Retry-After` parks only the URL that got it (the crawl retries it when due) while the
+    /// host's other URLs go on.
+    #[serde(with = "humantime_serde")]
+    pub max_pause: Duration,
 }
 
 /// Request slots of hosts shared by several processes.
@@ -59,60 +65,8 @@ impl Default for PolitenessSettings {
             delay: Duration::from_secs(1),
             loopback_delay: Duration::ZERO,
             per_host: 2,
+            max_pause: Duration::from_secs(60),
         }
-    }
-}
-
-/// robots.txt of one host.
-#[derive(Debug, Default)]
-pub struct Robots {
-    robot: Option<texting_robots::Robot>,
-    /// `Crawl-delay` for us, if any.
-    pub crawl_delay: Option<Duration>,
-    /// `Sitemap:` URLs.
-    pub sitemaps: Vec<String>,
-    /// Why the robots.txt was ignored (missing, HTML, unreachable…), for the log.
-    pub note: Option<String>,
-}
-
-impl Robots {
-    /// Parses a robots.txt body for `agent`.
-    pub fn parse(agent: &str, body: &[u8]) -> Robots {
-        // Past the cap, keep whole lines only: a line cut to "Disallow: /" would block the site.
-        let body = if body.len() > MAX_ROBOTS {
-            let cut = &body[..MAX_ROBOTS];
-            &cut[..cut.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)]
-        } else {
-            body
-        };
-        match texting_robots::Robot::new(agent, body) {
-            Ok(r) => Robots {
-                crawl_delay: r
-                    .delay
-                    .filter(|d| d.is_finite() && *d > 0.0)
-                    .map(|d| Duration::from_secs_f32(d).min(MAX_HOST_DELAY)),
-                sitemaps: r.sitemaps.clone(),
-                robot: Some(r),
-                note: None,
-            },
-            Err(e) => Robots {
-                note: Some(format!("unparsable robots.txt ({e}); allowing everything")),
-                ..Default::default()
-            },
-        }
-    }
-
-    /// Robots that allow everything, with the reason.
-    pub fn allow_all(note: impl Into<String>) -> Robots {
-        Robots {
-            note: Some(note.into()),
-            ..Default::default()
-        }
-    }
-
-    /// May `url` be fetched?
-    pub fn allowed(&self, url: &str) -> bool {
-        self.robot.as_ref().is_none_or(|r| r.allowed(url))
     }
 }
 
@@ -122,11 +76,15 @@ pub struct HostState {
     next_start: Mutex<Instant>,
     last_start: Mutex<Instant>,
     delay: Duration,
+    max_pause: Duration,
     backoff: Mutex<(Duration, u32)>,
     key: String,
     shared: Option<SharedGate>,
     /// The host's robots.txt, fetched on first use.
     pub robots: OnceCell<Robots>,
+    /// While robots.txt cannot be read: until when the host is treated as disallowed, how many
+    /// reads failed in a row, and why.
+    unreachable: Mutex<Option<(Instant, u32, String)>>,
 }
 
 /// A permission to send one request to a host; dropping it frees the slot.
@@ -174,16 +132,18 @@ impl HostState {
     }
 
     /// The host answered 429 or 503: pause it for `retry_after` (or an exponential backoff
-    /// from 2 s, doubling, capped at [`MAX_HOST_DELAY`]). Returns the pause.
+    /// from 2 s, doubling), at most `max_pause`. Returns how long the URL that got the
+    /// answer should wait: the whole `retry_after` (at most 24 h), or the backoff.
     pub fn back_off(&self, retry_after: Option<Duration>) -> Duration {
         let mut b = self.backoff.lock().expect("lock");
         b.1 += 1;
         let exp = Duration::from_secs(2u64.saturating_pow(b.1.min(9)));
-        let pause = retry_after.unwrap_or(exp).min(MAX_HOST_DELAY);
+        let wait = retry_after.unwrap_or(exp).min(ROBOTS_RETRY_MAX);
+        let pause = wait.min(self.max_pause);
         b.0 = pause;
         let mut next = self.next_start.lock().expect("lock");
         *next = (*next).max(Instant::now() + pause);
-        pause
+        wait
     }
 
     /// robots.txt has just been read: the request after it must already respect its
@@ -199,6 +159,27 @@ impl HostState {
     /// The host answered normally: clear any backoff.
     pub fn recovered(&self) {
         *self.backoff.lock().expect("lock") = (Duration::ZERO, 0);
+    }
+
+    /// robots.txt could not be read (5xx, network error): the host is disallowed until a
+    /// retry after an exponential back-off (1 min, doubling, at most [`ROBOTS_RETRY_MAX`]).
+    /// Returns how long.
+    pub fn robots_unreachable(&self, why: String) -> Duration {
+        let mut u = self.unreachable.lock().expect("lock");
+        let failures = u.as_ref().map_or(0, |(_, n, _)| *n) + 1;
+        let wait = (Duration::from_secs(60) * 2u32.saturating_pow(failures.min(12) - 1))
+            .min(ROBOTS_RETRY_MAX);
+        *u = Some((Instant::now() + wait, failures, why));
+        wait
+    }
+
+    /// While robots.txt is unreachable and not yet due for a retry: how long until the retry,
+    /// and why.
+    pub fn robots_retry(&self) -> Option<(Duration, String)> {
+        let u = self.unreachable.lock().expect("lock");
+        let (until, _, why) = u.as_ref()?;
+        let left = until.saturating_duration_since(Instant::now());
+        (!left.is_zero()).then(|| (left, why.clone()))
     }
 }
 
@@ -254,10 +235,12 @@ impl Politeness {
                     } else {
                         self.settings.delay
                     },
+                    max_pause: self.settings.max_pause,
                     backoff: Mutex::new((Duration::ZERO, 0)),
                     key: host_key(url),
                     shared: self.shared.clone(),
                     robots: OnceCell::new(),
+                    unreachable: Mutex::new(None),
                 })
             })
             .clone()
@@ -278,32 +261,6 @@ pub fn retry_after(value: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn robots_rules_and_delay() {
-        let r = Robots::parse("everblog", b"User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nSitemap: http://a.b/sitemap.xml\n");
-        assert!(!r.allowed("http://a.b/private/x"));
-        assert!(r.allowed("http://a.b/blog/x"));
-        assert_eq!(r.crawl_delay, Some(Duration::from_secs(2)));
-        assert_eq!(r.sitemaps, vec!["http://a.b/sitemap.xml"]);
-        // 9 + 14 bytes of header, then 14-byte lines: byte MAX_ROBOTS falls right after
-        // "Disallow: /" of a line.
-        let big = format!(
-            "#comment\nUser-agent: *\n{}",
-            "Disallow: /x/\n".repeat(MAX_ROBOTS / 14 + 10)
-        );
-        let naive = texting_robots::Robot::new("everblog", &big.as_bytes()[..MAX_ROBOTS]).unwrap();
-        assert!(
-            !naive.allowed("http://a.b/page"),
-            "the naive cut ends in \"Disallow: /\""
-        );
-        assert!(
-            Robots::parse("everblog", big.as_bytes()).allowed("http://a.b/page"),
-            "a line cut at the cap must not become Disallow: /"
-        );
-        let html = Robots::parse("everblog", b"<html><body>Not found</body></html>");
-        assert!(html.allowed("http://a.b/anything"));
-    }
 
     #[test]
     fn retry_after_forms() {

@@ -140,6 +140,47 @@ impl Store {
         )?)
     }
 
+    /// Queued URLs of a blog whose page is already stored (entry pages fetched to learn the
+    /// rules): processing them costs no request.
+    pub fn prefetched(&self, blog_id: i64) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM frontier f WHERE f.blog_id = ?1 AND f.state = 'queued'
+               AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url)",
+            [blog_id],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// Up to `n` of those queued URLs whose page is already stored, in discovery order:
+    /// (url, depth).
+    pub fn prefetched_queued(&self, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>> {
+        self.rows(
+            "SELECT f.url, f.depth FROM frontier f WHERE f.blog_id = ?1 AND f.state = 'queued'
+               AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url)
+             ORDER BY f.seq LIMIT ?2",
+            params![blog_id, n as i64],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
+    /// Queued URLs of a blog waiting past `now` for a retry (a server asked to retry later).
+    pub fn deferred(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND not_before > ?2",
+            params![blog_id, ts(now)],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// Number of frontier URLs of a blog in each state.
+    pub fn page_states(&self, blog_id: i64) -> Result<Vec<(PageState, u64)>> {
+        self.rows(
+            "SELECT state, COUNT(*) FROM frontier WHERE blog_id = ?1 GROUP BY state ORDER BY state",
+            [blog_id],
+            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
+        )
+    }
+
     /// The kNN training data of a blog: (url, L(u)) of every processed page, in processing order.
     pub fn observations(&self, blog_id: i64) -> Result<Vec<(String, u32)>> {
         self.rows(

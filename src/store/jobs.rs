@@ -166,7 +166,7 @@ impl Store {
                     params![job.blog_id, e],
                 )?,
             };
-            if let Some((kind, at)) = &end.next {
+            for (kind, at) in &end.next {
                 let at = ts(*at);
                 tx.execute(
                     "INSERT OR IGNORE INTO jobs (blog_id, kind, created_at, not_before) VALUES (?1, ?2, ?3, ?4)",

@@ -56,6 +56,8 @@ vocabulary! {
         Failed = "failed",
         /// robots.txt forbids it: never requested.
         Blocked = "blocked",
+        /// The address policy refused it (a private address): never requested.
+        Refused = "refused",
     }
 }
 
@@ -410,8 +412,8 @@ pub struct JobEnd {
     pub outcome: Option<String>,
     /// Set when the job failed.
     pub error: Option<String>,
-    /// The blog's next job: (kind, not before).
-    pub next: Option<(JobKind, DateTime<Utc>)>,
+    /// The blog's next jobs: (kind, not before); one of a kind already open keeps its time.
+    pub next: Vec<(JobKind, DateTime<Utc>)>,
 }
 
 /// A queued URL as the kNN frontier sees it.
