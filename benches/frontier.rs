@@ -68,7 +68,15 @@ fn main() {
 
     let started = Instant::now();
     for chunk in (0..n).collect::<Vec<_>>().chunks(10_000) {
-        let batch: Vec<(String, u32)> = chunk.iter().map(|&i| (url(i), 2)).collect();
+        let batch: Vec<everblog::store::Link> = chunk
+            .iter()
+            .map(|&i| everblog::store::Link {
+                url: url(i),
+                depth: 2,
+                source: everblog::store::Source::Link,
+                post: false,
+            })
+            .collect();
         store.enqueue(blog, &batch).expect("enqueue");
     }
     let enqueue = started.elapsed();

@@ -2,7 +2,8 @@
 //! schedule and rendering, with documented defaults. Command-line flags override it.
 //!
 //! Each section is the settings type of the module it configures, deserialised as is (no
-//! mirror structs): `[database]` [`DatabaseSettings`], `[crawl]` [`CrawlSettings`], `[fetch]`
+//! mirror structs): `[database]` [`DatabaseSettings`], `[crawl]` [`CrawlSettings`], `[update]`
+//! [`UpdateSettings`], `[fetch]`
 //! [`FetchSettings`], `[politeness]` [`PolitenessSettings`], `[daemon]` [`DaemonSettings`], `[schedule]`
 //! [`Bounds`], `[render]` [`RenderSettings`]; their `Default` impls hold the defaults. A
 //! [`Config`] then builds the runtime objects ([`Config::fetcher`], [`Config::crawl_options`]),
@@ -13,7 +14,7 @@
 //! file means all defaults. `archive config --defaults` prints [`DEFAULTS`], the commented file.
 
 use crate::core::schedule::Bounds;
-use crate::crawl::{CrawlOptions, CrawlSettings};
+use crate::crawl::{CrawlOptions, CrawlSettings, UpdateSettings};
 use crate::daemon::{DaemonSettings, Worker};
 use crate::fetch::politeness::{PolitenessSettings, SharedGate};
 use crate::fetch::{FetchSettings, Fetcher};
@@ -62,6 +63,24 @@ learn_entries = 20
 # are left, wait at most this long; past it the crawl ends and they are retried by the next
 # crawl (the daemon schedules one when they are due).
 max_retry_wait = "10s"
+
+[update]
+# UpdateCrawl reads the feeds, then looks past them so that nothing slips through:
+# - backfill: when the feed no longer reaches an archived post (more posts appeared than it
+#   shows), older feed pages (RFC 5005, WordPress ?paged=N), the sitemaps and the listing pages
+#   (home page pagination) are read until it does; at most this many pages per UpdateCrawl.
+max_backfill_pages = 50
+# Sitemaps are read again (conditional GETs, cheap) at least this often, so that posts published
+# with an old date are caught.
+sitemap_interval = "1day"
+# - comments on old posts: each post's comments are checked again on a schedule decaying with
+#   its age (its comment feed by conditional GET, else its page, re-rendered for comment
+#   widgets): after a quarter of the post's age, rounded down to one of these intervals.
+comment_checks = ["1day", "7days", "30days", "90days", "180days"]
+# At most this many posts checked per UpdateCrawl, longest overdue first.
+max_comment_checks = 20
+# Posts older than this are not checked any more ("0s": no limit). Closed comments never are.
+comment_check_max_age = "0s"
 
 [fetch]
 # Largest response kept, in MB (fractions allowed), by kind; past it the fetch fails saying
@@ -138,6 +157,8 @@ pub struct Config {
     pub database: DatabaseSettings,
     /// `[crawl]`.
     pub crawl: CrawlSettings,
+    /// `[update]`.
+    pub update: UpdateSettings,
     /// `[fetch]`.
     pub fetch: FetchSettings,
     /// `[politeness]`.
@@ -268,6 +289,7 @@ impl Config {
     pub fn crawl_options(&self) -> CrawlOptions {
         CrawlOptions {
             settings: self.crawl.clone(),
+            update: self.update.clone(),
             renderer: Some(Arc::new(Renderer::new(self.render.clone()))),
             stop: None,
         }

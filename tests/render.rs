@@ -131,9 +131,9 @@ fn free_port() -> u16 {
         .port()
 }
 
-#[test]
-fn real_isso_comments_behind_hidden_links_are_archived() {
-    let t = truth("isso");
+/// The Isso fixture blog on a test server, and a real Isso server (PyPI) on a free port seeded
+/// through its HTTP API (it answers CORS for the blog), its state under `dir`.
+fn serve_isso(t: &Value, dir: &Path) -> (Server, Isso, u16) {
     let isso_port = free_port();
     let blog = Server::start_full(
         Root::Disk(js_fixture("isso/blog")),
@@ -145,22 +145,28 @@ fn real_isso_comments_behind_hidden_links_are_archived() {
         None,
     )
     .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    // The real Isso server (PyPI), seeded through its HTTP API; it answers CORS for the blog.
     let out = std::process::Command::new("bash")
         .arg(js_fixture("isso/start.sh"))
-        .arg(dir.path().join("isso"))
+        .arg(dir.join("isso"))
         .arg(isso_port.to_string())
         .arg(&blog.origin)
         .env("ISSO_DETACH", "1")
         .output()
         .unwrap();
-    let _isso = Isso(dir.path().join("isso"));
+    let isso = Isso(dir.join("isso"));
     assert!(
         out.status.success(),
         "Isso did not start: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    (blog, isso, isso_port)
+}
+
+#[test]
+fn real_isso_comments_behind_hidden_links_are_archived() {
+    let t = truth("isso");
+    let dir = tempfile::tempdir().unwrap();
+    let (blog, _isso, _) = serve_isso(&t, dir.path());
     let db = dir.path().join("a.db");
     let feed = format!("{}{}", blog.origin, t["feed_path"].as_str().unwrap());
     ok(&archive(&db, &["add", &feed]));
@@ -225,5 +231,65 @@ fn the_daemon_renders_a_javascript_blog_too() {
         (s.posts, s.posts, s.posts),
         "{:?}",
         s.failures
+    );
+}
+
+/// Comments keep arriving on old posts, out of the feed: a comment posted to Isso after the
+/// NewCrawl, on the oldest post, is archived by the next UpdateCrawl's scheduled comment check,
+/// which renders the post again (the widget has no comment feed).
+#[test]
+fn a_widget_comment_on_an_old_post_is_archived_by_a_scheduled_check() {
+    let t = truth("isso");
+    let dir = tempfile::tempdir().unwrap();
+    let (blog, _isso, isso_port) = serve_isso(&t, dir.path());
+    let db = dir.path().join("a.db");
+    let config = dir.path().join("c.toml");
+    std::fs::write(
+        &config,
+        "[update]\ncomment_checks = [\"0s\"]\nmax_comment_checks = 100\n",
+    )
+    .unwrap();
+    let cfg = config.to_str().unwrap();
+    let feed = format!("{}{}", blog.origin, t["feed_path"].as_str().unwrap());
+    ok(&archive(&db, &["--config", cfg, "add", &feed]));
+    ok(&archive(&db, &["--config", cfg, "crawl"]));
+    let oldest = t["posts"].as_array().unwrap().last().unwrap()["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let post = format!("{}{oldest}", blog.origin);
+    let before = Store::open(&db).unwrap().comments(&post).unwrap().len();
+
+    // A reader comments through Isso's own HTTP API, as its widget does.
+    let text = "Coming back to this years later: the drone brood advice still holds.";
+    let body = serde_json::json!({"text": text, "author": "Late Reader", "title": "x"});
+    let posted = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sys, urllib.request, urllib.parse\n\
+             url = 'http://127.0.0.1:%s/new?uri=%s' % (sys.argv[1], urllib.parse.quote(sys.argv[2]))\n\
+             req = urllib.request.Request(url, data=sys.argv[3].encode(), method='POST', headers={'Content-Type': 'application/json'})\n\
+             print(urllib.request.urlopen(req, timeout=30).status)",
+        )
+        .args([&isso_port.to_string(), &oldest, &body.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&posted.stdout).trim(),
+        "201",
+        "{}",
+        String::from_utf8_lossy(&posted.stderr)
+    );
+
+    let update = ok(&archive(&db, &["--config", cfg, "update"]));
+    assert!(update.contains("older posts checked"), "{update}");
+    let comments = Store::open(&db).unwrap().comments(&post).unwrap();
+    assert_eq!(comments.len(), before + 1, "{update}");
+    assert!(
+        comments
+            .iter()
+            .any(|c| c.author.as_deref() == Some("Late Reader")
+                && token_f1(&c.content_text, text) >= 0.9),
+        "{comments:?}"
     );
 }

@@ -149,8 +149,8 @@ fn print_crawl(b: &Blog, s: &CrawlSummary, elapsed: std::time::Duration) {
         elapsed.as_secs_f64()
     );
     println!(
-        "  last new post at page {} of this run · {} blocked by robots.txt · {} refused (private addresses) · {} links over the per-template cap · {} posts from sitemaps · {} pages rendered · stopped: {}",
-        s.pages_at_last_post, s.blocked, s.refused, s.trapped, s.sitemap_posts, s.rendered, s.stop_reason
+        "  last new post at page {} of this run · {:.1} posts estimated unseen · {} blocked by robots.txt · {} refused (private addresses) · {} links over the per-template cap · {} posts from sitemaps · {} pages rendered · stopped: {}",
+        s.pages_at_last_post, s.unseen_estimate, s.blocked, s.refused, s.trapped, s.sitemap_posts, s.rendered, s.stop_reason
     );
     for r in &s.rules {
         println!(

@@ -101,8 +101,10 @@ pub enum Command {
         /// Neighbours of the kNN estimate. [crawl.k, 5]
         #[arg(long, value_name = "K")]
         k: Option<usize>,
-        /// With the kNN frontier, stop once this many pages in a row brought no new post and no
-        /// queued page looks promising (0: crawl until the frontier is empty).
+        /// With the kNN frontier, stop at the latest once this many pages in a row brought no
+        /// new post and no queued page looks promising; it usually stops sooner, when
+        /// capture–recapture says every post is found (0: no early stop, crawl until the
+        /// frontier is empty).
         /// [crawl.patience, 1000]
         #[arg(long, value_name = "PAGES")]
         patience: Option<u64>,
@@ -148,6 +150,19 @@ pub enum Command {
         /// Write to this file instead of stdout.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+    },
+    /// What the archive holds of each blog against what is known to exist: posts known (by
+    /// source: feed, older feed pages, sitemaps, listing pages, links) vs archived vs missing
+    /// (with the reason and the last attempt); comments declared (feed counts, "12 comments"
+    /// on pages) vs archived; the oldest and newest post; when the blog was last verified.
+    /// Exits 1 when something known is missing, for monitoring.
+    Coverage {
+        /// Only this blog.
+        #[arg(long, value_name = "BLOG")]
+        blog: Option<String>,
+        /// JSON instead of text (one array of reports).
+        #[arg(long)]
+        json: bool,
     },
     /// Show the learned extraction rules of each blog (XPath, score, votes).
     Rules {
@@ -303,6 +318,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             output,
         } => read::export(&db, blog.as_deref(), output),
         Command::Rules { blog } => read::rules(&db, blog.as_deref()),
+        Command::Coverage { blog, json } => status::coverage(&db, blog.as_deref(), json),
         Command::Demo { keep } => demo::demo(keep).await,
         Command::Daemon {
             lease,

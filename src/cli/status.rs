@@ -1,9 +1,9 @@
 //! `archive status`: the blogs (posts, crawl state, rendering, last and next update, error
 //! streak) and the job queue.
 
-use super::open_to_read;
-use crate::store::{Job, JobState};
-use anyhow::Result;
+use super::{find, open_to_read};
+use crate::store::{Coverage, Job, JobState};
+use anyhow::{bail, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::path::Path;
 
@@ -40,6 +40,8 @@ pub(super) fn status(db: &Path) -> Result<()> {
             when(b.last_update_at, "never"),
             when(b.next_update_at, "not scheduled")
         );
+        let c = store.coverage(b.id)?;
+        println!("      coverage: {}", coverage_line(&c));
         if b.errors_in_a_row > 0 {
             println!(
                 "      {} failed job(s) in a row, backing off; last error: {}",
@@ -65,6 +67,98 @@ pub(super) fn status(db: &Path) -> Result<()> {
         println!("  {}", job_line(j, blog));
     }
     Ok(())
+}
+
+/// One line of coverage: posts archived of known, comments archived of declared, missing.
+pub(crate) fn coverage_line(c: &Coverage) -> String {
+    format!(
+        "{}/{} posts · {}/{} declared comments · {} missing",
+        c.posts_archived,
+        c.posts_known,
+        c.comments_archived,
+        c.comments_declared,
+        c.missing()
+    )
+}
+
+/// `archive coverage`: the coverage report of one blog or all; fails (exit 1) when something
+/// known is missing.
+pub(super) fn coverage(db: &Path, blog: Option<&str>, json: bool) -> Result<()> {
+    let store = open_to_read(db)?;
+    let blogs = match blog {
+        Some(b) => vec![find(&store, b)?],
+        None => store.blogs()?,
+    };
+    let reports: Vec<Coverage> = blogs
+        .iter()
+        .map(|b| store.coverage(b.id))
+        .collect::<Result<_>>()?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else {
+        for (b, c) in blogs.iter().zip(&reports) {
+            print_coverage(b.title.as_deref().unwrap_or("(untitled blog)"), c);
+        }
+    }
+    let missing: u64 = reports.iter().map(Coverage::missing).sum();
+    if missing > 0 {
+        bail!("{missing} known posts or comments are not archived (see above)");
+    }
+    Ok(())
+}
+
+fn print_coverage(title: &str, c: &Coverage) {
+    let date = |d: Option<chrono::DateTime<chrono::FixedOffset>>| {
+        d.map(|d| d.format("%Y-%m-%d").to_string())
+            .unwrap_or_else(|| "-".into())
+    };
+    println!("{title} ({})", c.blog);
+    let by: Vec<String> = c
+        .posts_known_by
+        .iter()
+        .map(|(s, n)| format!("{s} {n}"))
+        .collect();
+    println!(
+        "  posts     {} known ({}) · {} archived · {} missing · {} gone from the blog (kept)",
+        c.posts_known,
+        by.join(", "),
+        c.posts_archived,
+        c.posts_missing.len(),
+        c.posts_gone
+    );
+    println!(
+        "  comments  {} declared · {} archived · {} missing",
+        c.comments_declared,
+        c.comments_archived,
+        c.comments_missing
+            .iter()
+            .map(|m| m.declared.saturating_sub(m.archived))
+            .sum::<u64>()
+    );
+    println!(
+        "  dates     {} … {} · last verified {}",
+        date(c.oldest_post),
+        date(c.newest_post),
+        when(c.verified_at, "never")
+    );
+    for m in &c.posts_missing {
+        println!(
+            "  missing   {} ({}{}; last tried {})",
+            m.url,
+            m.state,
+            m.error
+                .as_deref()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default(),
+            when(m.last_attempt, "never")
+        );
+    }
+    for m in &c.comments_missing {
+        println!(
+            "  comments  {}: {} declared, {} archived",
+            m.url, m.declared, m.archived
+        );
+    }
 }
 
 fn job_line(j: &Job, blog: &str) -> String {

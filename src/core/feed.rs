@@ -20,6 +20,10 @@ pub struct Feed {
     pub kind: FeedKind,
     /// The site the feed belongs to (its `alternate`/`link`), absolute.
     pub home: Option<String>,
+    /// The next (older) page of a paged or archived feed (RFC 5005 `next`, `prev-archive`).
+    pub next: Option<String>,
+    /// What generated the feed (`<generator>`), e.g. "https://wordpress.org/?v=6.1.9".
+    pub generator: Option<String>,
     /// Entries in feed order.
     pub entries: Vec<FeedEntry>,
 }
@@ -120,6 +124,15 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
                 && l.media_type.as_deref().is_none_or(|t| t.contains("html"))
         })
         .map(|l| resolve(&l.href));
+    let next = parsed
+        .links
+        .iter()
+        .find(|l| matches!(l.rel.as_deref(), Some("next" | "prev-archive")))
+        .map(|l| resolve(&l.href));
+    let generator = parsed
+        .generator
+        .as_ref()
+        .map(|g| g.uri.clone().unwrap_or_else(|| g.content.clone()));
     let raw = raw_entries(bytes);
     let aligned = raw.len() == parsed.entries.len();
     let mut entries = Vec::new();
@@ -195,6 +208,8 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
             .filter(|t| !t.is_empty()),
         kind,
         home,
+        next,
+        generator,
         entries,
     })
 }

@@ -91,6 +91,7 @@ pub mod extract;
 pub mod feed;
 pub mod html;
 pub mod learn;
+pub mod listing;
 pub mod meta;
 pub mod page;
 pub mod post_url;

@@ -33,6 +33,41 @@ impl Default for Bounds {
     }
 }
 
+/// When a post's comments are checked next: after a quarter of its age, rounded down to one of
+/// `checks` (ascending; at least the first, at most the last), so a post a few days old is
+/// checked daily and one years old twice a year. `None` once the post is older than `max_age`
+/// (zero: no limit) or without `checks`.
+///
+/// ```
+/// use everblog::core::schedule::comment_check_interval;
+/// use std::time::Duration;
+/// let day = Duration::from_secs(86_400);
+/// let checks = [day, 7 * day, 30 * day, 90 * day, 180 * day];
+/// assert_eq!(comment_check_interval(2 * day, &checks, Duration::ZERO), Some(day));
+/// assert_eq!(comment_check_interval(40 * day, &checks, Duration::ZERO), Some(7 * day));
+/// assert_eq!(comment_check_interval(2000 * day, &checks, Duration::ZERO), Some(180 * day));
+/// assert_eq!(comment_check_interval(2000 * day, &checks, 1000 * day), None);
+/// ```
+pub fn comment_check_interval(
+    age: Duration,
+    checks: &[Duration],
+    max_age: Duration,
+) -> Option<Duration> {
+    if !max_age.is_zero() && age > max_age {
+        return None;
+    }
+    let quarter = age / 4;
+    let first = *checks.first()?;
+    Some(
+        checks
+            .iter()
+            .copied()
+            .filter(|c| *c <= quarter)
+            .max()
+            .unwrap_or(first),
+    )
+}
+
 /// Activity older than this does not count towards the frequency.
 pub const WINDOW: Duration = Duration::from_secs(90 * 24 * 3600);
 

@@ -13,10 +13,19 @@ pub const MAX_INFLATED: u64 = 50 * 1024 * 1024;
 /// What a sitemap file lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Sitemap {
-    /// Page URLs.
-    Urls(Vec<String>),
+    /// Pages.
+    Urls(Vec<SitemapUrl>),
     /// URLs of further sitemaps.
     Index(Vec<String>),
+}
+
+/// A page a sitemap lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SitemapUrl {
+    /// Its URL.
+    pub loc: String,
+    /// When it last changed, if the sitemap says (`<lastmod>`, W3C datetime).
+    pub lastmod: Option<chrono::DateTime<chrono::FixedOffset>>,
 }
 
 /// A file that is not a sitemap.
@@ -44,8 +53,10 @@ pub fn parse(bytes: &[u8]) -> Result<Sitemap, SitemapError> {
     let mut reader = quick_xml::Reader::from_reader(xml);
     reader.config_mut().trim_text(true);
     let mut root: Option<String> = None;
+    // The text being read: of a <loc> (true) or a <lastmod> (false).
     let mut loc: Option<String> = None;
-    let mut locs = Vec::new();
+    let mut in_loc = true;
+    let mut locs: Vec<SitemapUrl> = Vec::new();
     let mut buf = Vec::new();
     loop {
         match reader.read_event_into(&mut buf) {
@@ -56,8 +67,9 @@ pub fn parse(bytes: &[u8]) -> Result<Sitemap, SitemapError> {
                         return Err(SitemapError(format!("root element <{name}>")));
                     }
                     root = Some(name);
-                } else if name == "loc" {
+                } else if name == "loc" || name == "lastmod" {
                     loc = Some(String::new());
+                    in_loc = name == "loc";
                 }
             }
             Ok(Event::Text(t)) => {
@@ -83,9 +95,20 @@ pub fn parse(bytes: &[u8]) -> Result<Sitemap, SitemapError> {
                     l.extend(c);
                 }
             }
-            Ok(Event::End(e)) if e.local_name().as_ref().eq_ignore_ascii_case("loc") => {
+            Ok(Event::End(e))
+                if e.local_name().as_ref().eq_ignore_ascii_case("loc")
+                    || e.local_name().as_ref().eq_ignore_ascii_case("lastmod") =>
+            {
                 if let Some(l) = loc.take() {
-                    locs.push(l.trim().to_string());
+                    let text = l.trim().to_string();
+                    if in_loc {
+                        locs.push(SitemapUrl {
+                            loc: text,
+                            lastmod: None,
+                        });
+                    } else if let Some(last) = locs.last_mut() {
+                        last.lastmod = super::meta::parse_instant(&text, None);
+                    }
                 }
             }
             Ok(Event::Eof) => break,
@@ -97,10 +120,10 @@ pub fn parse(bytes: &[u8]) -> Result<Sitemap, SitemapError> {
         }
         buf.clear();
     }
-    locs.retain(|l| !l.is_empty());
+    locs.retain(|l| !l.loc.is_empty());
     match root.as_deref() {
         Some("urlset") => Ok(Sitemap::Urls(locs)),
-        Some(_) => Ok(Sitemap::Index(locs)),
+        Some(_) => Ok(Sitemap::Index(locs.into_iter().map(|l| l.loc).collect())),
         None => Err(SitemapError("empty document".into())),
     }
 }
@@ -111,11 +134,17 @@ mod tests {
 
     #[test]
     fn urlsets_indexes_and_garbage() {
-        let set = br#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.b/x?a=1&amp;b=2</loc></url><url><loc> http://a.b/y </loc></url></urlset>"#;
+        let set = br#"<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://a.b/x?a=1&amp;b=2</loc><lastmod>2025-10-01</lastmod></url><url><loc> http://a.b/y </loc></url></urlset>"#;
+        let Sitemap::Urls(urls) = parse(set).unwrap() else {
+            panic!("a urlset")
+        };
+        let locs: Vec<&str> = urls.iter().map(|u| u.loc.as_str()).collect();
+        assert_eq!(locs, ["http://a.b/x?a=1&b=2", "http://a.b/y"]);
         assert_eq!(
-            parse(set).unwrap(),
-            Sitemap::Urls(vec!["http://a.b/x?a=1&b=2".into(), "http://a.b/y".into()])
+            urls[0].lastmod.map(|d| d.to_rfc3339()).as_deref(),
+            Some("2025-10-01T00:00:00+00:00")
         );
+        assert_eq!(urls[1].lastmod, None);
         let idx =
             br#"<sitemapindex><sitemap><loc>http://a.b/s1.xml</loc></sitemap></sitemapindex>"#;
         assert_eq!(

@@ -9,9 +9,9 @@
 //!   by the distance-weighted kNN estimate of L(u), the number of post links its page holds
 //!   ([`crate::core::priority`]). New URLs are scored when they are first seen. Priorities go
 //!   stale as the model learns; they are refreshed lazily — the top of the queue is re-scored
-//!   before it is served whenever the model has doubled since those entries were scored — and
-//!   the whole queue once per doubling of the training set, so the cost stays O(log n) full
-//!   passes instead of one per fetch.
+//!   before it is served whenever the model has grown by a quarter since those entries were
+//!   scored — and the whole queue once per doubling of the training set, so the cost stays
+//!   O(log n) full passes instead of one per fetch.
 //! - [`BreadthFirst`]: by depth, then discovery order (the baseline of the benchmark).
 
 use crate::core::post_url::{comment_page_of, PostUrlPattern};
@@ -40,9 +40,10 @@ pub trait Frontier {
     ) -> Result<Vec<(String, u32)>>;
     /// Learns from a processed page: its URL and L(u), the number of post links it holds.
     fn observe(&mut self, url: &str, post_links: usize);
-    /// The estimated L of the best non-post URL served last, if the frontier estimates at all
-    /// (for the yield-based stop of NewCrawl).
-    fn best_estimate(&self) -> Option<f64> {
+    /// The non-post URLs at the top of the queue when the last batch was served, with their
+    /// estimated L(u), best first; `None` when the frontier does not estimate (for the
+    /// yield-based stop of NewCrawl).
+    fn lookahead(&self) -> Option<&[(String, f64)]> {
         None
     }
 }
@@ -71,7 +72,7 @@ pub struct KnnFrontier {
     model: PriorityModel,
     loaded: bool,
     full_refresh_at: usize,
-    best: Option<f64>,
+    lookahead: Vec<(String, f64)>,
 }
 
 impl KnnFrontier {
@@ -82,7 +83,7 @@ impl KnnFrontier {
             model: PriorityModel::new(k),
             loaded: false,
             full_refresh_at: 1,
-            best: None,
+            lookahead: Vec::new(),
         }
     }
 
@@ -121,9 +122,11 @@ impl KnnFrontier {
             .collect()
     }
 
+    /// Whether a priority scored when the model had `scored_at` observations is out of date: the
+    /// model has grown by a quarter (at least 4 observations) since.
     fn stale(&self, scored_at: i64) -> bool {
         let n = self.model.observations() as i64;
-        scored_at < 0 || n > 2 * scored_at
+        scored_at < 0 || n >= scored_at + (scored_at / 4).max(4)
     }
 
     fn rescore(&self, store: &mut Store, blog_id: i64, urls: Vec<String>) -> Result<()> {
@@ -187,16 +190,13 @@ impl Frontier for KnnFrontier {
             }
             self.rescore(store, blog_id, stale)?;
         }
-        let top = store.best_queued(blog_id, n, now)?;
-        self.best = top
+        let mut top = store.best_queued(blog_id, n * 4, now)?;
+        self.lookahead = top
             .iter()
-            .map(|t| t.priority)
-            .find(|p| *p < POST_PRIORITY)
-            .or(if top.is_empty() {
-                None
-            } else {
-                Some(POST_PRIORITY)
-            });
+            .filter(|t| t.priority < POST_PRIORITY)
+            .map(|t| (t.url.clone(), t.priority))
+            .collect();
+        top.truncate(n);
         Ok(top.into_iter().map(|t| (t.url, t.depth)).collect())
     }
 
@@ -206,8 +206,8 @@ impl Frontier for KnnFrontier {
         }
     }
 
-    fn best_estimate(&self) -> Option<f64> {
-        self.best
+    fn lookahead(&self) -> Option<&[(String, f64)]> {
+        Some(&self.lookahead)
     }
 }
 

@@ -21,7 +21,7 @@ use crate::core::post_url::{canonical, PostUrlPattern};
 use crate::core::rules::Rule;
 use crate::fetch::{self, Fetcher, Resource, Response};
 use crate::render::widgets::Widget;
-use crate::store::{Blog, Store, StoredRule};
+use crate::store::{Blog, Link, Source, Store, StoredRule};
 use anyhow::{bail, Context, Result};
 use chrono::Utc;
 use std::collections::{HashMap, HashSet};
@@ -275,8 +275,18 @@ pub(super) async fn learn_from_entries(
     }
     store.save_rules(blog.id, &rules, &pattern)?;
     let start = blog.start_url.as_deref().unwrap_or(&blog.home_url);
-    let mut seeds = vec![(canonical(&Url::parse(start)?).to_string(), 0)];
-    seeds.extend(entries.iter().map(|e| (e.url.clone(), 1)));
+    let mut seeds = vec![Link {
+        url: canonical(&Url::parse(start)?).to_string(),
+        depth: 0,
+        source: Source::Start,
+        post: false,
+    }];
+    seeds.extend(entries.iter().map(|e| Link {
+        url: e.url.clone(),
+        depth: 1,
+        source: Source::Feed,
+        post: true,
+    }));
     store.enqueue(blog.id, &seeds)?;
     Ok(())
 }

@@ -12,6 +12,8 @@
 //! - `new_crawl`, `update_crawl`: the two jobs, top-down.
 
 mod add;
+mod backfill;
+mod drift;
 pub mod frontier;
 mod learn;
 pub mod links;
@@ -67,8 +69,9 @@ pub struct CrawlSettings {
     /// Neighbours of the kNN estimate (default 5).
     pub k: usize,
     /// Yield-based stop (kNN frontier only): after this many consecutive processed pages
-    /// without a new post while the best queued estimate of L is below 0.5, the blog is
-    /// considered completely crawled (default 1,000). 0 disables the stop.
+    /// without a new post while no queued page is promising, the blog is considered completely
+    /// crawled, whatever capture–recapture says (default 1,000). 0 disables every early stop:
+    /// the crawl goes on until the frontier is empty.
     pub patience: u64,
     /// Most URLs followed per URL template (the path with digits generalised, query values
     /// dropped): bounds calendars and other generated URL spaces (default 2,000).
@@ -99,12 +102,70 @@ impl Default for CrawlSettings {
     }
 }
 
+/// How UpdateCrawl looks past the feed: the `[update]` section of the configuration file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct UpdateSettings {
+    /// Posts whose comments are checked per UpdateCrawl, at most (default 20), longest overdue
+    /// first: a 10,000-post blog is covered over time, without bursts.
+    pub max_comment_checks: usize,
+    /// Intervals between two comment checks of a post, ascending (default 1 day, 7, 30, 90 and
+    /// 180 days): the next check comes after a quarter of the post's age, rounded down to one
+    /// of these (`core::schedule::comment_check_interval`).
+    #[serde(with = "durations")]
+    pub comment_checks: Vec<Duration>,
+    /// Posts older than this get no more comment checks (default 0: no limit). Posts whose page
+    /// says comments are closed get none either.
+    #[serde(with = "humantime_serde")]
+    pub comment_check_max_age: Duration,
+    /// Listing pages and older feed pages read, at most, per UpdateCrawl to find posts the feed
+    /// no longer shows (default 50).
+    pub max_backfill_pages: usize,
+    /// Sitemaps are read again (conditional GETs) at least this often, to catch posts
+    /// published with an old date (default 1 day); always when the feed no longer reaches an
+    /// archived post.
+    #[serde(with = "humantime_serde")]
+    pub sitemap_interval: Duration,
+}
+
+impl Default for UpdateSettings {
+    fn default() -> Self {
+        let day = Duration::from_secs(86_400);
+        UpdateSettings {
+            max_comment_checks: 20,
+            comment_checks: vec![day, 7 * day, 30 * day, 90 * day, 180 * day],
+            comment_check_max_age: Duration::ZERO,
+            max_backfill_pages: 50,
+            sitemap_interval: day,
+        }
+    }
+}
+
+/// A list of durations written like "1day", "12h".
+mod durations {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(v: &[Duration], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|d| humantime::format_duration(*d).to_string()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Duration>, D::Error> {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|t| humantime::parse_duration(t).map_err(serde::de::Error::custom))
+            .collect()
+    }
+}
+
 /// What a crawl runs with: its settings and the runtime objects built from the configuration
 /// (`Config::crawl_options`).
 #[derive(Debug, Clone, Default)]
 pub struct CrawlOptions {
     /// The settings.
     pub settings: CrawlSettings,
+    /// How UpdateCrawl looks past the feed.
+    pub update: UpdateSettings,
     /// The render stage (headless Chromium), for blogs that need JavaScript; launched on first
     /// use. `None`: blogs that need it fail with a clear error.
     pub renderer: Option<Arc<Renderer>>,

@@ -12,13 +12,22 @@ use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
 use super::page::{comment_write, load_context, process_safely, BlogContext, Processed};
 use super::{learn, rendering, seed, CrawlOptions, FrontierKind, MAX_ATTEMPTS};
 use crate::core::extract::GapField;
+use crate::core::listing::unseen_posts;
 use crate::fetch::{FetchRecord, Fetcher, Resource, Response};
-use crate::store::{Blog, Gap, PageOutcome, PageState, Renders, Store, StoredRule};
+use crate::store::{Blog, Gap, Link, PageOutcome, PageState, Renders, Source, Store, StoredRule};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 use url::Url;
+
+/// Pages a crawl goes on past its last new post before the capture–recapture estimate may end
+/// it.
+pub const MIN_TAIL: u64 = 10;
+
+/// Pages of one kind in a row that linked no new post, after which that kind of page no longer
+/// keeps a crawl going.
+pub const BARREN_STREAK: u32 = 5;
 
 /// What a NewCrawl did.
 #[derive(Debug, Clone, Default)]
@@ -54,6 +63,9 @@ pub struct CrawlSummary {
     pub stopped: bool,
     /// Pages a server asked to retry later, left for the next crawl, and when the first is due.
     pub deferred: Option<(u64, DateTime<Utc>)>,
+    /// Posts still unseen when the crawl stopped, estimated by capture–recapture over how often
+    /// each known post was found (`core::listing::unseen_posts`).
+    pub unseen_estimate: f64,
 }
 
 /// Live counters for a progress display.
@@ -97,9 +109,41 @@ fn template(url: &str) -> String {
     let Ok(u) = Url::parse(url) else {
         return url.to_string();
     };
-    let mut t = String::new();
+    let t = digits_to_zero(u.path());
+    let mut keys: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
+    keys.sort();
+    format!("{}{t}?{}", u.host_str().unwrap_or(""), keys.join("&"))
+}
+
+/// The kind of a page for the yield-based stop: host, path segments with digit runs replaced by
+/// `0` and the last segment by `*`, query keys without values — `/page/3/`, `/page/4/` are one
+/// kind, `/news/2019/` and `/news/2020/` another, `/tag/chairs/` and `/tag/oak/` a third.
+fn kind(url: &str) -> String {
+    let Ok(u) = Url::parse(url) else {
+        return url.to_string();
+    };
+    let mut segments: Vec<String> = u
+        .path_segments()
+        .map(|s| s.filter(|s| !s.is_empty()).map(digits_to_zero).collect())
+        .unwrap_or_default();
+    if let Some(last) = segments.last_mut() {
+        *last = "*".into();
+    }
+    let mut keys: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
+    keys.sort();
+    format!(
+        "{}/{}?{}",
+        u.host_str().unwrap_or(""),
+        segments.join("/"),
+        keys.join("&")
+    )
+}
+
+/// `s` with every run of ASCII digits replaced by one `0`.
+fn digits_to_zero(s: &str) -> String {
+    let mut t = String::with_capacity(s.len());
     let mut digit = false;
-    for c in u.path().chars() {
+    for c in s.chars() {
         if c.is_ascii_digit() {
             if !digit {
                 t.push('0');
@@ -110,9 +154,7 @@ fn template(url: &str) -> String {
             digit = false;
         }
     }
-    let mut keys: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
-    keys.sort();
-    format!("{}{t}?{}", u.host_str().unwrap_or(""), keys.join("&"))
+    t
 }
 
 /// Runs NewCrawl for one blog until its frontier is exhausted, the yield-based stop fires, a
@@ -147,7 +189,15 @@ pub async fn new_crawl(
         let budget = opts.settings.max_pages;
         let posts = seed::sitemap_posts(store, fetcher, &blog, pattern, budget).await?;
         summary.sitemap_posts = posts.len() as u64;
-        let seeds: Vec<(String, u32)> = posts.into_iter().map(|u| (u, 1)).collect();
+        let seeds: Vec<Link> = posts
+            .into_iter()
+            .map(|url| Link {
+                url,
+                depth: 1,
+                source: Source::Sitemap,
+                post: true,
+            })
+            .collect();
         store.enqueue(blog.id, &seeds)?;
     }
     // 3. Crawl (paper §4.3): the frontier picks, pages are fetched, rendered, processed, stored.
@@ -161,6 +211,7 @@ pub async fn new_crawl(
     summary.rules = stored;
     let mut crawl = Crawl {
         templates: HashMap::new(),
+        kinds: HashMap::new(),
         posts_before: store.counts(blog.id)?.posts,
         processed: 0,
         since_new_post: 0,
@@ -178,20 +229,6 @@ pub async fn new_crawl(
             summary.stop_reason = format!("page budget of {max_pages} reached");
             break;
         }
-        let patience = opts.settings.patience;
-        if patience > 0
-            && crawl.since_new_post >= patience
-            && frontier.best_estimate().is_some_and(|b| b < 0.5)
-        {
-            summary.complete = true;
-            summary.stop_reason = format!(
-                "no new post in the last {} pages and no promising page left",
-                crawl.since_new_post
-            );
-            break;
-        }
-        // Pages fetched to learn the rules count against the budget: once the rest of it is
-        // spent, only they (stored already, no request) are processed.
         let room = (max_pages - processed).saturating_sub(store.prefetched(blog.id)?);
         let n = opts.settings.concurrency * 4;
         let batch = if room == 0 {
@@ -199,6 +236,70 @@ pub async fn new_crawl(
         } else {
             frontier.next(store, blog.id, n.min(room as usize), Utc::now())?
         };
+        // (Judged on the batch just chosen: the frontier has scored what the last pages found.)
+        // Done when no post is queued, fewer than one post is estimated unseen, no page near
+        // the top of the queue is promising (expected to hold post links, of a kind of page
+        // that has not gone BARREN_STREAK pages without a new one), and the crawl went on past
+        // its last new post for half as long as it took to find it (at least MIN_TAIL).
+        // `patience` pages without a post, with no promising page left, is the upper bound;
+        // patience 0 crawls until the frontier is empty.
+        let (f1, f2) = store.captures(blog.id)?;
+        let unseen = unseen_posts(f1, f2);
+        summary.unseen_estimate = unseen;
+        let lookahead = frontier.lookahead();
+        let promising = lookahead.map(|l| {
+            l.iter()
+                .filter(|(url, estimate)| crawl.promising(url, *estimate))
+                .count()
+        });
+        let tail = crawl.since_new_post >= (summary.pages_at_last_post / 2).max(MIN_TAIL);
+        tracing::debug!(
+            processed = crawl.processed,
+            since_new_post = crawl.since_new_post,
+            unseen,
+            f1,
+            f2,
+            ?promising,
+            "stopping rule"
+        );
+        let patience = opts.settings.patience;
+        let done = if patience == 0 || promising != Some(0) {
+            None
+        } else if tail && unseen < 1.0 && store.queued_posts(blog.id, Utc::now())? == 0 {
+            Some(format!(
+                "every post seems found: {unseen:.1} unseen by capture-recapture ({f1} posts found once, {f2} twice), no queued page expected to link a new one"
+            ))
+        } else if crawl.since_new_post >= patience {
+            Some(format!(
+                "no new post in the last {} pages and no promising page left",
+                crawl.since_new_post
+            ))
+        } else {
+            None
+        };
+        if let Some(reason) = done {
+            // Pages a server asked to retry later keep the crawl open: waited for when due
+            // soon, else left for the NewCrawl queued for then.
+            match store.next_retry(blog.id)? {
+                Some(at)
+                    if (at - Utc::now()).to_std().unwrap_or_default()
+                        > opts.settings.max_retry_wait =>
+                {
+                    let n = store.deferred(blog.id, Utc::now())?;
+                    summary.deferred = Some((n, at));
+                    summary.stop_reason = deferred_reason(n, at);
+                    break;
+                }
+                Some(_) => {}
+                None => {
+                    summary.complete = true;
+                    summary.stop_reason = reason;
+                    break;
+                }
+            }
+        }
+        // Pages fetched to learn the rules count against the budget: once the rest of it is
+        // spent, only they (stored already, no request) are processed.
         if batch.is_empty() {
             // Only URLs a server asked to retry later remain: wait for the first if it is due
             // soon, else leave them for the next crawl.
@@ -208,10 +309,7 @@ pub async fn new_crawl(
                 let n = store.deferred(blog.id, now)?;
                 if wait > opts.settings.max_retry_wait {
                     summary.deferred = Some((n, at));
-                    summary.stop_reason = format!(
-                        "{n} pages deferred until {} (the server asked to retry later)",
-                        at.format("%Y-%m-%d %H:%M UTC")
-                    );
+                    summary.stop_reason = deferred_reason(n, at);
                     break;
                 }
                 progress.phase(&format!(
@@ -265,6 +363,15 @@ pub async fn new_crawl(
     }
     summary.posts = store.counts(blog.id)?.posts;
     Ok(summary)
+}
+
+/// Why a crawl stopped with pages a server asked to retry later: `n` of them, the first due at
+/// `at`.
+fn deferred_reason(n: u64, at: DateTime<Utc>) -> String {
+    format!(
+        "{n} pages deferred until {} (the server asked to retry later)",
+        at.format("%Y-%m-%d %H:%M UTC")
+    )
 }
 
 /// Sleeps `d`, waking early when a stop is requested.
@@ -395,6 +502,8 @@ fn judge(
 struct Crawl {
     /// Links seen per URL template (the trap bound).
     templates: HashMap<String, usize>,
+    /// Per kind of page ([`kind`]): pages processed in a row that linked no new post.
+    kinds: HashMap<String, u32>,
     /// Posts archived when the last new post appeared.
     posts_before: u64,
     /// Pages processed by this run.
@@ -404,6 +513,13 @@ struct Crawl {
 }
 
 impl Crawl {
+    /// Whether a queued non-post URL is worth fetching before the crawl may stop: its page is
+    /// expected to hold at least half a post link, and its kind of page has not gone
+    /// [`BARREN_STREAK`] pages in a row without linking a new post.
+    fn promising(&self, url: &str, estimate: f64) -> bool {
+        estimate >= 0.5 && self.kinds.get(&kind(url)).copied().unwrap_or(0) < BARREN_STREAK
+    }
+
     /// Processes one page and records everything it changes in one transaction.
     #[allow(clippy::too_many_arguments)]
     async fn record(
@@ -442,26 +558,30 @@ impl Crawl {
             },
             _ => Processed::default(),
         };
-        if let Some(why) = failure {
+        if let Some(why) = &failure {
             summary.errors += 1;
             if summary.error_samples.len() < 10 {
-                summary.error_samples.push((page.url.clone(), why));
+                summary.error_samples.push((page.url.clone(), why.clone()));
             }
         }
+        let error = failure.or_else(|| page.failure());
         let Processed {
             mut post,
             mut links,
             post_links,
             comments,
         } = processed;
+        if let Some(p) = post.as_mut() {
+            super::page::schedule_comment_check(p, ctx, blog.renders, &opts.update, Utc::now());
+        }
         if let (true, Some(p)) = (render_failed, post.as_mut()) {
             p.gaps.push(Gap {
                 field: GapField::Comments,
                 reason: "the page could not be rendered in Chromium; comments shown by JavaScript are missing (see the log)".into(),
             });
         }
-        links.retain(|(l, _)| {
-            let n = self.templates.entry(template(l)).or_insert(0);
+        links.retain(|l| {
+            let n = self.templates.entry(template(&l.url)).or_insert(0);
             *n += 1;
             *n <= opts.settings.max_per_template
         });
@@ -472,12 +592,13 @@ impl Crawl {
         let comments = comments
             .map(|(post_url, c)| comment_write(store, &post_url, &c))
             .transpose()?;
+        let written_url = page.url.clone();
         let keep = if page.reused.is_some() || state == PageState::Queued {
             None
         } else {
             page.response
         };
-        store.record_page(&PageOutcome {
+        let written = store.record_page(&PageOutcome {
             blog_id: blog.id,
             url: page.url,
             fetches: page.fetches,
@@ -489,9 +610,18 @@ impl Crawl {
             post_links: parsed.then_some(post_links as u32),
             state,
             retry_at,
+            error,
             comments,
             gone: false,
         })?;
+        if parsed {
+            let streak = self.kinds.entry(kind(&written_url)).or_insert(0);
+            *streak = if written.new_post_links > 0 {
+                0
+            } else {
+                *streak + 1
+            };
+        }
         self.processed += 1;
         Ok(())
     }

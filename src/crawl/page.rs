@@ -4,6 +4,7 @@
 //! feeds and the archive ([`reconcile_comments`]: decided here, the store only stores).
 
 use super::links::{followable, site_of};
+use super::UpdateSettings;
 use crate::core::comments::{same_comment, same_id, CommentRules};
 use crate::core::extract::{extract, ExtractContext, GapField, RuleSet};
 use crate::core::feed::{self, Feed, FeedEntry};
@@ -13,8 +14,11 @@ use crate::core::page::Page;
 use crate::core::post_url::{comment_page_of, PostUrlPattern};
 use crate::core::rules::Rule;
 use crate::fetch::{self, Response};
-use crate::store::{Blog, Comment, CommentSource, CommentWrite, Gap, NewPost, Store, StoredRule};
+use crate::store::{
+    Blog, Comment, CommentSource, CommentWrite, Gap, Link, NewPost, Source, Store, StoredRule,
+};
 use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
 use url::Url;
 
@@ -37,8 +41,8 @@ pub(super) struct BlogContext {
 pub(super) struct Processed {
     /// The post, when the page is one.
     pub(super) post: Option<NewPost>,
-    /// Followable links: (canonical URL, depth).
-    pub(super) links: Vec<(String, u32)>,
+    /// Followable links, posts marked.
+    pub(super) links: Vec<Link>,
     /// L(u): links to posts on the page.
     pub(super) post_links: usize,
     /// Comments found, under the post they belong to (a comment page's post).
@@ -117,7 +121,13 @@ fn comment_page_number(url: &Url) -> i64 {
 
 /// The post a page holds, extracted with the blog's rules; the feed entry, when there is one,
 /// is the truth for its authors and dates (paper §3.2), the page fills in the rest.
-fn post_of(ctx: &BlogContext, page: &Page, url: &str, response: &Response) -> Option<NewPost> {
+fn post_of(
+    ctx: &BlogContext,
+    page: &Page,
+    base: &Url,
+    url: &str,
+    response: &Response,
+) -> Option<NewPost> {
     let entry = ctx.entries.get(url);
     let xctx = ExtractContext {
         offset: ctx.offset,
@@ -139,6 +149,7 @@ fn post_of(ctx: &BlogContext, page: &Page, url: &str, response: &Response) -> Op
         })
         .map(|(field, reason)| Gap { field, reason })
         .collect();
+    let article = ctx.rules.article.apply_first(page);
     Some(NewPost {
         url: url.to_string(),
         title: x.title.or_else(|| entry.and_then(|e| e.title.clone())),
@@ -149,7 +160,46 @@ fn post_of(ctx: &BlogContext, page: &Page, url: &str, response: &Response) -> Op
         content_html: x.content_html,
         content_text: x.content_text,
         gaps,
+        comments_feed: entry
+            .and_then(|e| e.comments_feed.clone())
+            .or_else(|| crate::core::listing::comment_feed(page, base)),
+        comments_declared: entry
+            .and_then(|e| e.comment_count)
+            .or_else(|| crate::core::listing::declared_comments(page, article)),
+        comments_closed: crate::core::listing::comments_closed(page),
+        next_comment_check: None,
     })
+}
+
+/// Schedules the first comment check of a post archived now (`[update] comment_checks`), when
+/// the post can have comments: the blog has comment rules or a comment widget (`renders`), or
+/// the post names a comment feed or declares comments. A post of a blog without comments is
+/// never checked.
+pub(super) fn schedule_comment_check(
+    post: &mut NewPost,
+    ctx: &BlogContext,
+    renders: Option<crate::store::Renders>,
+    update: &UpdateSettings,
+    now: DateTime<Utc>,
+) {
+    let commented = ctx.comment_rules.is_some()
+        || renders.is_some_and(|r| r.wants(true))
+        || post.comments_feed.is_some()
+        || post.comments_declared.is_some_and(|n| n > 0);
+    if !commented {
+        post.next_comment_check = None;
+        return;
+    }
+    let age = post
+        .published
+        .map(|p| (now - p.with_timezone(&Utc)).to_std().unwrap_or_default())
+        .unwrap_or_default();
+    post.next_comment_check = crate::core::schedule::comment_check_interval(
+        age,
+        &update.comment_checks,
+        update.comment_check_max_age,
+    )
+    .map(|wait| now + chrono::Duration::from_std(wait).unwrap_or_default());
 }
 
 /// The comments a page shows (a post page, or one of its comment pages), under the post they
@@ -203,7 +253,7 @@ pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Respo
     let entry = ctx.entries.get(url);
     let mut post =
         (entry.is_some() || ctx.pattern.is_post(&url_parsed) || ctx.pattern.is_post(&base))
-            .then(|| post_of(ctx, &page, url, response))
+            .then(|| post_of(ctx, &page, &base, url, response))
             .flatten();
     let comments = comments_of(ctx, &page, &url_parsed, post.is_some(), response);
     // The feed declares comments the page did not yield: say so on the post.
@@ -226,7 +276,12 @@ pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Respo
         post,
         links: links
             .into_iter()
-            .map(|l| (l.to_string(), depth + 1))
+            .map(|l| Link {
+                post: ctx.pattern.is_post(&l),
+                url: l.to_string(),
+                depth: depth + 1,
+                source: Source::Link,
+            })
             .collect(),
         post_links,
         comments,

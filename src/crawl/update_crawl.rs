@@ -14,22 +14,25 @@
 //!    with the blog's rules and stored: a changed post keeps its previous text as a version, new
 //!    and edited comments are stored (edits keep the previous text), a 404/410 marks the post
 //!    gone. Comment pages linked from a changed post are followed.
-//! 4. **Template drift** ([`drift`]). When the pages of feed entries stop matching their entries
+//! 4. **Template drift** ([`super::drift`]). When the pages of feed entries stop matching their entries
 //!    (the article rule finds nothing, or the text agrees with the feed far less than when the
 //!    rules were learned), the rules are learned again from the current entries (old rules stay,
 //!    inactive) and the posts fetched since the last good crawl are extracted again from their
 //!    stored responses.
 
 use super::add::declared_comment_feeds;
-use super::page::{comment_write, comments_of_feed, load_context, process_safely, BlogContext};
-use super::{canonical_entries, CrawlOptions};
+use super::page::{
+    comment_write, comments_of_feed, load_context, process_safely, schedule_comment_check,
+    BlogContext,
+};
+use super::{canonical_entries, drift, CrawlOptions};
 use crate::core::comments::{same_comment, same_id, same_text};
 use crate::core::feed::{self, FeedEntry, Targets};
 use crate::core::learn::Field;
 use crate::core::post_url::{canonical, comment_page_of};
 use crate::core::text::dice;
 use crate::fetch::{self, Fetched, Fetcher, Resource};
-use crate::store::{Blog, Comment, PageOutcome, PageState, PostWrite, Store};
+use crate::store::{Blog, Comment, Link, PageOutcome, PageState, PostWrite, Source, Store};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -56,6 +59,10 @@ pub struct UpdateSummary {
     pub edited_comments: u64,
     /// Pages that could not be fetched (network error, HTTP error other than 404/410).
     pub errors: u64,
+    /// Posts the feed no longer showed, found by backfilling, per source.
+    pub backfilled: Vec<(Source, u64)>,
+    /// Posts whose comments were checked on their schedule.
+    pub comment_checks: u64,
     /// Set when template drift made the rules be learned again: what happened.
     pub relearned: Option<String>,
     /// Posts extracted again from stored responses after relearning.
@@ -78,6 +85,26 @@ impl std::fmt::Display for UpdateSummary {
             self.not_modified,
             self.errors
         )?;
+        if !self.backfilled.is_empty() {
+            let n: u64 = self.backfilled.iter().map(|(_, n)| n).sum();
+            let by: Vec<String> = self
+                .backfilled
+                .iter()
+                .map(|(s, n)| format!("{s} {n}"))
+                .collect();
+            write!(
+                f,
+                "; backfilled {n} posts the feed no longer shows ({})",
+                by.join(", ")
+            )?;
+        }
+        if self.comment_checks > 0 {
+            write!(
+                f,
+                "; comments of {} older posts checked",
+                self.comment_checks
+            )?;
+        }
         if let Some(r) = &self.relearned {
             write!(f, "; {r}, {} posts re-extracted", self.reextracted)?;
         }
@@ -98,6 +125,8 @@ enum Why {
     MaybeGone,
     /// A comment page of a changed post.
     CommentPage,
+    /// A sitemap says it changed since the last crawl.
+    Listed,
 }
 
 /// A feed entry's agreement with the text extracted from its page: Dice of the entry's text and
@@ -134,7 +163,7 @@ fn entries_of(r: &fetch::Response) -> Option<Vec<FeedEntry>> {
 }
 
 /// A conditional GET of `url` on its latest stored response, logged and kept.
-async fn get_if_changed(
+pub(super) async fn get_if_changed(
     store: &mut Store,
     fetcher: &Fetcher,
     blog_id: i64,
@@ -161,6 +190,12 @@ struct Update<'a> {
     pages: BTreeMap<String, Why>,
     /// The feed's entries now (empty when the feed did not change).
     current: Vec<FeedEntry>,
+    /// The feed as read now (`None` when it did not change).
+    feed: Option<feed::Feed>,
+    /// How posts not in the feed were found (backfill).
+    found_by: HashMap<String, Source>,
+    /// Comment feeds read by this crawl.
+    comment_feeds_read: HashSet<String>,
 }
 
 /// Runs UpdateCrawl for one archived blog: new posts, edited posts (versions kept), gone posts,
@@ -202,9 +237,13 @@ pub async fn update_crawl(
         },
         pages: BTreeMap::new(),
         current: Vec::new(),
+        feed: None,
+        found_by: HashMap::new(),
+        comment_feeds_read: HashSet::new(),
     };
     let previous_feed = u.read_feed().await?;
-    if !u.read_comment_feeds(previous_feed).await? {
+    u.backfill(since).await?;
+    if !u.read_comment_feeds(previous_feed).await? || !u.check_old_comments().await? {
         return Ok(u.summary);
     }
     let Some((agreements, stored_now)) = u.fetch_changed().await? else {
@@ -216,11 +255,12 @@ pub async fn update_crawl(
         .iter()
         .find(|r| r.field == Field::Article)
         .map_or(1.0, |r| r.score);
-    if let Some(why) = drift(&agreements, learned_score) {
+    if let Some(why) = drift::drift(&agreements, learned_score) {
         tracing::warn!(blog = %u.blog.feed_url, %why, "template drift: learning the rules again");
-        relearn(u.store, fetcher, &u.blog, opts, &u.current).await?;
+        drift::relearn(u.store, fetcher, &u.blog, opts, &u.current).await?;
         let (ctx, _) = load_context(u.store, &u.blog)?;
-        let (changed, added, comments) = reextract(u.store, &ctx, &u.blog, since, &stored_now)?;
+        let (changed, added, comments) =
+            drift::reextract(u.store, &ctx, &u.blog, since, &stored_now)?;
         u.summary.reextracted = changed;
         u.summary.new_posts += added;
         u.summary.new_comments += comments;
@@ -254,6 +294,7 @@ impl Update<'_> {
             .map_err(|e| anyhow::anyhow!("feed {feed_url} no longer parses: {e}"))?;
         self.summary.feed_changed = true;
         self.current = canonical_entries(&parsed);
+        self.feed = Some(parsed);
         let stored: HashMap<String, FeedEntry> = self
             .store
             .entries(blog_id)?
@@ -301,6 +342,121 @@ impl Update<'_> {
         Ok(previous)
     }
 
+    /// Step 1b: posts the feed no longer shows ([`super::backfill`]), when it no longer reaches
+    /// an archived post, or when the sitemaps are due for a reading.
+    async fn backfill(&mut self, since: Option<DateTime<Utc>>) -> Result<()> {
+        // No overlap: every entry of the feed is new (nothing older left to it is archived).
+        let overlap = self.feed.is_none()
+            || self.current.is_empty()
+            || self
+                .current
+                .iter()
+                .any(|e| !matches!(self.pages.get(&e.url), Some(Why::New)));
+        let now = Utc::now();
+        let sitemaps_due = self.blog.sitemaps_read_at.is_none_or(|at| {
+            (now - at).to_std().unwrap_or_default() >= self.opts.update.sitemap_interval
+        });
+        if overlap && !sitemaps_due {
+            return Ok(());
+        }
+        let found = super::backfill::Backfill {
+            store: self.store,
+            fetcher: self.fetcher,
+            blog: &self.blog,
+            pattern: &self.ctx.pattern,
+            feed: self.feed.as_ref(),
+            since,
+            max_pages: self.opts.update.max_backfill_pages,
+            sitemaps_due,
+        }
+        .run(overlap)
+        .await?;
+        self.summary.requests += found.requests;
+        let mut by: BTreeMap<Source, u64> = BTreeMap::new();
+        let in_feed: HashSet<&str> = self.current.iter().map(|e| e.url.as_str()).collect();
+        for (url, source) in found.new {
+            if in_feed.contains(url.as_str()) {
+                continue; // the feed shows it: step 1 queued it already
+            }
+            tracing::info!(blog = %self.blog.home_url, post = %url, %source, "backfill: a post the feed no longer shows");
+            *by.entry(source).or_default() += 1;
+            self.pages.entry(url.clone()).or_insert(Why::New);
+            self.found_by.insert(url, source);
+        }
+        self.summary.backfilled = by.into_iter().collect();
+        for url in found.changed {
+            self.pages.entry(url).or_insert(Why::Listed);
+        }
+        for url in found
+            .unlisted
+            .into_iter()
+            .take(self.opts.update.max_backfill_pages)
+        {
+            self.pages.entry(url).or_insert(Why::MaybeGone);
+        }
+        Ok(())
+    }
+
+    /// Step 2b: the comments of older posts, on their schedule (`[update] comment_checks`),
+    /// at most `max_comment_checks`, longest overdue first: their comment feed by conditional
+    /// GET (new or changed items mark the page), else their page. A post whose comment feed
+    /// is gone may be gone too: its page tells. Returns false when stopped on request.
+    async fn check_old_comments(&mut self) -> Result<bool> {
+        let now = Utc::now();
+        let update = &self.opts.update;
+        let due = self
+            .store
+            .due_comment_checks(self.blog.id, now, update.max_comment_checks)?;
+        for check in due {
+            if self.opts.stopped() {
+                self.summary.complete = false;
+                return Ok(false);
+            }
+            self.summary.comment_checks += 1;
+            match check.comments_feed.clone() {
+                Some(feed_url) if !self.comment_feeds_read.contains(&feed_url) => {
+                    self.comment_feeds_read.insert(feed_url.clone());
+                    let got = get_if_changed(
+                        self.store,
+                        self.fetcher,
+                        self.blog.id,
+                        &feed_url,
+                        Resource::Feed,
+                    )
+                    .await?;
+                    self.summary.requests += got.requests().count() as u64;
+                    self.summary.not_modified += got.not_modified() as u64;
+                    let status = got.response.as_ref().map(|r| r.status);
+                    if let Some(r) = got.success() {
+                        if let Ok(cf) = feed::parse(&r.body, &r.final_url) {
+                            self.compare_comment_feed(&cf)?;
+                        }
+                    } else if matches!(status, Some(404 | 410)) {
+                        self.pages
+                            .entry(check.url.clone())
+                            .or_insert(Why::MaybeGone);
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    self.pages.entry(check.url.clone()).or_insert(Why::Comments);
+                }
+            }
+            let age = check
+                .published
+                .map(|p| (now - p.with_timezone(&Utc)).to_std().unwrap_or_default())
+                .unwrap_or_default();
+            let next = crate::core::schedule::comment_check_interval(
+                age,
+                &update.comment_checks,
+                update.comment_check_max_age,
+            )
+            .map(|wait| now + chrono::Duration::from_std(wait).unwrap_or_default());
+            self.store.set_comment_check(&check.url, now, next, false)?;
+        }
+        Ok(true)
+    }
+
     /// Step 2: comment feeds, the site-wide ones the home page declares, then each recent
     /// post's (conditional GETs: an unchanged one costs a 304), so an edited comment on a recent
     /// post shows even when the site-wide feed lists only the newest comments. Returns false
@@ -337,6 +493,7 @@ impl Update<'_> {
                 self.summary.complete = false;
                 return Ok(false);
             }
+            self.comment_feeds_read.insert(feed_url.clone());
             let got = get_if_changed(self.store, self.fetcher, blog_id, &feed_url, Resource::Feed)
                 .await?;
             self.summary.requests += got.requests().count() as u64;
@@ -431,8 +588,13 @@ impl Update<'_> {
                 return Ok(None);
             }
             let mut requests = Vec::new();
-            for (u, _) in &round {
-                let previous = self.store.latest_response(blog_id, u)?.map(|(_, r)| r);
+            let widgets = self.blog.renders.is_some_and(|r| r.wants(true));
+            for (u, why) in &round {
+                // A comment widget's comments change without its page: fetch it whole.
+                let previous = match why {
+                    Why::Comments if widgets => None,
+                    _ => self.store.latest_response(blog_id, u)?.map(|(_, r)| r),
+                };
                 requests.push((u.clone(), previous));
             }
             let why: HashMap<String, Why> = round.into_iter().collect();
@@ -459,7 +621,16 @@ impl Update<'_> {
                 let why = why[&url];
                 if why == Why::New {
                     // Known to the frontier, so a resumed NewCrawl does not fetch it again.
-                    self.store.enqueue(blog_id, &[(url.clone(), 1)])?;
+                    let source = self.found_by.get(&url).copied().unwrap_or(Source::Feed);
+                    self.store.enqueue(
+                        blog_id,
+                        &[Link {
+                            url: url.clone(),
+                            depth: 1,
+                            source,
+                            post: true,
+                        }],
+                    )?;
                 }
                 // Changed pages are posts (or their comment pages): rendered when the blog renders.
                 let rendered = match (&self.opts.renderer, &got.response) {
@@ -475,12 +646,21 @@ impl Update<'_> {
                     }
                     _ => None,
                 };
-                let processed = match rendered.as_ref().or(got.response.as_ref()) {
+                let mut processed = match rendered.as_ref().or(got.response.as_ref()) {
                     Some(r) if !failed && !gone => {
                         process_safely(&self.ctx, &url, 1, r).unwrap_or_default()
                     }
                     _ => Default::default(),
                 };
+                if let Some(p) = processed.post.as_mut() {
+                    schedule_comment_check(
+                        p,
+                        &self.ctx,
+                        self.blog.renders,
+                        &self.opts.update,
+                        Utc::now(),
+                    );
+                }
                 if let (Some(t), true) = (targets.get(&url), matches!(why, Why::New | Why::Edited))
                 {
                     if got.response.as_ref().is_some_and(fetch::is_html) && !gone && !failed {
@@ -491,12 +671,12 @@ impl Update<'_> {
                         agreements.push((url.clone(), score.or(Some(0.0))));
                     }
                 }
-                for (link, _) in &processed.links {
-                    if let Ok(l) = Url::parse(link) {
+                for link in &processed.links {
+                    if let Ok(l) = Url::parse(&link.url) {
                         let owner = comment_page_of(&l).map(|p| canonical(&p).to_string());
-                        if owner.as_deref() == Some(url.as_str()) && !done.contains(link) {
-                            next_round.push((link.clone(), Why::CommentPage));
-                            done.insert(link.clone());
+                        if owner.as_deref() == Some(url.as_str()) && !done.contains(&link.url) {
+                            next_round.push((link.url.clone(), Why::CommentPage));
+                            done.insert(link.url.clone());
                         }
                     }
                 }
@@ -523,6 +703,7 @@ impl Update<'_> {
                         PageState::Done
                     },
                     retry_at: None,
+                    error: got.record.failure().filter(|_| failed),
                     comments,
                     gone,
                 })?;
@@ -548,122 +729,5 @@ impl Update<'_> {
         if written.gone {
             tracing::info!(post = %url, "post gone from the blog; it stays archived");
         }
-    }
-}
-
-/// Template drift: most feed entries fetched in this crawl no longer agree with the text their
-/// page yields. Needs at least one page; "most" is more than half, "no longer agree" is a
-/// Dice below half of the learned rule's own score (and below 0.5).
-fn drift(agreements: &[(String, Option<f64>)], learned_score: f64) -> Option<String> {
-    if agreements.is_empty() {
-        return None;
-    }
-    let floor = (learned_score / 2.0).min(0.5);
-    let bad = agreements
-        .iter()
-        .filter(|(_, s)| s.is_none_or(|s| s < floor))
-        .count();
-    (bad * 2 > agreements.len()).then(|| {
-        format!(
-            "{bad} of {} new or edited entries score below {floor:.2} with the current rules",
-            agreements.len()
-        )
-    })
-}
-
-/// Learns the rules again from the current feed entries, fetching their pages anew
-/// (conditionally) since unchanged-looking entries may carry the new template too.
-async fn relearn(
-    store: &mut Store,
-    fetcher: &Fetcher,
-    blog: &Blog,
-    opts: &CrawlOptions,
-    current: &[FeedEntry],
-) -> Result<()> {
-    let entries: Vec<FeedEntry> = if current.is_empty() {
-        store.entries(blog.id)?
-    } else {
-        current.to_vec()
-    };
-    for e in &entries {
-        get_if_changed(store, fetcher, blog.id, &e.url, Resource::Page).await?;
-    }
-    let only: HashSet<String> = entries.into_iter().map(|e| e.url).collect();
-    super::learn::learn_from_entries(store, fetcher, blog, opts, Some(&only)).await
-}
-
-/// Extracts again, from their stored responses, the posts fetched at or after `since` (all
-/// posts when `None`) and the pages in `also` (fetched by this crawl, posts or not yet), with
-/// the blog's current rules. Changed posts keep their previous text as a version. Returns (posts
-/// changed, posts archived for the first time, comments archived for the first time).
-fn reextract(
-    store: &mut Store,
-    ctx: &BlogContext,
-    blog: &Blog,
-    since: Option<DateTime<Utc>>,
-    also: &[String],
-) -> Result<(u64, u64, u64)> {
-    let mut urls: Vec<String> = also.to_vec();
-    store.for_each_post(Some(blog.id), |p| {
-        if since.is_none_or(|s| p.fetched_at >= s) && !urls.contains(&p.url) {
-            urls.push(p.url);
-        }
-        Ok(())
-    })?;
-    let (mut n, mut added, mut comments) = (0, 0, 0);
-    for url in urls {
-        let Some((id, r)) = store.latest_response(blog.id, &url)? else {
-            continue;
-        };
-        let Some(processed) = process_safely(ctx, &url, 1, &r) else {
-            continue;
-        };
-        if processed.post.is_none() {
-            continue;
-        }
-        let write = processed
-            .comments
-            .map(|(post_url, c)| comment_write(store, &post_url, &c))
-            .transpose()?;
-        let written = store.record_page(&PageOutcome {
-            blog_id: blog.id,
-            url: url.clone(),
-            fetches: Vec::new(),
-            response: None,
-            rendered: None,
-            reused_response: Some(id),
-            post: processed.post,
-            links: Vec::new(),
-            post_links: None,
-            state: PageState::Done,
-            retry_at: None,
-            comments: write,
-            gone: false,
-        })?;
-        comments += written.new_comments as u64;
-        match written.post {
-            Some(PostWrite::Edited(_)) => n += 1,
-            Some(PostWrite::New) => added += 1,
-            _ => {}
-        }
-    }
-    Ok((n, added, comments))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn drift_needs_most_entries_to_disagree() {
-        let a = |s: &[Option<f64>]| -> Vec<(String, Option<f64>)> {
-            s.iter().map(|x| (String::new(), *x)).collect()
-        };
-        assert!(drift(&a(&[]), 0.9).is_none());
-        assert!(drift(&a(&[Some(0.9), Some(0.2)]), 0.9).is_none());
-        assert!(drift(&a(&[None, Some(0.2), Some(0.95)]), 0.9).is_some());
-        // Rules learned on weak agreement (summary-only feeds) drift only far below it.
-        assert!(drift(&a(&[Some(0.4)]), 0.7).is_none());
-        assert!(drift(&a(&[Some(0.1)]), 0.7).is_some());
     }
 }

@@ -217,7 +217,16 @@ impl Worker {
         };
         match &ran {
             Ran::Done(r) => {
-                tracing::info!(job = job.id, blog = %blog.home_url, outcome = %r.outcome(), "{name} finished")
+                tracing::info!(job = job.id, blog = %blog.home_url, outcome = %r.outcome(), "{name} finished");
+                if let Ok(c) = store.coverage(blog.id) {
+                    super::sd_notify(&format!(
+                        "STATUS=idle; {}: {}/{} posts, {} missing",
+                        blog.home_url,
+                        c.posts_archived,
+                        c.posts_known,
+                        c.missing()
+                    ));
+                }
             }
             Ran::Stopped(_) => {
                 tracing::info!(job = job.id, blog = %blog.home_url, "stopping: job released, it runs again later")

@@ -13,7 +13,8 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 const BLOG_COLUMNS: &str =
     "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern, start_url,
-     last_update_at, next_update_at, errors_in_a_row, last_error, render, renders, render_reason";
+     last_update_at, next_update_at, errors_in_a_row, last_error, render, renders, render_reason,
+     sitemaps_read_at";
 
 fn blog_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Blog> {
     let pattern: Option<String> = r.get(7)?;
@@ -43,6 +44,7 @@ fn blog_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Blog> {
         render: r.get(13)?,
         renders: r.get(14)?,
         render_reason: r.get(15)?,
+        sitemaps_read_at: utc_col(r, 16)?,
     })
 }
 
@@ -240,6 +242,15 @@ impl Store {
         self.conn.execute(
             "UPDATE blogs SET crawl_started_at = COALESCE(crawl_started_at, ?2) WHERE id = ?1",
             params![blog_id, now()],
+        )?;
+        Ok(())
+    }
+
+    /// Records that a blog's sitemaps were read at `at`.
+    pub fn mark_sitemaps_read(&mut self, blog_id: i64, at: DateTime<Utc>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE blogs SET sitemaps_read_at = ?2 WHERE id = ?1",
+            params![blog_id, ts(at)],
         )?;
         Ok(())
     }

@@ -2,29 +2,53 @@
 //! state, kNN priority (and the model size it was computed at), L(u) once processed, retry
 //! attempts and the earliest time a URL may be retried. `crawl::frontier` decides the order.
 
-use super::{ts, utc_col, PageState, QueuedUrl, Store};
+use super::{now, ts, utc_col, Link, PageState, QueuedUrl, Source, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, Transaction};
 
-pub(super) fn put_links(tx: &Transaction<'_>, blog_id: i64, urls: &[(String, u32)]) -> Result<()> {
-    if urls.is_empty() {
-        return Ok(());
+/// Adds links to a blog's frontier; a URL known already gains the link's source, one more
+/// in-link when a page links it, and its post mark. Returns how many post links were new to the
+/// frontier.
+pub(super) fn put_links(tx: &Transaction<'_>, blog_id: i64, links: &[Link]) -> Result<u32> {
+    let mut new_posts = 0;
+    if links.is_empty() {
+        return Ok(new_posts);
     }
     let mut seq: i64 = tx.query_row(
         "SELECT COALESCE(MAX(seq), 0) FROM frontier WHERE blog_id = ?1",
         [blog_id],
         |r| r.get(0),
     )?;
-    let mut st = tx.prepare_cached(
-        "INSERT OR IGNORE INTO frontier (blog_id, url, depth, state, seq) VALUES (?1, ?2, ?3, ?4, ?5)",
+    let mut insert = tx.prepare_cached(
+        "INSERT OR IGNORE INTO frontier (blog_id, url, depth, state, seq, sources, inlinks, is_post)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?;
-    for (u, d) in urls {
-        if st.execute(params![blog_id, u, d, PageState::Queued, seq + 1])? == 1 {
+    let mut known = tx.prepare_cached(
+        "UPDATE frontier SET sources = sources | ?3, inlinks = inlinks + ?4, is_post = MAX(is_post, ?5)
+         WHERE blog_id = ?1 AND url = ?2",
+    )?;
+    for l in links {
+        let inlink = (l.source == Source::Link) as i64;
+        let bit = l.source.bit();
+        if insert.execute(params![
+            blog_id,
+            l.url,
+            l.depth,
+            PageState::Queued,
+            seq + 1,
+            bit,
+            inlink,
+            l.post
+        ])? == 1
+        {
             seq += 1;
+            new_posts += l.post as u32;
+        } else {
+            known.execute(params![blog_id, l.url, bit, inlink, l.post])?;
         }
     }
-    Ok(())
+    Ok(new_posts)
 }
 
 /// Sets the state of a processed frontier URL (a retry counts an attempt).
@@ -35,20 +59,21 @@ pub(super) fn put_state(
     state: PageState,
     post_links: Option<u32>,
     retry_at: Option<DateTime<Utc>>,
+    error: Option<&str>,
 ) -> Result<()> {
     tx.execute(
-        "UPDATE frontier SET state = ?3, post_links = ?4, not_before = ?5,
+        "UPDATE frontier SET state = ?3, post_links = ?4, not_before = ?5, error = ?6, last_attempt = ?7,
            attempts = attempts + CASE WHEN ?3 = 'queued' THEN 1 ELSE 0 END
          WHERE blog_id = ?1 AND url = ?2",
-        params![blog_id, url, state, post_links, retry_at.map(ts)],
+        params![blog_id, url, state, post_links, retry_at.map(ts), error, now()],
     )?;
     Ok(())
 }
 
 impl Store {
-    /// Adds URLs (with their link depth) to a blog's frontier; known URLs are ignored.
-    pub fn enqueue(&mut self, blog_id: i64, urls: &[(String, u32)]) -> Result<()> {
-        self.write(|tx| put_links(tx, blog_id, urls))
+    /// Adds links to a blog's frontier (a known URL gains the link's source).
+    pub fn enqueue(&mut self, blog_id: i64, links: &[Link]) -> Result<()> {
+        self.write(|tx| put_links(tx, blog_id, links).map(drop))
     }
 
     /// Up to `n` queued frontier URLs that may be fetched at `now`, in breadth-first order:
@@ -170,6 +195,51 @@ impl Store {
             params![blog_id, ts(now)],
             |r| r.get::<_, i64>(0),
         )? as u64)
+    }
+
+    /// Where the crawl is with one URL of a blog, if it is in the frontier.
+    pub fn page_state(&self, blog_id: i64, url: &str) -> Result<Option<PageState>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT state FROM frontier WHERE blog_id = ?1 AND url = ?2",
+                params![blog_id, url],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Post URLs of a blog queued and fetchable at `now` (not waiting for a retry).
+    pub fn queued_posts(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND is_post = 1 AND state = 'queued'
+               AND (not_before IS NULL OR not_before <= ?2)",
+            params![blog_id, ts(now)],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// How often the blog's known posts were found, for the capture–recapture estimate of the
+    /// posts still unseen: (posts found once, posts found twice). A finding is a page linking
+    /// the post, or a source that lists it (feed, older feed page, sitemap, listing page).
+    pub fn captures(&self, blog_id: i64) -> Result<(u64, u64)> {
+        let listed: String = [
+            Source::Feed,
+            Source::PagedFeed,
+            Source::Sitemap,
+            Source::Listing,
+        ]
+        .iter()
+        .map(|s| format!(" + ((sources & {}) != 0)", s.bit()))
+        .collect();
+        Ok(self.conn.query_row(
+            &format!(
+                "SELECT COALESCE(SUM(c = 1), 0), COALESCE(SUM(c = 2), 0) FROM (
+                   SELECT inlinks{listed} AS c FROM frontier WHERE blog_id = ?1 AND is_post = 1)"
+            ),
+            [blog_id],
+            |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
+        )?)
     }
 
     /// Number of frontier URLs of a blog in each state.

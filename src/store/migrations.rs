@@ -207,4 +207,24 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE blogs ADD COLUMN renders TEXT;
     ALTER TABLE blogs ADD COLUMN render_reason TEXT;
     "#,
+    // 9: nothing slips through. Frontier URLs remember how they were found (`sources`, a bit
+    // per discovery source: feed, paged feed, sitemap, listing page, link, start), how many
+    // pages link to them (`inlinks`: capture–recapture of the stopping rule), whether they are
+    // posts, and their last failure. Posts carry their comment feed, the comment count the blog
+    // declares, and a comment-check schedule (next check, last check, closed).
+    r#"
+    ALTER TABLE frontier ADD COLUMN sources INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE frontier ADD COLUMN inlinks INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE frontier ADD COLUMN is_post INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE frontier ADD COLUMN error TEXT;
+    ALTER TABLE frontier ADD COLUMN last_attempt TEXT;
+    CREATE INDEX frontier_posts ON frontier(blog_id, is_post, state);
+    ALTER TABLE posts ADD COLUMN comments_feed TEXT;
+    ALTER TABLE posts ADD COLUMN comments_declared INTEGER;
+    ALTER TABLE posts ADD COLUMN comments_closed INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE posts ADD COLUMN last_comment_check TEXT;
+    ALTER TABLE posts ADD COLUMN next_comment_check TEXT;
+    CREATE INDEX posts_comment_checks ON posts(blog_id, next_comment_check);
+    ALTER TABLE blogs ADD COLUMN sitemaps_read_at TEXT;
+    "#,
 ];

@@ -20,6 +20,7 @@
 //! time order and SQL can compare them; a blog's own times keep the offset it wrote.
 
 mod blogs;
+mod coverage;
 mod frontier;
 mod host_slots;
 mod jobs;

@@ -6,10 +6,11 @@
 use super::frontier::{put_links, put_state};
 use super::responses::{put_fetch, put_response, response_time};
 use super::{
-    json_list, local_col, now, parse_list, utc_col, utc_req, Comment, CommentWrite, PageOutcome,
-    Post, PostVersion, PostWrite, Store, Written,
+    json_list, local_col, now, parse_list, ts, utc_col, utc_req, Comment, CommentCheck,
+    CommentWrite, PageOutcome, Post, PostVersion, PostWrite, Store, Written,
 };
 use anyhow::Result;
+use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, Transaction};
 
 /// Inserts or updates a post. When the archived title or text differs from the new one, the
@@ -47,15 +48,21 @@ fn put_post(
     };
     tx.execute(
         "INSERT INTO posts (blog_id, url, title, authors, published, content_html, content_text, response_id, fetched_at, extracted_at,
-           updated, published_raw, gaps, version)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+           updated, published_raw, gaps, version, comments_feed, comments_declared, comments_closed, next_comment_check,
+           last_comment_check)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?9)
          ON CONFLICT (url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
            published = COALESCE(excluded.published, posts.published), content_html = excluded.content_html,
            content_text = excluded.content_text, response_id = excluded.response_id,
            fetched_at = excluded.fetched_at, extracted_at = excluded.extracted_at,
            updated = COALESCE(excluded.updated, posts.updated),
            published_raw = COALESCE(excluded.published_raw, posts.published_raw), gaps = excluded.gaps,
-           version = excluded.version, gone_at = NULL",
+           version = excluded.version, gone_at = NULL,
+           comments_feed = COALESCE(excluded.comments_feed, posts.comments_feed),
+           comments_declared = COALESCE(excluded.comments_declared, posts.comments_declared),
+           comments_closed = excluded.comments_closed,
+           next_comment_check = COALESCE(posts.next_comment_check, excluded.next_comment_check),
+           last_comment_check = excluded.last_comment_check",
         params![
             blog_id,
             p.url,
@@ -70,7 +77,11 @@ fn put_post(
             p.updated.map(|d| d.to_rfc3339()),
             p.published_raw,
             serde_json::to_string(&p.gaps)?,
-            version
+            version,
+            p.comments_feed,
+            p.comments_declared,
+            p.comments_closed,
+            p.next_comment_check.map(super::ts)
         ],
     )?;
     Ok(change)
@@ -189,8 +200,16 @@ impl Store {
             if o.gone {
                 written.gone = put_gone(tx, &o.url)?;
             }
-            put_links(tx, o.blog_id, &o.links)?;
-            put_state(tx, o.blog_id, &o.url, o.state, o.post_links, o.retry_at)?;
+            written.new_post_links = put_links(tx, o.blog_id, &o.links)?;
+            put_state(
+                tx,
+                o.blog_id,
+                &o.url,
+                o.state,
+                o.post_links,
+                o.retry_at,
+                o.error.as_deref(),
+            )?;
             Ok(written)
         })
     }
@@ -271,6 +290,71 @@ impl Store {
         };
         post.comments = self.comments(&post.url)?;
         Ok(Some(post))
+    }
+
+    /// True when a post of that URL is archived.
+    pub fn has_post(&self, url: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .query_row("SELECT 1 FROM posts WHERE url = ?1", [url], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
+    /// The permalinks of a blog's archived posts that are not gone.
+    pub fn post_urls(&self, blog_id: i64) -> Result<Vec<String>> {
+        self.rows(
+            "SELECT url FROM posts WHERE blog_id = ?1 AND gone_at IS NULL ORDER BY url",
+            [blog_id],
+            |r| r.get(0),
+        )
+    }
+
+    /// Up to `n` posts of a blog whose comments are due for a check at `now`, the longest
+    /// overdue first: posts never checked (no schedule yet), then by due time. Posts whose
+    /// comments are closed, whose checks ended, or that are gone are left out.
+    pub fn due_comment_checks(
+        &self,
+        blog_id: i64,
+        now: DateTime<Utc>,
+        n: usize,
+    ) -> Result<Vec<CommentCheck>> {
+        self.rows(
+            "SELECT p.url, p.comments_feed, p.published,
+                    (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
+             FROM posts p
+             WHERE p.blog_id = ?1 AND p.comments_closed = 0 AND p.gone_at IS NULL
+               AND ((p.next_comment_check IS NULL AND p.last_comment_check IS NULL)
+                    OR p.next_comment_check <= ?2)
+             ORDER BY p.next_comment_check IS NOT NULL, p.next_comment_check, p.published, p.url
+             LIMIT ?3",
+            params![blog_id, ts(now), n as i64],
+            |r| {
+                Ok(CommentCheck {
+                    url: r.get(0)?,
+                    comments_feed: r.get(1)?,
+                    published: local_col(r, 2)?,
+                    comments: r.get::<_, i64>(3)? as u64,
+                })
+            },
+        )
+    }
+
+    /// Records a comment check of a post: when it was done, and the next one (`None`: no more,
+    /// the post is past the age of checks or its comments are closed).
+    pub fn set_comment_check(
+        &mut self,
+        url: &str,
+        checked_at: DateTime<Utc>,
+        next: Option<DateTime<Utc>>,
+        closed: bool,
+    ) -> Result<()> {
+        self.conn.execute(
+            "UPDATE posts SET last_comment_check = ?2, next_comment_check = ?3,
+               comments_closed = MAX(comments_closed, ?4) WHERE url = ?1",
+            params![url, ts(checked_at), next.map(ts), closed],
+        )?;
+        Ok(())
     }
 
     /// Earlier versions of a post, oldest first.

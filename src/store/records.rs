@@ -62,6 +62,53 @@ vocabulary! {
 }
 
 vocabulary! {
+    /// How a frontier URL was found. A URL found several ways keeps every source (a bit each).
+    pub enum Source {
+        /// The blog's feed (an entry's permalink).
+        Feed = "feed",
+        /// An older page of the feed (RFC 5005 paging, WordPress `?paged=N`).
+        PagedFeed = "paged-feed",
+        /// A sitemap.
+        Sitemap = "sitemap",
+        /// A listing page walked to backfill (home page pagination, archives).
+        Listing = "listing",
+        /// A link on a crawled page.
+        Link = "link",
+        /// Where the crawl starts (the home page or `--start`).
+        Start = "start",
+    }
+}
+
+impl Source {
+    /// The source's bit in a set of sources.
+    pub fn bit(self) -> i64 {
+        1 << Source::ALL.iter().position(|s| *s == self).expect("listed")
+    }
+
+    /// The sources in a set.
+    pub fn of(bits: i64) -> Vec<Source> {
+        Source::ALL
+            .iter()
+            .copied()
+            .filter(|s| bits & s.bit() != 0)
+            .collect()
+    }
+}
+
+/// A URL to add to a blog's frontier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    /// Canonical URL.
+    pub url: String,
+    /// Link depth from the seeds.
+    pub depth: u32,
+    /// How it was found.
+    pub source: Source,
+    /// It matches the blog's post URL pattern (or is a feed entry).
+    pub post: bool,
+}
+
+vocabulary! {
     /// Where an archived comment was read.
     pub enum CommentSource {
         /// The post's page (or one of its comment pages).
@@ -141,6 +188,8 @@ pub struct Blog {
     pub renders: Option<Renders>,
     /// Why, for a person.
     pub render_reason: Option<String>,
+    /// When its sitemaps were last read.
+    pub sitemaps_read_at: Option<DateTime<Utc>>,
 }
 
 /// A learned rule as stored.
@@ -250,6 +299,15 @@ pub struct NewPost {
     pub content_text: String,
     /// Fields that could not be extracted and why.
     pub gaps: Vec<Gap>,
+    /// The post's comment feed, when the feed or the page names one.
+    pub comments_feed: Option<String>,
+    /// How many comments the blog says the post has (feed `slash:comments` / `thr:total`, or a
+    /// counter on the page), when it says.
+    pub comments_declared: Option<u32>,
+    /// The page says comments are closed.
+    pub comments_closed: bool,
+    /// When its comments are to be checked first (for a post not archived before).
+    pub next_comment_check: Option<DateTime<Utc>>,
 }
 
 /// A comment of a post.
@@ -318,14 +376,16 @@ pub struct PageOutcome {
     pub reused_response: Option<i64>,
     /// The post extracted from it.
     pub post: Option<NewPost>,
-    /// Links to enqueue: (canonical URL, link depth from the seeds).
-    pub links: Vec<(String, u32)>,
+    /// Links to enqueue.
+    pub links: Vec<Link>,
     /// L(u): links to posts on the page (kNN training value), when it was parsed.
     pub post_links: Option<u32>,
     /// New frontier state of `url` ([`PageState::Queued`] to retry after a 429/503).
     pub state: PageState,
     /// With [`PageState::Queued`]: not before this time.
     pub retry_at: Option<DateTime<Utc>>,
+    /// Why the page failed or waits, for coverage reports.
+    pub error: Option<String>,
     /// Comments found on the page (a comment page's comments go under its post).
     pub comments: Option<CommentWrite>,
     /// The blog answered 404/410 for this archived post: mark it gone (it stays archived).
@@ -343,6 +403,8 @@ pub struct Written {
     pub edited_comments: u32,
     /// The post was newly marked gone.
     pub gone: bool,
+    /// Links to post permalinks the frontier did not hold before.
+    pub new_post_links: u32,
 }
 
 /// What writing a post did.
@@ -427,6 +489,88 @@ pub struct QueuedUrl {
     pub priority: f64,
     /// Number of training observations when the priority was computed (-1: never scored).
     pub scored_at: i64,
+}
+
+/// A post due for a comment check (`Store::due_comment_checks`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommentCheck {
+    /// The post's permalink.
+    pub url: String,
+    /// Its comment feed, when known.
+    pub comments_feed: Option<String>,
+    /// When it was published.
+    pub published: Option<DateTime<FixedOffset>>,
+    /// Comments archived so far.
+    pub comments: u64,
+}
+
+/// A known post the archive does not hold, and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MissingPost {
+    /// Its URL.
+    pub url: String,
+    /// Where the crawl is with it.
+    pub state: PageState,
+    /// Why it failed or waits, when known.
+    pub error: Option<String>,
+    /// When it was last tried.
+    #[serde(serialize_with = "rfc3339::utc_opt")]
+    pub last_attempt: Option<DateTime<Utc>>,
+}
+
+/// A post with fewer comments archived than the blog declares.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MissingComments {
+    /// The post.
+    pub url: String,
+    /// Comments the blog declares (feed or page counter).
+    pub declared: u64,
+    /// Comments archived.
+    pub archived: u64,
+}
+
+/// What the archive holds of a blog against what is known to exist (`archive coverage`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Coverage {
+    /// The blog's home page.
+    pub blog: String,
+    /// Post URLs known, from every source.
+    pub posts_known: u64,
+    /// Post URLs known per source (a post found several ways counts in each).
+    pub posts_known_by: std::collections::BTreeMap<Source, u64>,
+    /// Posts archived.
+    pub posts_archived: u64,
+    /// Archived posts the blog has deleted since (kept).
+    pub posts_gone: u64,
+    /// Known posts not archived: failed, blocked, refused, or not crawled yet.
+    pub posts_missing: Vec<MissingPost>,
+    /// Comments the blog declares, over the posts that declare a count.
+    pub comments_declared: u64,
+    /// Comments archived.
+    pub comments_archived: u64,
+    /// Posts with fewer comments archived than declared.
+    pub comments_missing: Vec<MissingComments>,
+    /// The oldest archived post's date.
+    #[serde(serialize_with = "rfc3339::local")]
+    pub oldest_post: Option<DateTime<FixedOffset>>,
+    /// The newest archived post's date.
+    #[serde(serialize_with = "rfc3339::local")]
+    pub newest_post: Option<DateTime<FixedOffset>>,
+    /// When the blog was last verified complete: its last UpdateCrawl, else its NewCrawl.
+    #[serde(serialize_with = "rfc3339::utc_opt")]
+    pub verified_at: Option<DateTime<Utc>>,
+}
+
+impl Coverage {
+    /// Posts known but not archived, plus comments declared but not archived.
+    pub fn missing(&self) -> u64 {
+        self.posts_missing.len() as u64
+            + self
+                .comments_missing
+                .iter()
+                .map(|m| m.declared.saturating_sub(m.archived))
+                .sum::<u64>()
+    }
 }
 
 /// Counts for summaries.

@@ -1,0 +1,291 @@
+//! What a page says about the blog around it: the next page of a listing (pagination, for
+//! walking back to older posts), the comment count a post page declares, whether its comments
+//! are closed, and the comment feed it names. And how many posts are still unseen, estimated
+//! from how often the seen ones were found (capture–recapture).
+
+use super::page::Page;
+use scraper::Selector;
+use url::Url;
+
+/// Link texts that lead to older posts on a listing page.
+const OLDER: &[&str] = &[
+    "older posts",
+    "older entries",
+    "older",
+    "next page",
+    "next",
+    "more posts",
+    "previous posts",
+    "previous entries",
+    "»",
+    "→",
+    "›",
+    "next »",
+    "older »",
+    "older posts →",
+    "next →",
+];
+
+/// The next page of a listing (older posts): `<link rel="next">` or `<a rel="next">`, else an
+/// anchor whose text says "Older posts", "Next", "»"…, else a link to the following page
+/// number (`/page/N+1/`, `indexN+1.html`, `?page=N+1`, `?paged=N+1`). `None` on the last page.
+pub fn next_page(page: &Page, base: &Url) -> Option<Url> {
+    let html = page.html();
+    let rel_next = Selector::parse("link[rel~=next][href], a[rel~=next][href]").expect("static");
+    if let Some(u) = html
+        .select(&rel_next)
+        .filter_map(|e| base.join(e.value().attr("href")?.trim()).ok())
+        .find(|u| u != base)
+    {
+        return Some(u);
+    }
+    let anchors = Selector::parse("a[href]").expect("static");
+    let by_text = html.select(&anchors).find_map(|a| {
+        let text: String = a.text().collect::<String>().to_lowercase();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let label = a.value().attr("aria-label").unwrap_or("").to_lowercase();
+        (OLDER.contains(&text.as_str()) || label.contains("older") || label.contains("next page"))
+            .then(|| base.join(a.value().attr("href")?.trim()).ok())
+            .flatten()
+            .filter(|u| u != base)
+    });
+    if by_text.is_some() {
+        return by_text;
+    }
+    let current = page_number(base).unwrap_or(1);
+    html.select(&anchors)
+        .filter_map(|a| base.join(a.value().attr("href")?.trim()).ok())
+        .find(|u| page_number(u) == Some(current + 1) && same_listing(u, base))
+}
+
+/// The page number a listing URL names: `/page/N/`, `indexN.html`, `index-N.html`, `?page=N`,
+/// `?paged=N`; `None` for the first page or another URL.
+pub fn page_number(url: &Url) -> Option<u32> {
+    if let Some(n) = url
+        .query_pairs()
+        .find(|(k, _)| k == "page" || k == "paged")
+        .and_then(|(_, v)| v.parse().ok())
+    {
+        return Some(n);
+    }
+    let segments: Vec<&str> = url.path_segments()?.filter(|s| !s.is_empty()).collect();
+    if let [.., "page", n] = segments.as_slice() {
+        return n.parse().ok();
+    }
+    let last = segments.last()?;
+    let digits = last
+        .strip_prefix("index")?
+        .strip_suffix(".html")?
+        .trim_start_matches('-');
+    digits.parse().ok()
+}
+
+/// Two listing URLs of the same listing (same host, same path apart from the page part).
+fn same_listing(a: &Url, b: &Url) -> bool {
+    let stem = |u: &Url| -> String {
+        let p = u.path();
+        let p = match p.find("/page/") {
+            Some(i) => &p[..i],
+            None => p
+                .trim_end_matches(".html")
+                .trim_end_matches(".htm")
+                .trim_end_matches(|c: char| c.is_ascii_digit() || c == '-')
+                .trim_end_matches("index"),
+        };
+        format!("{}{}", u.host_str().unwrap_or(""), p.trim_end_matches('/'))
+    };
+    stem(a) == stem(b)
+}
+
+/// The comment count a post page declares outside its article ("12 Comments", "3 thoughts
+/// on …", "1 reply", "(4) responses"): the first such short text. `None` when it says none.
+pub fn declared_comments(page: &Page, article: Option<u32>) -> Option<u32> {
+    let words = [
+        "comment",
+        "comments",
+        "responses",
+        "response",
+        "replies",
+        "reply",
+        "thoughts",
+        "thought",
+    ];
+    for i in 0..page.elements.len() as u32 {
+        if article.is_some_and(|a| page.contains(a, i)) {
+            continue;
+        }
+        let e = &page.elements[i as usize];
+        if !matches!(
+            e.name.as_str(),
+            "h2" | "h3" | "h4" | "span" | "a" | "p" | "div" | "strong"
+        ) {
+            continue;
+        }
+        let text = page.text_of(i);
+        if text.len() > 80 || text.is_empty() {
+            continue;
+        }
+        let lower = text.to_lowercase();
+        let lower = lower.trim_start_matches('(');
+        let mut parts = lower.split(|c: char| c.is_whitespace() || c == ')');
+        let (Some(n), Some(w)) = (parts.next(), parts.find(|p| !p.is_empty())) else {
+            continue;
+        };
+        let w = w.trim_end_matches(|c: char| !c.is_alphabetic());
+        if let (Ok(n), true) = (n.parse::<u32>(), words.contains(&w)) {
+            // The innermost element saying it (its parents say it too).
+            if e.children.iter().all(|c| page.text_of(*c) != text) {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// The page says its comments are closed ("Comments are closed.", "Comments closed").
+pub fn comments_closed(page: &Page) -> bool {
+    let text = page.text_of(0).to_lowercase();
+    [
+        "comments are closed",
+        "comments closed",
+        "commenting is closed",
+        "comments have been closed",
+        "comments are disabled",
+    ]
+    .iter()
+    .any(|p| text.contains(p))
+}
+
+/// The comment feed of the post a page shows: among the `<link rel="alternate">` feeds whose
+/// title or URL speaks of comments, the one under the post's URL (WordPress:
+/// `<post>/feed/`), else the last one when there are several (engines declare the site-wide
+/// comment feed first, the post's after it: Blogger's `feeds/<id>/comments/default`). A lone
+/// site-wide comment feed (`/comments/feed/`, `/feeds/comments/default`) is not the post's.
+pub fn comment_feed(page: &Page, base: &Url) -> Option<String> {
+    let sel = Selector::parse("link[rel~=alternate][href]").expect("static");
+    let candidates: Vec<Url> = page
+        .html()
+        .select(&sel)
+        .filter_map(|l| {
+            let v = l.value();
+            let ty = v.attr("type").unwrap_or("").to_lowercase();
+            let title = v.attr("title").unwrap_or("").to_lowercase();
+            let href = v.attr("href")?;
+            let feed = ty.contains("rss") || ty.contains("atom");
+            (feed && (title.contains("comment") || href.to_lowercase().contains("comments")))
+                .then(|| base.join(href).ok())
+                .flatten()
+        })
+        .collect();
+    let mut post = base.clone();
+    post.set_fragment(None);
+    post.set_query(None);
+    let site_wide = |u: &Url| {
+        let p = u.path().trim_end_matches('/');
+        p == "/comments/feed" || p.ends_with("/feeds/comments/default")
+    };
+    candidates
+        .iter()
+        .find(|u| u.as_str().starts_with(post.as_str()) && u.as_str() != post.as_str())
+        .or(match candidates.as_slice() {
+            [one] if site_wide(one) => None,
+            more => more.last(),
+        })
+        .map(|u| u.to_string())
+}
+
+/// Posts still unseen, estimated from how many times each seen post was found (Chao1,
+/// bias-corrected): `f1` posts found once, `f2` found twice. Many posts found once and few
+/// twice mean many more are out there; when every post was found at least twice, none is.
+///
+/// ```
+/// use everblog::core::listing::unseen_posts;
+/// assert_eq!(unseen_posts(0, 12), 0.0);
+/// assert!(unseen_posts(10, 0) > 40.0);
+/// assert!(unseen_posts(2, 10) < 1.0);
+/// ```
+pub fn unseen_posts(f1: u64, f2: u64) -> f64 {
+    let (f1, f2) = (f1 as f64, f2 as f64);
+    f1 * (f1 - 1.0).max(0.0) / (2.0 * (f2 + 1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_posts_comment_feed_not_the_sites() {
+        let post = Url::parse("http://b.org/2019/02/23/a/").unwrap();
+        let wp = Page::parse(
+            r#"<html><head>
+            <link rel="alternate" type="application/rss+xml" title="B &raquo; Feed" href="/feed/">
+            <link rel="alternate" type="application/rss+xml" title="B &raquo; Comments Feed" href="/comments/feed/">
+            <link rel="alternate" type="application/rss+xml" title="B &raquo; A Comments Feed" href="/2019/02/23/a/feed/">
+            </head><body></body></html>"#,
+        );
+        assert_eq!(
+            comment_feed(&wp, &post).as_deref(),
+            Some("http://b.org/2019/02/23/a/feed/")
+        );
+        let site_only = Page::parse(
+            r#"<html><head><link rel="alternate" type="application/rss+xml" title="B &raquo; Comments Feed" href="/comments/feed/"></head></html>"#,
+        );
+        assert_eq!(comment_feed(&site_only, &post), None);
+    }
+
+    #[test]
+    fn pagination_by_rel_text_and_number() {
+        let base = Url::parse("http://b.org/").unwrap();
+        let rel = Page::parse(
+            r#"<html><body><a class="extend next" rel="next" href="/page/2/">Next »</a></body></html>"#,
+        );
+        assert_eq!(
+            next_page(&rel, &base).unwrap().as_str(),
+            "http://b.org/page/2/"
+        );
+        let text = Page::parse(
+            r#"<html><body><a href="/page/3/">3</a><a class="next page-numbers" href="/page/2/">Older posts</a></body></html>"#,
+        );
+        assert_eq!(
+            next_page(&text, &base).unwrap().as_str(),
+            "http://b.org/page/2/"
+        );
+        let p2 = Url::parse("http://b.org/index2.html").unwrap();
+        let num = Page::parse(
+            r#"<html><body><a href="index.html">1</a><a href="index3.html">3</a></body></html>"#,
+        );
+        assert_eq!(
+            next_page(&num, &p2).unwrap().as_str(),
+            "http://b.org/index3.html"
+        );
+        let last = Page::parse(r#"<html><body><a href="/page/2/">2</a></body></html>"#);
+        let p3 = Url::parse("http://b.org/page/3/").unwrap();
+        assert_eq!(next_page(&last, &p3), None);
+        assert_eq!(
+            page_number(&Url::parse("http://b.org/feed/?paged=4").unwrap()),
+            Some(4)
+        );
+    }
+
+    #[test]
+    fn declared_counts_closed_comments_and_comment_feeds() {
+        let p = Page::parse(
+            r#"<html><head><link rel="alternate" type="application/rss+xml" title="Notes &raquo; A post Comments Feed" href="/2020/01/a-post/feed/"></head><body><article><p>3 comments were made in 1920.</p></article><h2 class="comments-title">3 thoughts on &ldquo;A post&rdquo;</h2><p class="no-comments">Comments are closed.</p></body></html>"#,
+        );
+        let article = p
+            .elements
+            .iter()
+            .position(|e| e.name == "article")
+            .map(|i| i as u32);
+        assert_eq!(declared_comments(&p, article), Some(3));
+        assert!(comments_closed(&p));
+        let base = Url::parse("http://b.org/2020/01/a-post/").unwrap();
+        assert_eq!(
+            comment_feed(&p, &base).as_deref(),
+            Some("http://b.org/2020/01/a-post/feed/")
+        );
+        let none = Page::parse("<html><body><p>No comments yet</p></body></html>");
+        assert_eq!(declared_comments(&none, None), None);
+        assert!(!comments_closed(&none));
+    }
+}
