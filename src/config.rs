@@ -5,7 +5,8 @@
 //! mirror structs): `[database]` [`DatabaseSettings`], `[crawl]` [`CrawlSettings`], `[update]`
 //! [`UpdateSettings`], `[fetch]`
 //! [`FetchSettings`], `[politeness]` [`PolitenessSettings`], `[daemon]` [`DaemonSettings`], `[schedule]`
-//! [`Bounds`], `[render]` [`RenderSettings`]; their `Default` impls hold the defaults. A
+//! [`Bounds`], `[render]` [`RenderSettings`], `[media]` [`MediaSettings`], `[robots]`
+//! [`RobotsSettings`]; their `Default` impls hold the defaults. A
 //! [`Config`] then builds the runtime objects ([`Config::fetcher`], [`Config::crawl_options`]),
 //! as ripgrep's resolved arguments build its searcher.
 //!
@@ -14,10 +15,11 @@
 //! file means all defaults. `archive config --defaults` prints [`DEFAULTS`], the commented file.
 
 use crate::core::schedule::Bounds;
+use crate::crawl::media::MediaSettings;
 use crate::crawl::{CrawlOptions, CrawlSettings, UpdateSettings};
 use crate::daemon::{DaemonSettings, Worker};
 use crate::fetch::politeness::{PolitenessSettings, SharedGate};
-use crate::fetch::{FetchSettings, Fetcher};
+use crate::fetch::{FetchSettings, Fetcher, RobotsSettings};
 use crate::render::{RenderSettings, Renderer};
 use crate::store::{DatabaseSettings, StoreGate};
 use anyhow::{Context, Result};
@@ -147,6 +149,29 @@ recycle_after = 200
 show_more = []
 # Largest rendered DOM read back, in MB; a larger page fails (and is logged).
 max_dom_mb = 20
+
+[media]
+# After a crawl archives posts, their requisites and media are kept too: images (every srcset
+# candidate, lazy data-src), stylesheets and the fonts and images they use, the favicon,
+# audio/video, and files the post links on its own site (PDF…). Each file is fetched once per
+# blog and stored once by SHA-256; `archive show` and the export list them per post.
+capture = true
+# Largest file kept, in MB; a larger one is recorded as failed, saying so.
+max_file_mb = 100.0
+# Most media kept per blog, in MB of distinct files; past it files are recorded as skipped.
+max_blog_mb = 2048.0
+# Most files recorded per post.
+max_per_post = 200
+# Files fetched at once (each host still bounded by [politeness]).
+concurrency = 4
+# Also keep files on other hosts than the post's (CDNs, image hosts).
+other_hosts = true
+
+[robots]
+# robots.txt always decides which pages are crawled. "ignore": a permitted page's images,
+# stylesheets, fonts and media are fetched whatever robots.txt says of them (as Browsertrix
+# and the Internet Archive treat embeds); "obey": only those it allows.
+requisites = "ignore"
 "#;
 
 /// The whole configuration: one section per concern.
@@ -169,6 +194,10 @@ pub struct Config {
     pub schedule: Bounds,
     /// `[render]`.
     pub render: RenderSettings,
+    /// `[media]`.
+    pub media: MediaSettings,
+    /// `[robots]`.
+    pub robots: RobotsSettings,
 }
 
 /// The default configuration file: `$XDG_CONFIG_HOME/everblog/config.toml`.
@@ -223,6 +252,11 @@ impl Config {
         }
         if !(self.database.max_size_mb >= 0.0 && self.database.max_size_mb.is_finite()) {
             return Err(bad("database.max_size_mb must be 0 (no limit) or more"));
+        }
+        if !(self.media.max_file_mb >= 0.0 && self.media.max_blog_mb >= 0.0) {
+            return Err(bad(
+                "media.max_file_mb and media.max_blog_mb must be 0 or more",
+            ));
         }
         if self.render.tabs == 0 {
             return Err(bad("render.tabs must be at least 1"));
@@ -280,6 +314,7 @@ impl Config {
             self.crawl.timeout,
             self.fetch.clone(),
             self.politeness.clone(),
+            self.robots,
             shared,
         )
     }
@@ -290,6 +325,7 @@ impl Config {
         CrawlOptions {
             settings: self.crawl.clone(),
             update: self.update.clone(),
+            media: self.media.clone(),
             renderer: Some(Arc::new(Renderer::new(self.render.clone()))),
             stop: None,
         }

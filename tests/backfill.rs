@@ -60,8 +60,7 @@ fn crawl_then_update(name: &str, hide: &'static [&'static str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("a.db");
     let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
+    write_config(&config,
         "[update]\ncomment_checks = [\"0s\"]\nmax_comment_checks = 100\nsitemap_interval = \"0s\"\n",
     )
     .unwrap();

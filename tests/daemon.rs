@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn daemon(db: &Path, owner: &str, lease: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_archive"))
+    archive_command()
         .arg("--db")
         .arg(db)
         .args([
@@ -199,7 +199,7 @@ fn daemon_tells_systemd_ready_watchdog_and_stopping() {
     let sock = UnixDatagram::bind(&sock_path).unwrap();
     sock.set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_archive"))
+    let child = archive_command()
         .arg("--db")
         .arg(&db)
         .args(["daemon", "--poll", "0.1"])
@@ -268,7 +268,7 @@ fn a_full_database_stops_the_daemon_and_says_why() {
     let db = dir.path().join("a.db");
     let config = dir.path().join("config.toml");
     // A size cap fails writes exactly like a full disk (SQLITE_FULL).
-    std::fs::write(
+    write_config(
         &config,
         "[database]\nmax_size_mb = 0.4\n[daemon]\npoll = \"100ms\"\nlease = \"5s\"\n",
     )
@@ -333,8 +333,7 @@ fn politeness_holds_across_daemons() {
     .unwrap();
     let db = dir.path().join("a.db");
     let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
+    write_config(&config,
         "[politeness]\nloopback_delay = \"150ms\"\n[crawl]\nmax_pages = 12\n[daemon]\npoll = \"100ms\"\n",
     )
     .unwrap();

@@ -55,7 +55,7 @@ fn internal_service() -> Server {
 /// `archive` with a deadline: a run that does not end within `limit` is killed and fails the
 /// test (the hang is the defect).
 fn archive_within(db: &Path, args: &[&str], limit: Duration) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_archive"))
+    let mut child = archive_command()
         .arg("--db")
         .arg(db)
         .args(args)
@@ -154,7 +154,7 @@ fn a_blog_cannot_steer_the_crawler_into_private_addresses() {
 
     // The user may allow a network: then the same feed reaches the service.
     let config = dir.path().join("allow.toml");
-    std::fs::write(&config, "[fetch]\nallow_private = [\"127.0.0.1/32\"]\n").unwrap();
+    write_config(&config, "[fetch]\nallow_private = [\"127.0.0.1/32\"]\n").unwrap();
     let db2 = dir.path().join("b.db");
     ok(&archive(&db2, &["add", &feed]));
     ok(&archive(
@@ -252,7 +252,7 @@ fn a_feed_over_its_cap_says_which_setting_to_raise() {
         "{err}"
     );
     let config = dir.path().join("c.toml");
-    std::fs::write(&config, "[fetch]\nmax_feed_mb = 40\n").unwrap();
+    write_config(&config, "[fetch]\nmax_feed_mb = 40\n").unwrap();
     let out = ok(&archive(
         &db,
         &["--config", config.to_str().unwrap(), "add", &url],
@@ -284,7 +284,7 @@ fn a_long_retry_after_parks_the_page_instead_of_blocking_the_crawl() {
     let db = dir.path().join("a.db");
     // The host pauses 2 s (not the default minute) before its other pages go on.
     let config = dir.path().join("c.toml");
-    std::fs::write(&config, "[politeness]\nmax_pause = \"2s\"\n").unwrap();
+    write_config(&config, "[politeness]\nmax_pause = \"2s\"\n").unwrap();
     let cfg = config.to_str().unwrap();
     ok(&archive(
         &db,

@@ -34,7 +34,7 @@ fn crawl_and_daemon_end_a_new_crawl_at_its_page_budget_alike() {
     let blog = serve("nikola");
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config.toml");
-    std::fs::write(
+    write_config(
         &config,
         "[crawl]\nmax_pages = 6\n[daemon]\npoll = \"100ms\"\n",
     )
@@ -84,9 +84,9 @@ fn ctrl_c_releases_a_foreground_crawl() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("a.db");
     let config = dir.path().join("config.toml");
-    std::fs::write(&config, "[politeness]\nloopback_delay = \"150ms\"\n").unwrap();
+    write_config(&config, "[politeness]\nloopback_delay = \"150ms\"\n").unwrap();
     ok(&archive(&db, &["add", &blog.feed_url()]));
-    let child = Command::new(env!("CARGO_BIN_EXE_archive"))
+    let child = archive_command()
         .arg("--db")
         .arg(&db)
         .arg("--config")

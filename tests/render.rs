@@ -207,7 +207,7 @@ fn the_daemon_renders_a_javascript_blog_too() {
     let db = dir.path().join("a.db");
     let feed = format!("{}{}", server.origin, t["feed_path"].as_str().unwrap());
     ok(&archive(&db, &["add", &feed]));
-    let daemon = std::process::Command::new(env!("CARGO_BIN_EXE_archive"))
+    let daemon = archive_command()
         .arg("--db")
         .arg(&db)
         .args(["daemon", "--poll", "0.1"])
@@ -244,7 +244,7 @@ fn a_widget_comment_on_an_old_post_is_archived_by_a_scheduled_check() {
     let (blog, _isso, isso_port) = serve_isso(&t, dir.path());
     let db = dir.path().join("a.db");
     let config = dir.path().join("c.toml");
-    std::fs::write(
+    write_config(
         &config,
         "[update]\ncomment_checks = [\"0s\"]\nmax_comment_checks = 100\n",
     )

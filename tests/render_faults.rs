@@ -40,7 +40,7 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn config(dir: &Path) -> std::path::PathBuf {
     let c = dir.join("config.toml");
-    std::fs::write(
+    write_config(
         &c,
         "[render]\ntimeout = \"20s\"\nsettle = \"2s\"\nquiet = \"300ms\"\nmax_clicks = 8\n",
     )
@@ -50,7 +50,7 @@ fn config(dir: &Path) -> std::path::PathBuf {
 
 fn render(config: &Path, url: &str) -> (std::process::Output, Duration) {
     let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_archive"))
+    let out = archive_command()
         .arg("--config")
         .arg(config)
         .args(["render", url])
@@ -141,7 +141,7 @@ fn a_killed_browser_is_relaunched_and_kill_9_leaves_no_chromium() {
     // 1. Chromium killed in the middle of a crawl: relaunched, nothing lost.
     let db = dir.path().join("a.db");
     ok(&archive(&db, &["add", &feed]));
-    let crawl = Command::new(env!("CARGO_BIN_EXE_archive"))
+    let crawl = archive_command()
         .arg("--db")
         .arg(&db)
         .arg("crawl")
@@ -173,7 +173,7 @@ fn a_killed_browser_is_relaunched_and_kill_9_leaves_no_chromium() {
     // 2. `kill -9` of archive while it renders: Chromium goes with it.
     let db = dir.path().join("b.db");
     ok(&archive(&db, &["add", &feed]));
-    let mut crawl = Command::new(env!("CARGO_BIN_EXE_archive"))
+    let mut crawl = archive_command()
         .arg("--db")
         .arg(&db)
         .arg("crawl")

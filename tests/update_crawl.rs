@@ -78,8 +78,7 @@ fn update_crawls_archive_exactly_the_changes() {
     let db = dir.path().join("archive.db");
     let config = dir.path().join("config.toml");
     // Update crawls every second or two, so the test sees several of them.
-    std::fs::write(
-        &config,
+    write_config(&config,
         "[schedule]\nmin_interval = \"1s\"\nmax_interval = \"2s\"\njitter = 0.0\n[daemon]\npoll = \"100ms\"\nlease = \"10s\"\n",
     )
     .unwrap();

@@ -7,6 +7,7 @@
 
 mod add;
 mod demo;
+mod export;
 mod jobs;
 mod read;
 mod render;
@@ -139,7 +140,9 @@ pub enum Command {
         /// The post's URL.
         url: String,
     },
-    /// Export archived posts as JSON Lines on stdout (format in README.md).
+    /// Export the archive: posts as JSON Lines (default, on stdout), or every capture as a web
+    /// archive that pywb and ReplayWeb.page replay: WARC 1.1, its CDXJ index, or both packaged
+    /// as WACZ. Formats in README.md ("Export format", "Web archive output").
     Export {
         /// Only this blog (feed or home URL).
         #[arg(long, value_name = "BLOG")]
@@ -147,9 +150,16 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Jsonl)]
         format: Format,
-        /// Write to this file instead of stdout.
+        /// Write to this file instead of stdout (required for wacz). Written beside it and
+        /// renamed at the end: an interrupted export never leaves a truncated file.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// The WARC's file name, as recorded in its `warcinfo` and in the index's `filename`
+        /// (default: the name of `--output` for warc, `everblog.warc.gz` for cdxj). For an
+        /// index of a WARC exported earlier, give that WARC's name: the same archive always
+        /// exports to the same bytes, so the offsets match.
+        #[arg(long, value_name = "NAME")]
+        warc_name: Option<String>,
     },
     /// What the archive holds of each blog against what is known to exist: posts known (by
     /// source: feed, older feed pages, sitemaps, listing pages, links) vs archived vs missing
@@ -220,10 +230,16 @@ pub enum Command {
 }
 
 /// Export formats.
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// One JSON object per line.
+    /// Posts, one JSON object per line.
     Jsonl,
+    /// Every capture as WARC 1.1 records (gzip member per record; `.warc.gz`).
+    Warc,
+    /// The CDXJ index (SURT-sorted, pywb's JSON block) of the WARC `--format warc` writes.
+    Cdxj,
+    /// WACZ 1.1.1: the WARC, its index, the posts as pages, datapackage.json (a zip).
+    Wacz,
 }
 
 impl ValueEnum for RenderMode {
@@ -314,9 +330,10 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Show { url } => read::show(&db, &url),
         Command::Export {
             blog,
-            format: Format::Jsonl,
+            format,
             output,
-        } => read::export(&db, blog.as_deref(), output),
+            warc_name,
+        } => export::export(&db, blog.as_deref(), format, output, warc_name),
         Command::Rules { blog } => read::rules(&db, blog.as_deref()),
         Command::Coverage { blog, json } => status::coverage(&db, blog.as_deref(), json),
         Command::Demo { keep } => demo::demo(keep).await,

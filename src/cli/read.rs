@@ -1,11 +1,10 @@
-//! Reading the archive: `archive list`, `show`, `rules` and `export`.
+//! Reading the archive: `archive list`, `show` and `rules`.
 
 use super::{find, open_to_read};
 use crate::store::{Comment, Post};
 use anyhow::{Context, Result};
 use chrono::SecondsFormat;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// `archive list`: the blogs with their counts and crawl state, or one blog's posts.
 pub(super) fn list(db: &Path, blog: Option<&str>) -> Result<()> {
@@ -117,6 +116,23 @@ pub(super) fn print_post(p: &Post) {
             print_comment(c, 0);
         }
     }
+    if !p.media.is_empty() {
+        println!();
+        println!("media ({})", p.media.len());
+        for m in &p.media {
+            let what = match m.state {
+                crate::store::MediaState::Stored => format!(
+                    "{} · {} · {} bytes · sha256 {}",
+                    m.status.map_or("-".into(), |s| s.to_string()),
+                    m.mime.as_deref().unwrap_or("?"),
+                    m.bytes.unwrap_or(0),
+                    m.sha256.as_deref().map_or("-", |h| &h[..16.min(h.len())])
+                ),
+                state => format!("{state}: {}", m.reason.as_deref().unwrap_or("")),
+            };
+            println!("  {:<10} {} ({what})", m.kind.as_str(), m.url);
+        }
+    }
 }
 
 fn print_thread(comments: &[Comment], parent: Option<&str>, depth: usize) {
@@ -158,43 +174,6 @@ fn textwrap(s: &str, width: usize) -> String {
         line += w.chars().count();
     }
     out
-}
-
-/// `archive export`: JSON Lines on stdout, or into a file written beside it and renamed (a
-/// crash never leaves a truncated export). A closed stdout pipe is not an error.
-pub(super) fn export(db: &Path, blog: Option<&str>, output: Option<PathBuf>) -> Result<()> {
-    let store = open_to_read(db)?;
-    let id = blog.map(|b| find(&store, b)).transpose()?.map(|b| b.id);
-    match output {
-        Some(path) => {
-            let tmp = path.with_extension("partial");
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(&tmp)
-                    .with_context(|| format!("creating {}", tmp.display()))?,
-            );
-            let n = store.for_each_post(id, |p| Ok(crate::export::write_jsonl(&p, &mut f)?))?;
-            f.flush()?;
-            drop(f);
-            std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
-            eprintln!("exported {n} posts to {}", path.display());
-        }
-        None => {
-            let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::new(stdout.lock());
-            let result = store
-                .for_each_post(id, |p| Ok(crate::export::write_jsonl(&p, &mut out)?))
-                .and_then(|_| Ok(out.flush()?));
-            if let Err(e) = result {
-                let broken_pipe = e
-                    .downcast_ref::<std::io::Error>()
-                    .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe);
-                if !broken_pipe {
-                    return Err(e);
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// `archive rules`: each blog's learned rules and post URL pattern.

@@ -96,6 +96,7 @@ pub mod meta;
 pub mod page;
 pub mod post_url;
 pub mod priority;
+pub mod requisites;
 pub mod rules;
 pub mod schedule;
 pub mod sitemap;

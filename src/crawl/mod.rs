@@ -17,6 +17,7 @@ mod drift;
 pub mod frontier;
 mod learn;
 pub mod links;
+pub mod media;
 mod new_crawl;
 mod page;
 pub mod rendering;
@@ -166,6 +167,8 @@ pub struct CrawlOptions {
     pub settings: CrawlSettings,
     /// How UpdateCrawl looks past the feed.
     pub update: UpdateSettings,
+    /// Posts' requisites and media (`[media]`).
+    pub media: media::MediaSettings,
     /// The render stage (headless Chromium), for blogs that need JavaScript; launched on first
     /// use. `None`: blogs that need it fail with a clear error.
     pub renderer: Option<Arc<Renderer>>,

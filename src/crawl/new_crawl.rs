@@ -32,6 +32,8 @@ pub const BARREN_STREAK: u32 = 5;
 /// What a NewCrawl did.
 #[derive(Debug, Clone, Default)]
 pub struct CrawlSummary {
+    /// The posts' requisites and media kept by this run (`crawl::media`).
+    pub media: super::media::MediaSummary,
     /// URLs robots.txt forbade (not fetched).
     pub blocked: u64,
     /// URLs the address policy refused (private addresses; not fetched).
@@ -358,6 +360,12 @@ pub async fn new_crawl(
         .values()
         .map(|&n| n.saturating_sub(opts.settings.max_per_template) as u64)
         .sum();
+    if !summary.stopped {
+        progress.phase("keeping the posts' images, stylesheets and media");
+        let stop = || opts.stopped();
+        summary.media =
+            super::media::capture_pending(store, fetcher, &blog, &opts.media, &stop).await?;
+    }
     if summary.complete {
         store.mark_crawled(blog.id)?;
     }

@@ -41,6 +41,8 @@ use url::Url;
 /// What an UpdateCrawl did.
 #[derive(Debug, Clone, Default)]
 pub struct UpdateSummary {
+    /// The posts' requisites and media kept by this run (`crawl::media`).
+    pub media: super::media::MediaSummary,
     /// False when the feed answered 304 Not Modified.
     pub feed_changed: bool,
     /// HTTP requests made (robots.txt and redirect hops included).
@@ -241,31 +243,37 @@ pub async fn update_crawl(
         found_by: HashMap::new(),
         comment_feeds_read: HashSet::new(),
     };
-    let previous_feed = u.read_feed().await?;
-    u.backfill(since).await?;
-    if !u.read_comment_feeds(previous_feed).await? || !u.check_old_comments().await? {
-        return Ok(u.summary);
+    'steps: {
+        let previous_feed = u.read_feed().await?;
+        u.backfill(since).await?;
+        if !u.read_comment_feeds(previous_feed).await? || !u.check_old_comments().await? {
+            break 'steps;
+        }
+        let Some((agreements, stored_now)) = u.fetch_changed().await? else {
+            break 'steps;
+        };
+        let learned_score = u
+            .store
+            .rules(u.blog.id)?
+            .iter()
+            .find(|r| r.field == Field::Article)
+            .map_or(1.0, |r| r.score);
+        if let Some(why) = drift::drift(&agreements, learned_score) {
+            tracing::warn!(blog = %u.blog.feed_url, %why, "template drift: learning the rules again");
+            drift::relearn(u.store, fetcher, &u.blog, opts, &u.current).await?;
+            let (ctx, _) = load_context(u.store, &u.blog)?;
+            let (changed, added, comments) =
+                drift::reextract(u.store, &ctx, &u.blog, since, &stored_now)?;
+            u.summary.reextracted = changed;
+            u.summary.new_posts += added;
+            u.summary.new_comments += comments;
+            u.summary.relearned = Some(format!("template drift ({why}): rules learned again"));
+        }
     }
-    let Some((agreements, stored_now)) = u.fetch_changed().await? else {
-        return Ok(u.summary);
-    };
-    let learned_score = u
-        .store
-        .rules(u.blog.id)?
-        .iter()
-        .find(|r| r.field == Field::Article)
-        .map_or(1.0, |r| r.score);
-    if let Some(why) = drift::drift(&agreements, learned_score) {
-        tracing::warn!(blog = %u.blog.feed_url, %why, "template drift: learning the rules again");
-        drift::relearn(u.store, fetcher, &u.blog, opts, &u.current).await?;
-        let (ctx, _) = load_context(u.store, &u.blog)?;
-        let (changed, added, comments) =
-            drift::reextract(u.store, &ctx, &u.blog, since, &stored_now)?;
-        u.summary.reextracted = changed;
-        u.summary.new_posts += added;
-        u.summary.new_comments += comments;
-        u.summary.relearned = Some(format!("template drift ({why}): rules learned again"));
-    }
+    // The requisites and media of the posts archived by this run (and any left by earlier ones).
+    let stop = || opts.stopped();
+    u.summary.media =
+        super::media::capture_pending(u.store, fetcher, &u.blog, &opts.media, &stop).await?;
     Ok(u.summary)
 }
 

@@ -13,7 +13,10 @@
 
 pub mod address;
 pub mod politeness;
+pub use politeness::{Requisites, RobotsSettings};
+mod response;
 pub mod robots;
+pub use response::{content_type, decode, header, is_html, Response};
 
 use address::{AddressPolicy, PolicyResolver, Refused};
 use chrono::{DateTime, Utc};
@@ -86,32 +89,28 @@ impl FetchSettings {
             Resource::Sitemap => (self.max_sitemap_mb, "max_sitemap_mb"),
             Resource::Body => (self.max_body_mb, "max_body_mb"),
         };
-        ((mb.max(0.0) * 1024.0 * 1024.0) as usize, key)
+        ((mb.max(0.0) * 1024.0 * 1024.0) as usize, fetch_key(key))
     }
 }
 
-/// An HTTP response as received (and as the store keeps it).
-#[derive(Debug, Clone)]
-pub struct Response {
-    /// URL requested.
-    pub url: String,
-    /// URL after redirects (or, for a rendering, the URL the browser ended on).
-    pub final_url: String,
-    /// HTTP status.
-    pub status: u16,
-    /// Response headers in order, as (name, value).
-    pub headers: Vec<(String, String)>,
-    /// Body bytes after content decoding (gzip, br, deflate), within the cap of its resource.
-    pub body: Vec<u8>,
-    /// When the response arrived.
-    pub fetched_at: DateTime<Utc>,
+/// The setting of a `[fetch]` cap, as error messages name it.
+fn fetch_key(key: &'static str) -> &'static str {
+    match key {
+        "max_page_mb" => "[fetch] max_page_mb",
+        "max_feed_mb" => "[fetch] max_feed_mb",
+        "max_sitemap_mb" => "[fetch] max_sitemap_mb",
+        _ => "[fetch] max_body_mb",
+    }
 }
 
-impl Response {
-    /// A success worth keeping and reading: status below 400, and not a 304 (which has no body).
-    pub fn is_success(&self) -> bool {
-        self.status < 400 && self.status != 304
-    }
+/// How one GET is bounded: the body cap (and the setting that sets it, for the error) and
+/// whether robots.txt decides.
+#[derive(Debug, Clone, Copy)]
+struct Limit {
+    what: &'static str,
+    bytes: usize,
+    setting: &'static str,
+    robots: bool,
 }
 
 /// One line of the fetch log: one HTTP request, whatever became of it.
@@ -216,6 +215,7 @@ pub struct Fetcher {
     politeness: Arc<Politeness>,
     policy: Arc<AddressPolicy>,
     settings: Arc<FetchSettings>,
+    robots: RobotsSettings,
     timeout: Duration,
 }
 
@@ -230,7 +230,8 @@ fn client(timeout: Duration, policy: &Arc<AddressPolicy>) -> anyhow::Result<reqw
 }
 
 impl Fetcher {
-    /// A client with `timeout` per request, the `[fetch]` limits and the given politeness;
+    /// A client with `timeout` per request, the `[fetch]` limits, the given politeness and
+    /// `[robots]` policy;
     /// `shared` books each host's request slots with other processes too (the daemon's
     /// database-backed gate). It reaches no private address but `settings.allow_private`'s:
     /// scope it to a blog with [`Fetcher::for_blog`].
@@ -241,6 +242,7 @@ impl Fetcher {
         timeout: Duration,
         settings: FetchSettings,
         politeness: PolitenessSettings,
+        robots: RobotsSettings,
         shared: Option<SharedGate>,
     ) -> anyhow::Result<Fetcher> {
         let policy = Arc::new(AddressPolicy::new(&settings.allow_private, []));
@@ -249,6 +251,7 @@ impl Fetcher {
             politeness: Arc::new(Politeness::new(politeness, shared)),
             policy,
             settings: Arc::new(settings),
+            robots,
             timeout,
         })
     }
@@ -449,7 +452,38 @@ impl Fetcher {
     /// GETs `url`, politely, following redirects; the body is capped as `resource`'s. Never
     /// fails: errors are in `record.error`.
     pub async fn get(&self, url: &str, resource: Resource) -> Fetched {
-        self.get_with(url, &[], resource).await
+        let limit = self.limit(resource);
+        self.get_with(url, &[], limit).await
+    }
+
+    /// GETs a page requisite or a post's media file (an image, stylesheet, font, audio…):
+    /// politely, following redirects, the body capped at `max_bytes` (`setting` is named when
+    /// a body is larger); robots.txt decides only with `[robots] requisites = "obey"` (by
+    /// default the embeds of a permitted page are fetched, as Browsertrix and the Internet
+    /// Archive do). Never fails: errors are in `record.error`.
+    pub async fn get_requisite(
+        &self,
+        url: &str,
+        max_bytes: usize,
+        setting: &'static str,
+    ) -> Fetched {
+        let limit = Limit {
+            what: "file",
+            bytes: max_bytes,
+            setting,
+            robots: self.robots.requisites == Requisites::Obey,
+        };
+        self.get_with(url, &[], limit).await
+    }
+
+    fn limit(&self, resource: Resource) -> Limit {
+        let (bytes, setting) = self.settings.cap(resource);
+        Limit {
+            what: resource.as_str(),
+            bytes,
+            setting,
+            robots: true,
+        }
     }
 
     /// A conditional GET of `url` (RFC 9110 §13): sends `If-None-Match` / `If-Modified-Since`
@@ -470,16 +504,12 @@ impl Fetcher {
                 headers.push(("if-modified-since", lm));
             }
         }
-        self.get_with(url, &headers, resource).await
+        let limit = self.limit(resource);
+        self.get_with(url, &headers, limit).await
     }
 
     /// GET with extra request headers on the first request (not on redirect hops).
-    async fn get_with(
-        &self,
-        url: &str,
-        extra: &[(&'static str, String)],
-        resource: Resource,
-    ) -> Fetched {
+    async fn get_with(&self, url: &str, extra: &[(&'static str, String)], limit: Limit) -> Fetched {
         let mut hops = Vec::new();
         let refused = |r: Refused, at: &Url, hops: Vec<FetchRecord>| {
             tracing::warn!(url = %at, "{r}");
@@ -492,7 +522,7 @@ impl Fetcher {
             Ok(u) if matches!(u.scheme(), "http" | "https") => u,
             _ => return Fetched::failed(error_record(url, "not an http(s) URL"), hops),
         };
-        let (cap, key) = self.settings.cap(resource);
+        let cap = limit.bytes;
         let mut seen = std::collections::HashSet::new();
         let mut redirected = false;
         for _ in 0..=MAX_REDIRECTS {
@@ -517,10 +547,11 @@ impl Fetcher {
                     };
                 }
             };
-            if host
-                .robots
-                .get()
-                .is_some_and(|r| !r.allowed(current.as_str()))
+            if limit.robots
+                && host
+                    .robots
+                    .get()
+                    .is_some_and(|r| !r.allowed(current.as_str()))
             {
                 return Fetched {
                     blocked: true,
@@ -547,7 +578,8 @@ impl Fetcher {
             if over_cap {
                 let mb = cap as f64 / (1024.0 * 1024.0);
                 record.error = Some(format!(
-                    "{resource} larger than {mb} MB: raise [fetch] {key} to keep it"
+                    "{} larger than {mb} MB: raise {} to keep it",
+                    limit.what, limit.setting
                 ));
                 return Fetched::failed(record, hops);
             }
@@ -685,14 +717,6 @@ fn error_record(url: &str, error: &str) -> FetchRecord {
     }
 }
 
-/// A response header by name (case-insensitive).
-pub fn header(r: &Response, name: &str) -> Option<String> {
-    r.headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.clone())
-}
-
 fn error_text(e: &reqwest::Error) -> String {
     let mut innermost: &dyn std::error::Error = e;
     while let Some(inner) = innermost.source() {
@@ -715,55 +739,4 @@ fn error_text(e: &reqwest::Error) -> String {
     } else {
         format!("{what}: {detail}")
     }
-}
-
-/// The `Content-Type` header of a response, lower-cased, if any.
-pub fn content_type(r: &Response) -> Option<String> {
-    r.headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-        .map(|(_, v)| v.to_ascii_lowercase())
-}
-
-/// True when the response is HTML (by header, or by sniffing when the header is missing).
-pub fn is_html(r: &Response) -> bool {
-    match content_type(r) {
-        Some(ct) => ct.contains("html"),
-        None => {
-            let head =
-                String::from_utf8_lossy(&r.body[..r.body.len().min(512)]).to_ascii_lowercase();
-            head.contains("<html") || head.contains("<!doctype html")
-        }
-    }
-}
-
-/// Decodes a body to text: charset from the `Content-Type` header, else a BOM, else
-/// `<meta charset>` in the first 1024 bytes, else UTF-8 (invalid bytes become U+FFFD).
-pub fn decode(r: &Response) -> String {
-    let from_label = |label: &str| {
-        encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
-    };
-    let header = content_type(r).and_then(|ct| {
-        ct.split(';')
-            .find_map(|p| p.trim().strip_prefix("charset=").map(str::to_string))
-    });
-    let meta = || {
-        let head = String::from_utf8_lossy(&r.body[..r.body.len().min(1024)]).to_ascii_lowercase();
-        let i = head.find("charset=")?;
-        let rest = &head[i + 8..];
-        let label: String = rest
-            .trim_start_matches(['"', '\''])
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-            .collect();
-        from_label(&label)
-    };
-    let encoding = header
-        .as_deref()
-        .and_then(from_label)
-        .or_else(|| encoding_rs::Encoding::for_bom(&r.body).map(|(e, _)| e))
-        .or_else(meta)
-        .unwrap_or(encoding_rs::UTF_8);
-    let (text, _, _) = encoding.decode(&r.body);
-    text.into_owned()
 }

@@ -269,3 +269,32 @@ mod tests {
         assert_eq!(retry_after("soon"), None);
     }
 }
+
+crate::core::vocabulary! {
+    /// Whether robots.txt decides the requisites of a permitted page (`[robots] requisites`).
+    pub enum Requisites {
+        /// Fetch a permitted page's images, stylesheets, scripts, fonts and media whatever
+        /// robots.txt says of them (the default, as Browsertrix and the Internet Archive treat
+        /// embeds: comment widgets' and CDNs' hosts often disallow everything).
+        Ignore = "ignore",
+        /// Fetch only what robots.txt allows.
+        Obey = "obey",
+    }
+}
+
+/// The `[robots]` section: robots.txt always decides which pages are crawled (RFC 9309); this
+/// says whether it also decides their requisites.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RobotsSettings {
+    /// `"ignore"` (default) or `"obey"`.
+    pub requisites: Requisites,
+}
+
+impl Default for RobotsSettings {
+    fn default() -> Self {
+        RobotsSettings {
+            requisites: Requisites::Ignore,
+        }
+    }
+}

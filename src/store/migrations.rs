@@ -227,4 +227,28 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX posts_comment_checks ON posts(blog_id, next_comment_check);
     ALTER TABLE blogs ADD COLUMN sitemaps_read_at TEXT;
     "#,
+    // 10: preservation. Bodies are stored once by SHA-256 (`blobs`, deflated) and shared by
+    // every response that received them (`responses.sha256`; older rows keep their own body).
+    // Each post's page requisites and media (images, stylesheets, fonts, favicon, audio/video,
+    // attachments) with the response that holds them, or why not (`post_media`); `media_at`:
+    // when the post's media were last captured (NULL: still to do).
+    r#"
+    CREATE TABLE blobs (
+        sha256  TEXT PRIMARY KEY,
+        body    BLOB NOT NULL,
+        bytes   INTEGER NOT NULL
+    );
+    ALTER TABLE responses ADD COLUMN sha256 TEXT;
+    CREATE INDEX responses_by_final_url ON responses(blog_id, final_url);
+    CREATE TABLE post_media (
+        post_url     TEXT NOT NULL,
+        url          TEXT NOT NULL,
+        kind         TEXT NOT NULL,
+        response_id  INTEGER REFERENCES responses(id),
+        state        TEXT NOT NULL,
+        reason       TEXT,
+        PRIMARY KEY (post_url, url)
+    );
+    ALTER TABLE posts ADD COLUMN media_at TEXT;
+    "#,
 ];

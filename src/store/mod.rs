@@ -24,6 +24,7 @@ mod coverage;
 mod frontier;
 mod host_slots;
 mod jobs;
+mod media;
 mod migrations;
 mod posts;
 pub mod records;
@@ -31,6 +32,7 @@ mod responses;
 
 pub use host_slots::StoreGate;
 pub use jobs::JobFilter;
+pub use media::NewMedia;
 pub use records::*;
 
 use anyhow::{Context, Result};

@@ -171,6 +171,7 @@ fn post_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Post> {
         version: r.get(11)?,
         gone_at: utc_col(r, 12)?,
         comments: Vec::new(),
+        media: Vec::new(),
     })
 }
 
@@ -269,6 +270,7 @@ impl Store {
         while let Some(row) = rows.next()? {
             let mut post = post_from_row(row)?;
             post.comments = self.comments(&post.url)?;
+            post.media = self.post_media(&post.url)?;
             f(post)?;
             n += 1;
         }
@@ -289,6 +291,7 @@ impl Store {
             return Ok(None);
         };
         post.comments = self.comments(&post.url)?;
+        post.media = self.post_media(&post.url)?;
         Ok(Some(post))
     }
 

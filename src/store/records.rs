@@ -239,6 +239,39 @@ mod rfc3339 {
     }
 }
 
+vocabulary! {
+    /// What became of one of a post's requisites or media.
+    pub enum MediaState {
+        /// Fetched and kept (whatever its HTTP status: a 404 is what the site answered).
+        Stored = "stored",
+        /// The fetch failed (network error, over `[media] max_file_mb`, refused, blocked).
+        Failed = "failed",
+        /// Not fetched: over the blog's `[media] max_blog_mb` budget.
+        Skipped = "skipped",
+    }
+}
+
+/// One requisite or media file of a post, as recorded (`post_media`) and exported.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Media {
+    /// Absolute URL.
+    pub url: String,
+    /// What it is (image, stylesheet, font, icon, media, attachment).
+    pub kind: crate::core::requisites::Kind,
+    /// Stored, failed or skipped.
+    pub state: MediaState,
+    /// Why it was not stored.
+    pub reason: Option<String>,
+    /// HTTP status of the stored response.
+    pub status: Option<u16>,
+    /// SHA-256 (hex) of the stored body.
+    pub sha256: Option<String>,
+    /// MIME type of the stored response (`Content-Type` without parameters).
+    pub mime: Option<String>,
+    /// Size of the stored body, in bytes.
+    pub bytes: Option<u64>,
+}
+
 /// An archived post (as exported: see README "Export format").
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Post {
@@ -276,6 +309,9 @@ pub struct Post {
     /// Comments, oldest first (filled by [`super::Store::posts`], [`super::Store::post`] and
     /// [`super::Store::for_each_post`]).
     pub comments: Vec<Comment>,
+    /// The page's requisites and media, in page order (filled by [`super::Store::post`] and
+    /// [`super::Store::for_each_post`]).
+    pub media: Vec<Media>,
 }
 
 /// A post to write, keyed by its canonical URL.

@@ -23,22 +23,39 @@ pub(super) fn put_fetch(tx: &Transaction<'_>, blog_id: Option<i64>, f: &FetchRec
     Ok(())
 }
 
+/// Stores a response, its body once by SHA-256 in `blobs` (shared with every other response
+/// that received the same bytes). Returns the response id.
 pub(super) fn put_response(tx: &Transaction<'_>, blog_id: i64, r: &Response) -> Result<i64> {
+    let sha = sha256_hex(&r.body);
     tx.execute(
-        "INSERT INTO responses (blog_id, url, final_url, status, headers, body, body_len, fetched_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT OR IGNORE INTO blobs (sha256, body, bytes) VALUES (?1, ?2, ?3)",
+        params![sha, compress(&r.body), r.body.len() as i64],
+    )?;
+    tx.execute(
+        "INSERT INTO responses (blog_id, url, final_url, status, headers, body, body_len, fetched_at, sha256) VALUES (?1, ?2, ?3, ?4, ?5, x'', ?6, ?7, ?8)",
         params![
             blog_id,
             r.url,
             r.final_url,
             r.status,
             serde_json::to_string(&r.headers)?,
-            compress(&r.body),
             r.body.len() as i64,
-            ts(r.fetched_at)
+            ts(r.fetched_at),
+            sha
         ],
     )?;
     Ok(tx.last_insert_rowid())
 }
+
+/// Lower-case hex SHA-256 of `bytes`: the key of `blobs`.
+pub(super) fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(bytes))
+}
+
+/// The stored body of a response row: its blob when it has one, else its own (older rows).
+pub(super) const BODY: &str =
+    "COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body)";
 
 /// When the response `id` arrived, as stored (now, if there is no such response).
 pub(super) fn response_time(tx: &Transaction<'_>, id: Option<i64>) -> Result<String> {
@@ -59,6 +76,10 @@ fn keepable(f: &Fetched) -> Option<&Response> {
         .as_ref()
         .filter(|r| !matches!(r.status, 304 | 429 | 503))
 }
+
+/// A request answered 304 Not Modified: (URL, when, the id of the latest response stored for
+/// that URL before then).
+pub type NotModified = (String, chrono::DateTime<chrono::Utc>, Option<i64>);
 
 impl Store {
     /// Logs every request of a fetch (robots.txt, redirect hops, the final request) and keeps
@@ -102,8 +123,10 @@ impl Store {
         let row = self
             .conn
             .query_row(
-                "SELECT id, url, final_url, status, headers, body, fetched_at FROM responses
-                 WHERE blog_id = ?1 AND url = ?2 ORDER BY id DESC LIMIT 1",
+                &format!(
+                    "SELECT id, url, final_url, status, headers, {BODY}, fetched_at FROM responses
+                     WHERE blog_id = ?1 AND url = ?2 ORDER BY id DESC LIMIT 1"
+                ),
                 params![blog_id, url],
                 |r| {
                     Ok((
@@ -132,6 +155,90 @@ impl Store {
                 fetched_at,
             },
         )))
+    }
+
+    /// Calls `f` with every stored response (raw and rendered), oldest first, one at a time
+    /// (memory stays flat whatever the archive's size): `(id, response)`. `blog` limits it to
+    /// one blog. Returns how many there were.
+    ///
+    /// # Errors
+    /// The database failed, a body did not inflate, or `f` failed.
+    pub fn for_each_capture(
+        &self,
+        blog: Option<i64>,
+        mut f: impl FnMut(i64, Response) -> Result<()>,
+    ) -> Result<u64> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT id, url, final_url, status, headers, {BODY}, fetched_at FROM responses
+             WHERE ?1 IS NULL OR blog_id = ?1 ORDER BY id"
+        ))?;
+        let mut rows = st.query([blog])?;
+        let mut n = 0;
+        while let Some(r) = rows.next()? {
+            let headers: String = r.get(4)?;
+            let body: Vec<u8> = r.get(5)?;
+            let response = Response {
+                url: r.get(1)?,
+                final_url: r.get(2)?,
+                status: r.get(3)?,
+                headers: serde_json::from_str(&headers).unwrap_or_default(),
+                body: decompress(&body)?,
+                fetched_at: utc_req(r, 6)?,
+            };
+            f(r.get(0)?, response)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// The requests answered 304 Not Modified, oldest first: (URL, when, the id of the latest
+    /// response stored for that URL before then, if any).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn not_modified(&self, blog: Option<i64>) -> Result<Vec<NotModified>> {
+        self.rows(
+            "SELECT f.url, f.fetched_at,
+                    (SELECT r.id FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
+                       AND r.fetched_at <= f.fetched_at ORDER BY r.id DESC LIMIT 1)
+             FROM fetch_log f WHERE f.status = 304 AND (?1 IS NULL OR f.blog_id = ?1)
+             ORDER BY f.id",
+            [blog],
+            |r| Ok((r.get(0)?, utc_req(r, 1)?, r.get(2)?)),
+        )
+    }
+
+    /// The time span of the stored responses (oldest, newest), if there are any.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn capture_span(
+        &self,
+        blog: Option<i64>,
+    ) -> Result<Option<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)>> {
+        let span = self.conn.query_row(
+            "SELECT MIN(fetched_at), MAX(fetched_at) FROM responses WHERE ?1 IS NULL OR blog_id = ?1",
+            [blog],
+            |r| Ok((super::utc_col(r, 0)?, super::utc_col(r, 1)?)),
+        )?;
+        Ok(match span {
+            (Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        })
+    }
+
+    /// The id of the response a post was extracted from, if it is still known.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_response(&self, url: &str) -> Result<Option<i64>> {
+        Ok(self
+            .conn
+            .query_row("SELECT response_id FROM posts WHERE url = ?1", [url], |r| {
+                r.get::<_, Option<i64>>(0)
+            })
+            .optional()?
+            .flatten())
     }
 
     /// Every URL in the fetch log, in fetch order (all blogs, and `archive add`'s fetches).

@@ -48,7 +48,7 @@ impl Blog {
 
 /// Runs `archive --db <db> args…` and returns its output.
 pub fn archive(db: &Path, args: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_archive"))
+    archive_command()
         .arg("--db")
         .arg(db)
         .args(args)
@@ -174,7 +174,7 @@ pub fn score(truth: &Value, export_jsonl: &str) -> Score {
 
 /// `archive --db DB --config CONFIG daemon --owner OWNER`, stdout discarded.
 pub fn daemon_with_config(db: &Path, config: &Path, owner: &str, stderr: Stdio) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_archive"))
+    archive_command()
         .arg("--db")
         .arg(db)
         .arg("--config")
@@ -238,4 +238,38 @@ pub fn comment_recall(store: &Store, origin: &str, truth: &Value) -> (usize, usi
         }
     }
     (found, total, missing)
+}
+
+/// A configuration for tests run without `--config`: the fixture blogs link stylesheets and
+/// fonts on public CDNs, which tests must not reach (only 127.0.0.1), so requisites on other
+/// hosts are not kept.
+pub fn loopback_config() -> PathBuf {
+    let path =
+        std::env::temp_dir().join(format!("everblog-test-config-{}.toml", std::process::id()));
+    if !path.exists() {
+        let tmp = path.with_extension(
+            format!("{:?}", std::thread::current().id())
+                .replace(|c: char| !c.is_alphanumeric(), ""),
+        );
+        std::fs::write(&tmp, "[media]\nother_hosts = false\n").unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+    }
+    path
+}
+
+/// Writes a test's configuration file: `text`, and requisites on other hosts not kept (see
+/// [`loopback_config`]).
+pub fn write_config(path: impl AsRef<Path>, text: impl AsRef<str>) -> std::io::Result<()> {
+    std::fs::write(
+        path,
+        format!("{}\n[media]\nother_hosts = false\n", text.as_ref()),
+    )
+}
+
+/// The `archive` binary, with [`loopback_config`] as its configuration unless `--config` is
+/// given.
+pub fn archive_command() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_archive"));
+    c.env("EVERBLOG_CONFIG", loopback_config());
+    c
 }

@@ -1,0 +1,460 @@
+//! The archive as a standard web archive: every stored capture as WARC 1.1 records (with the
+//! CDXJ index of the file), or both packaged as WACZ 1.1.1 with a page list of the posts, so
+//! pywb, ReplayWeb.page and institutional repositories can read what everblog kept.
+//!
+//! Records, for each stored response, oldest first:
+//! - a `response` (the HTTP status line and headers as received, the body as stored) and its
+//!   `request` (`WARC-Concurrent-To`), or a `revisit` (profile identical-payload-digest) when
+//!   the body is the same as the URL's previous capture;
+//! - a DOM rendered by Chromium: a `resource` of `urn:everblog:rendered:<url>` (`text/html`);
+//!
+//! then a `revisit` (profile server-not-modified) for every 304 the fetch log holds, and a
+//! `metadata` record of `urn:everblog:post:<url>` for every post: everblog's record of it, as
+//! exported in JSON Lines, `WARC-Refers-To` the response it was extracted from.
+//!
+//! Record ids are derived from the store's ids, so exporting the same archive twice gives the
+//! same file, and `--format cdxj` indexes exactly the WARC that `--format warc` writes.
+
+use super::cdxj;
+use super::warc::{self, Record, RecordType, WarcWriter};
+use crate::crawl::rendering::RENDERED_HEADER;
+use crate::fetch::{Response, USER_AGENT};
+use crate::store::Store;
+use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::io::{Seek, Write};
+
+/// Everblog's own URI of the rendered DOM of `url`.
+pub fn rendered_uri(url: &str) -> String {
+    format!("urn:everblog:rendered:{url}")
+}
+
+/// Everblog's own URI of the extracted post at `url`.
+pub fn post_uri(url: &str) -> String {
+    format!("urn:everblog:post:{url}")
+}
+
+/// What an export wrote.
+#[derive(Debug, Default, Clone)]
+pub struct Written {
+    /// `response` records.
+    pub responses: u64,
+    /// `revisit` records (identical payloads and 304s).
+    pub revisits: u64,
+    /// `resource` records (rendered DOMs).
+    pub resources: u64,
+    /// `metadata` records (posts).
+    pub posts: u64,
+    /// Bytes of WARC written.
+    pub bytes: u64,
+    /// The CDXJ lines of every record but `warcinfo` and `request` (as cdxj-indexer
+    /// indexes), sorted.
+    pub index: Vec<String>,
+}
+
+/// What the export remembers of a response written: enough to write a revisit of it.
+struct Seen {
+    id: String,
+    date: DateTime<Utc>,
+    digest: String,
+    url: String,
+}
+
+/// Writes the captures of `blog` (all blogs when `None`) as a WARC to `out`, each record its
+/// own gzip member, and returns what was written with the CDXJ index naming the WARC
+/// `filename`. Memory holds one capture at a time plus ~200 bytes of index per record.
+///
+/// # Errors
+/// The database failed or writing to `out` failed.
+pub fn write_warc<W: Write>(
+    store: &Store,
+    blog: Option<i64>,
+    filename: &str,
+    out: W,
+) -> Result<(W, Written)> {
+    let mut w = WarcWriter::new(out);
+    let mut written = Written::default();
+    let span = store.capture_span(blog)?;
+    let info_date = span.map(|(_, newest)| newest).unwrap_or_default();
+    let info = format!(
+        "software: everblog/{}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\nrobots: obey\r\nhttp-header-user-agent: {USER_AGENT}\r\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    let info_id = warc::record_id(&["warcinfo", filename]);
+    w.write(&Record {
+        kind: RecordType::Warcinfo,
+        id: info_id.clone(),
+        date: info_date,
+        target_uri: None,
+        content_type: Some("application/warc-fields"),
+        headers: vec![("WARC-Filename", filename.to_string())],
+        block: info.as_bytes(),
+    })?;
+
+    let mut latest: HashMap<String, i64> = HashMap::new();
+    let mut seen: HashMap<i64, Seen> = HashMap::new();
+    store.for_each_capture(blog, |id, r| {
+        let date = r.fetched_at;
+        if crate::fetch::header(&r, RENDERED_HEADER).is_some() {
+            let uri = rendered_uri(&r.final_url);
+            let rec_id = warc::record_id(&["resource", &id.to_string()]);
+            let digest = warc::sha1_digest(&r.body);
+            let p = w.write(&Record {
+                kind: RecordType::Resource,
+                id: rec_id,
+                date,
+                target_uri: Some(&uri),
+                content_type: Some("text/html; charset=utf-8"),
+                headers: vec![
+                    ("WARC-Warcinfo-ID", info_id.clone()),
+                    ("WARC-Payload-Digest", digest.clone()),
+                ],
+                block: &r.body,
+            })?;
+            written.resources += 1;
+            written.index.push(cdxj::line(&cdxj::Entry {
+                url: &uri,
+                date,
+                mime: Some("text/html"),
+                status: None,
+                digest: Some(&digest),
+                length: p.length,
+                offset: p.offset,
+                filename,
+            }));
+            return Ok(());
+        }
+        let target = r.final_url.clone();
+        let digest = warc::sha1_digest(&r.body);
+        let rec_id = warc::record_id(&["response", &id.to_string()]);
+        let previous = latest.get(&target).and_then(|p| seen.get(p));
+        let mime = mime_of(&r);
+        let p = match previous.filter(|p| p.digest == digest) {
+            Some(prev) => {
+                let block = warc::http_revisit_block(r.status, &r.headers);
+                written.revisits += 1;
+                let p = w.write(&Record {
+                    kind: RecordType::Revisit,
+                    id: rec_id.clone(),
+                    date,
+                    target_uri: Some(&target),
+                    content_type: Some("application/http; msgtype=response"),
+                    headers: vec![
+                        ("WARC-Warcinfo-ID", info_id.clone()),
+                        (
+                            "WARC-Profile",
+                            "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+                                .into(),
+                        ),
+                        ("WARC-Refers-To", prev.id.clone()),
+                        ("WARC-Refers-To-Target-URI", prev.url.clone()),
+                        (
+                            "WARC-Refers-To-Date",
+                            prev.date.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                        ),
+                        ("WARC-Payload-Digest", digest.clone()),
+                    ],
+                    block: &block,
+                })?;
+                written.index.push(cdxj::line(&cdxj::Entry {
+                    url: &target,
+                    date,
+                    mime: Some("warc/revisit"),
+                    status: Some(r.status),
+                    digest: Some(&digest),
+                    length: p.length,
+                    offset: p.offset,
+                    filename,
+                }));
+                p
+            }
+            None => {
+                let block = warc::http_response_block(r.status, &r.headers, &r.body);
+                written.responses += 1;
+                let p = w.write(&Record {
+                    kind: RecordType::Response,
+                    id: rec_id.clone(),
+                    date,
+                    target_uri: Some(&target),
+                    content_type: Some("application/http; msgtype=response"),
+                    headers: vec![
+                        ("WARC-Warcinfo-ID", info_id.clone()),
+                        ("WARC-Payload-Digest", digest.clone()),
+                    ],
+                    block: &block,
+                })?;
+                written.index.push(cdxj::line(&cdxj::Entry {
+                    url: &target,
+                    date,
+                    mime: mime.as_deref(),
+                    status: Some(r.status),
+                    digest: Some(&digest),
+                    length: p.length,
+                    offset: p.offset,
+                    filename,
+                }));
+                p
+            }
+        };
+        let _ = p;
+        if let Ok(u) = url::Url::parse(&target) {
+            let block = warc::http_request_block(&u, USER_AGENT);
+            w.write(&Record {
+                kind: RecordType::Request,
+                id: warc::record_id(&["request", &id.to_string()]),
+                date,
+                target_uri: Some(&target),
+                content_type: Some("application/http; msgtype=request"),
+                headers: vec![
+                    ("WARC-Warcinfo-ID", info_id.clone()),
+                    ("WARC-Concurrent-To", rec_id.clone()),
+                    // A GET has an empty payload; warcio writes its digest too.
+                    ("WARC-Payload-Digest", warc::sha1_digest(b"")),
+                ],
+                block: &block,
+            })?;
+        }
+        // A revisit refers to the first record holding the payload, not to another revisit.
+        let keep = match previous {
+            Some(prev) if prev.digest == digest => Seen {
+                id: prev.id.clone(),
+                date: prev.date,
+                digest,
+                url: prev.url.clone(),
+            },
+            _ => Seen {
+                id: rec_id,
+                date,
+                digest,
+                url: target.clone(),
+            },
+        };
+        seen.insert(id, keep);
+        latest.insert(target, id);
+        Ok(())
+    })?;
+
+    for (url, date, earlier) in store.not_modified(blog)? {
+        let Some(prev) = earlier.and_then(|id| seen.get(&id)) else {
+            continue;
+        };
+        let block = warc::http_revisit_block(304, &[]);
+        let p = w.write(&Record {
+            kind: RecordType::Revisit,
+            id: warc::record_id(&["not-modified", &url, &date.to_rfc3339()]),
+            date,
+            target_uri: Some(&url),
+            content_type: Some("application/http; msgtype=response"),
+            headers: vec![
+                ("WARC-Warcinfo-ID", info_id.clone()),
+                (
+                    "WARC-Profile",
+                    "http://netpreserve.org/warc/1.1/revisit/server-not-modified".into(),
+                ),
+                ("WARC-Refers-To", prev.id.clone()),
+                ("WARC-Refers-To-Target-URI", prev.url.clone()),
+                (
+                    "WARC-Refers-To-Date",
+                    prev.date.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                ),
+                ("WARC-Payload-Digest", prev.digest.clone()),
+            ],
+            block: &block,
+        })?;
+        written.revisits += 1;
+        written.index.push(cdxj::line(&cdxj::Entry {
+            url: &url,
+            date,
+            mime: Some("warc/revisit"),
+            status: Some(304),
+            digest: Some(&prev.digest),
+            length: p.length,
+            offset: p.offset,
+            filename,
+        }));
+    }
+
+    store.for_each_post(blog, |post| {
+        let mut json = Vec::new();
+        super::write_jsonl(&post, &mut json)?;
+        let uri = post_uri(&post.url);
+        let mut headers = vec![("WARC-Warcinfo-ID", info_id.clone())];
+        if let Some(prev) = store.post_response(&post.url)?.and_then(|id| seen.get(&id)) {
+            headers.push(("WARC-Refers-To", prev.id.clone()));
+        }
+        let p = w.write(&Record {
+            kind: RecordType::Metadata,
+            id: warc::record_id(&["post", &post.url, &post.version.to_string()]),
+            date: post.fetched_at,
+            target_uri: Some(&uri),
+            content_type: Some("application/json"),
+            headers,
+            block: &json,
+        })?;
+        written.posts += 1;
+        written.index.push(cdxj::line(&cdxj::Entry {
+            url: &uri,
+            date: post.fetched_at,
+            mime: Some("application/json"),
+            status: None,
+            digest: Some(&warc::sha1_digest(&json)),
+            length: p.length,
+            offset: p.offset,
+            filename,
+        }));
+        Ok(())
+    })?;
+
+    written.bytes = w.offset();
+    written.index.sort_unstable();
+    Ok((w.into_inner()?, written))
+}
+
+/// The payload's MIME type for the index: the `Content-Type` without parameters, if any.
+fn mime_of(r: &Response) -> Option<String> {
+    crate::fetch::content_type(r)
+        .and_then(|ct| ct.split(';').next().map(|m| m.trim().to_string()))
+        .filter(|m| !m.is_empty())
+}
+
+/// What a WACZ export wrote.
+#[derive(Debug, Clone)]
+pub struct WaczWritten {
+    /// The WARC inside it.
+    pub warc: Written,
+    /// Posts listed in `pages/pages.jsonl`.
+    pub pages: u64,
+}
+
+/// Packages the captures of `blog` (all when `None`) as WACZ 1.1.1 into `out`: the WARC as
+/// `archive/data.warc.gz` (stored, not recompressed), its index as `indexes/index.cdxj`, one
+/// line per post in `pages/pages.jsonl` (`url`, `ts`, `title`, `text`), `datapackage.json`
+/// (the SHA-256 and size of every file) and `datapackage-digest.json`.
+///
+/// # Errors
+/// The database failed or writing to `out` failed.
+pub fn write_wacz<W: Write + Seek>(
+    store: &Store,
+    blog: Option<i64>,
+    title: &str,
+    out: W,
+) -> Result<(W, WaczWritten)> {
+    use zip::write::SimpleFileOptions;
+    let mut zip = zip::ZipWriter::new(out);
+    let stored = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .large_file(true);
+    let deflated =
+        SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let mut resources = Vec::new();
+
+    let warc_path = "archive/data.warc.gz";
+    zip.start_file(warc_path, stored)?;
+    let (hashed, warc) = write_warc(store, blog, "data.warc.gz", Hashing::new(&mut zip))?;
+    resources.push(hashed.resource("data.warc.gz", warc_path));
+
+    let index_path = "indexes/index.cdxj";
+    zip.start_file(index_path, deflated)?;
+    let mut h = Hashing::new(&mut zip);
+    for line in &warc.index {
+        h.write_all(line.as_bytes())?;
+        h.write_all(b"\n")?;
+    }
+    resources.push(h.resource("index.cdxj", index_path));
+
+    let pages_path = "pages/pages.jsonl";
+    zip.start_file(pages_path, deflated)?;
+    let mut h = Hashing::new(&mut zip);
+    h.write_all(
+        serde_json::json!({"format": "json-pages-1.0", "id": "pages", "title": "Posts"})
+            .to_string()
+            .as_bytes(),
+    )?;
+    h.write_all(b"\n")?;
+    let mut pages = 0;
+    store.for_each_post(blog, |post| {
+        let ts = post
+            .fetched_at
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let line = serde_json::json!({
+            "id": warc::record_id(&["page", &post.url]).trim_matches(['<', '>']),
+            "url": post.url,
+            "ts": ts,
+            "title": post.title.clone().unwrap_or_default(),
+            "text": post.content_text,
+        });
+        serde_json::to_writer(&mut h, &line)?;
+        h.write_all(b"\n")?;
+        pages += 1;
+        Ok(())
+    })?;
+    resources.push(h.resource("pages.jsonl", pages_path));
+
+    let created = store
+        .capture_span(blog)?
+        .map(|(_, newest)| newest)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let package = serde_json::to_vec_pretty(&serde_json::json!({
+        "profile": "data-package",
+        "wacz_version": "1.1.1",
+        "title": title,
+        "created": created,
+        "modified": created,
+        "software": format!("everblog/{}", env!("CARGO_PKG_VERSION")),
+        "mainPageURL": serde_json::Value::Null,
+        "resources": resources,
+    }))?;
+    zip.start_file("datapackage.json", deflated)?;
+    zip.write_all(&package)?;
+    zip.start_file("datapackage-digest.json", deflated)?;
+    zip.write_all(
+        serde_json::to_vec_pretty(&serde_json::json!({
+            "path": "datapackage.json",
+            "hash": format!("sha256:{:x}", Sha256::digest(&package)),
+        }))?
+        .as_slice(),
+    )?;
+    let out = zip.finish().context("finishing the WACZ (zip)")?;
+    Ok((out, WaczWritten { warc, pages }))
+}
+
+/// Counts and SHA-256-hashes what passes through it, for `datapackage.json`.
+struct Hashing<W: Write> {
+    inner: W,
+    hash: Sha256,
+    bytes: u64,
+}
+
+impl<W: Write> Hashing<W> {
+    fn new(inner: W) -> Self {
+        Hashing {
+            inner,
+            hash: Sha256::new(),
+            bytes: 0,
+        }
+    }
+
+    fn resource(self, name: &str, path: &str) -> serde_json::Value {
+        serde_json::json!({
+            "name": name,
+            "path": path,
+            "hash": format!("sha256:{:x}", self.hash.finalize()),
+            "bytes": self.bytes,
+        })
+    }
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}

@@ -1,0 +1,87 @@
+//! What arrived: [`Response`] (status, headers, decoded body) and reading it (headers, content
+//! type, HTML or not, text in its charset).
+
+use chrono::{DateTime, Utc};
+
+/// An HTTP response as received (and as the store keeps it).
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// URL requested.
+    pub url: String,
+    /// URL after redirects (or, for a rendering, the URL the browser ended on).
+    pub final_url: String,
+    /// HTTP status.
+    pub status: u16,
+    /// Response headers in order, as (name, value).
+    pub headers: Vec<(String, String)>,
+    /// Body bytes after content decoding (gzip, br, deflate), within the cap of its resource.
+    pub body: Vec<u8>,
+    /// When the response arrived.
+    pub fetched_at: DateTime<Utc>,
+}
+
+impl Response {
+    /// A success worth keeping and reading: status below 400, and not a 304 (which has no body).
+    pub fn is_success(&self) -> bool {
+        self.status < 400 && self.status != 304
+    }
+}
+
+/// A response header by name (case-insensitive).
+pub fn header(r: &Response, name: &str) -> Option<String> {
+    r.headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.clone())
+}
+
+/// The `Content-Type` header of a response, lower-cased, if any.
+pub fn content_type(r: &Response) -> Option<String> {
+    r.headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.to_ascii_lowercase())
+}
+
+/// True when the response is HTML (by header, or by sniffing when the header is missing).
+pub fn is_html(r: &Response) -> bool {
+    match content_type(r) {
+        Some(ct) => ct.contains("html"),
+        None => {
+            let head =
+                String::from_utf8_lossy(&r.body[..r.body.len().min(512)]).to_ascii_lowercase();
+            head.contains("<html") || head.contains("<!doctype html")
+        }
+    }
+}
+
+/// Decodes a body to text: charset from the `Content-Type` header, else a BOM, else
+/// `<meta charset>` in the first 1024 bytes, else UTF-8 (invalid bytes become U+FFFD).
+pub fn decode(r: &Response) -> String {
+    let from_label = |label: &str| {
+        encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
+    };
+    let header = content_type(r).and_then(|ct| {
+        ct.split(';')
+            .find_map(|p| p.trim().strip_prefix("charset=").map(str::to_string))
+    });
+    let meta = || {
+        let head = String::from_utf8_lossy(&r.body[..r.body.len().min(1024)]).to_ascii_lowercase();
+        let i = head.find("charset=")?;
+        let rest = &head[i + 8..];
+        let label: String = rest
+            .trim_start_matches(['"', '\''])
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .collect();
+        from_label(&label)
+    };
+    let encoding = header
+        .as_deref()
+        .and_then(from_label)
+        .or_else(|| encoding_rs::Encoding::for_bom(&r.body).map(|(e, _)| e))
+        .or_else(meta)
+        .unwrap_or(encoding_rs::UTF_8);
+    let (text, _, _) = encoding.decode(&r.body);
+    text.into_owned()
+}

@@ -1,0 +1,250 @@
+//! The archive as a standard web archive: a crawled fixture blog (Pelican) exported as WARC
+//! 1.1, CDXJ and WACZ is read back record by record by warcio (digests checked), indexed by
+//! cdxj-indexer into the same index as ours, validated by `wacz validate` (PyPI), and replayed
+//! by pywb in proxy mode in headless Chromium after the blog's server is stopped: the posts'
+//! text, their stylesheets and fonts come from the archive alone.
+//!
+//! The PyPI tools live in a venv made once by `fixtures/webarchive/tools.sh` (pinned versions).
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn tools() -> Option<PathBuf> {
+    let out = Command::new("bash")
+        .arg(fixture_dir("webarchive").join("tools.sh"))
+        .output()
+        .expect("bash");
+    if !out.status.success() {
+        panic!(
+            "fixtures/webarchive/tools.sh failed (it needs python3-venv and PyPI):\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let venv = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .map(|l| PathBuf::from(l.trim()))?;
+    Some(venv)
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("spawn");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A crawled Pelican blog in `dir`, its server and its truth.
+fn archived(dir: &Path) -> (Blog, PathBuf) {
+    let blog = serve("pelican");
+    let db = dir.join("a.db");
+    ok(&archive(&db, &["add", &blog.feed_url()]));
+    let out = ok(&archive(&db, &["crawl"]));
+    assert!(out.contains("media of 32 posts"), "{out}");
+    (blog, db)
+}
+
+#[test]
+fn warc_cdxj_and_wacz_are_read_back_by_the_reference_tools() {
+    let Some(venv) = tools() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (blog, db) = archived(dir.path());
+    let warc = dir.path().join("blog.warc.gz");
+    let cdxj = dir.path().join("blog.cdxj");
+    let wacz = dir.path().join("blog.wacz");
+    let w = warc.to_str().unwrap();
+    ok(&archive(&db, &["export", "--format", "warc", "-o", w]));
+    ok(&archive(
+        &db,
+        &[
+            "export",
+            "--format",
+            "cdxj",
+            "--warc-name",
+            "blog.warc.gz",
+            "-o",
+            cdxj.to_str().unwrap(),
+        ],
+    ));
+    ok(&archive(
+        &db,
+        &["export", "--format", "wacz", "-o", wacz.to_str().unwrap()],
+    ));
+
+    // Every record parses, every digest verifies, one record per gzip member.
+    let check = fixture_dir("webarchive").join("check_warc.py");
+    let py = venv.join("bin/python");
+    let summary: serde_json::Value = serde_json::from_str(&run(Command::new(&py)
+        .arg(&check)
+        .arg("--require-digests")
+        .arg(&warc)))
+    .unwrap();
+    let types = &summary["types"];
+    let posts = blog.truth["posts"].as_array().unwrap().len() as u64;
+    assert_eq!(types["metadata"].as_u64(), Some(posts), "{summary}");
+    assert_eq!(types["warcinfo"].as_u64(), Some(1), "{summary}");
+    let responses = types["response"].as_u64().unwrap();
+    assert_eq!(
+        types["request"].as_u64(),
+        Some(responses + types["revisit"].as_u64().unwrap_or(0)),
+        "{summary}"
+    );
+    let uris: Vec<String> = summary["responses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    for needle in ["main.css", ".woff", "feeds/all.rss.xml"] {
+        assert!(
+            uris.iter().any(|u| u.contains(needle)),
+            "no capture of {needle}"
+        );
+    }
+    // Our index is cdxj-indexer's index of our WARC, line for line.
+    run(Command::new(&py)
+        .arg(&check)
+        .arg("cdxj")
+        .arg(&warc)
+        .arg(&cdxj));
+    // The WACZ package validates.
+    let out = run(Command::new(venv.join("bin/wacz"))
+        .arg("validate")
+        .arg("-f")
+        .arg(&wacz));
+    assert!(out.contains("valid"), "{out}");
+    // Exporting twice gives the same bytes (record ids and dates come from the archive).
+    let again = dir.path().join("again.warc.gz");
+    ok(&archive(
+        &db,
+        &[
+            "export",
+            "--format",
+            "warc",
+            "--warc-name",
+            "blog.warc.gz",
+            "-o",
+            again.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(
+        std::fs::read(&warc).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+    // The JSON Lines record lists each post's media.
+    let jsonl = ok(&archive(&db, &["export"]));
+    let first: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    let media = first["media"].as_array().unwrap();
+    assert!(
+        media
+            .iter()
+            .any(|m| m["kind"] == "font" && m["state"] == "stored" && m["sha256"].is_string()),
+        "{first}"
+    );
+}
+
+#[test]
+fn pywb_replays_the_posts_with_the_live_site_gone() {
+    let Some(venv) = tools() else { return };
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists());
+    let Some(chromium) = chromium else {
+        eprintln!("skipped: no Chromium (apt-get install chromium)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (blog, db) = archived(dir.path());
+    let origin = blog.server.origin.clone();
+    let truth = blog.truth.clone();
+    let wacz = dir.path().join("blog.wacz");
+    ok(&archive(
+        &db,
+        &["export", "--format", "wacz", "-o", wacz.to_str().unwrap()],
+    ));
+    drop(blog); // the live site is gone from here on
+
+    let coll = dir.path().join("pywb");
+    let out = run(Command::new("bash")
+        .arg(fixture_dir("webarchive").join("pywb.sh"))
+        .arg(&coll)
+        .arg(&wacz)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                venv.join("bin").display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        ));
+    let port: u16 = out.lines().last().unwrap().trim().parse().unwrap();
+    struct Stop(PathBuf);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            if let Ok(pid) = std::fs::read_to_string(self.0.join("pywb.pid")) {
+                let _ = Command::new("kill").arg(pid.trim()).status();
+            }
+        }
+    }
+    let _stop = Stop(coll.clone());
+
+    let posts = truth["posts"].as_array().unwrap();
+    for post in [&posts[0], &posts[posts.len() / 2], &posts[posts.len() - 1]] {
+        let url = format!("{origin}{}", post["path"].as_str().unwrap());
+        let profile = tempfile::tempdir().unwrap();
+        let dom = run(Command::new(chromium).args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            &format!("--user-data-dir={}", profile.path().display()),
+            &format!("--proxy-server=http://127.0.0.1:{port}"),
+            "--proxy-bypass-list=<-loopback>",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            &url,
+        ]));
+        let title = post["title"].as_str().unwrap();
+        let text = post["content_text"]
+            .as_str()
+            .or(post["text"].as_str())
+            .unwrap_or("");
+        let words: Vec<&str> = text.split_whitespace().take(6).collect();
+        assert!(
+            dom.contains(&html_escape(title)) || dom.contains(title),
+            "{url}: no title in replay:\n{}",
+            &dom[..dom.len().min(2000)]
+        );
+        if words.len() == 6 {
+            assert!(
+                dom.contains(&words.join(" ")),
+                "{url}: article text missing in replay"
+            );
+        }
+    }
+    // The page's requisites replay too: its stylesheet and font come from the archive.
+    let get = |path: &str| {
+        run(Command::new(venv.join("bin/python")).arg("-c").arg(format!(
+            "import urllib.request as u; o=u.build_opener(u.ProxyHandler({{'http':'http://127.0.0.1:{port}'}})); r=o.open('{origin}{path}'); print(r.status, r.headers.get('Memento-Datetime') is not None, len(r.read()))"
+        )))
+    };
+    for path in [
+        "/theme/css/main.css",
+        "/theme/fonts/Yanone_Kaffeesatz_400.woff2",
+    ] {
+        let out = get(path);
+        assert!(out.starts_with("200 True"), "{path}: {out}");
+    }
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
