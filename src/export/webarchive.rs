@@ -131,7 +131,7 @@ pub fn write_warc<W: Write>(
         let rec_id = warc::record_id(&["response", &id.to_string()]);
         let previous = latest.get(&target).and_then(|p| seen.get(p));
         let mime = mime_of(&r);
-        let p = match previous.filter(|p| p.digest == digest) {
+        match previous.filter(|p| p.digest == digest) {
             Some(prev) => {
                 let block = warc::http_revisit_block(r.status, &r.headers);
                 written.revisits += 1;
@@ -168,7 +168,6 @@ pub fn write_warc<W: Write>(
                     offset: p.offset,
                     filename,
                 }));
-                p
             }
             None => {
                 let block = warc::http_response_block(r.status, &r.headers, &r.body);
@@ -195,10 +194,8 @@ pub fn write_warc<W: Write>(
                     offset: p.offset,
                     filename,
                 }));
-                p
             }
-        };
-        let _ = p;
+        }
         if let Ok(u) = url::Url::parse(&target) {
             let block = warc::http_request_block(&u, USER_AGENT);
             w.write(&Record {
