@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Render stage benchmark (issue "render"): pages per second with the default tab pool of one
-# reused browser, against the naive approach of launching `chromium --headless --dump-dom`
-# once per page; and the memory (PSS, summed over every Chromium process of ours) over a long
+# reused browser, every browser request answered through everblog's fetcher (as crawls do),
+# against the same renderer with Chromium fetching by itself (`archive render --direct`, issue
+# 11: interception must cost under 20%) and against the naive approach of launching
+# `chromium --headless --dump-dom` once per page; and the memory (PSS, summed over every Chromium process of ours) over a long
 # render run, which must stay flat (the browser is recycled every render.recycle_after pages).
 #
 #   benches/render_throughput.sh [PAGES] [NAIVE_PAGES]     (defaults 1000 and 40)
@@ -47,7 +49,7 @@ start=$(date +%s.%N)
 "$BIN" render $(cat "$WORK/urls") > "$WORK/ours.tsv" 2> "$WORK/ours.err" || true
 end=$(date +%s.%N)
 kill $SAMPLER; SAMPLER=""
-tail -1 "$WORK/ours.err"
+grep -E '^(rendered|browser requests)' "$WORK/ours.err"
 ours=$(python3 -c "print(f'{$PAGES/($end-$start):.2f}')")
 python3 - "$WORK/ours.tsv" "$PAGES" <<'PY'
 import sys
@@ -67,6 +69,14 @@ if n:
     print("browser PSS peak per tenth of the run (MiB):", " ".join(f"{c/1024:.0f}" for c in chunks))
     print(f"browser PSS peak over the run: {max(vals)/1024:.0f} MiB; first tenth {chunks[0]/1024:.0f} MiB, last tenth {chunks[-1]/1024:.0f} MiB")
 PY
+
+echo "== everblog --direct (Chromium fetches by itself): $PAGES pages"
+start=$(date +%s.%N)
+"$BIN" render --direct $(cat "$WORK/urls") > /dev/null 2> "$WORK/direct.err" || true
+end=$(date +%s.%N)
+grep -E '^rendered' "$WORK/direct.err"
+direct=$(python3 -c "print(f'{$PAGES/($end-$start):.2f}')")
+echo "wall $(python3 -c "print(f'{$end-$start:.1f}')") s → $direct pages/s; through the fetcher / direct: $(python3 -c "print(f'{$ours/$direct:.2f}')")"
 
 echo "== naive: chromium --headless --dump-dom, one launch per page, $NAIVE pages"
 python3 - "$WORK/urls" "$NAIVE" "$ours" <<'PY'

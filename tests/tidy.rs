@@ -91,6 +91,40 @@ fn sql_lives_only_in_the_store() {
     }
 }
 
+/// Every byte on the wire goes through `fetch` (ARCHITECTURE.md): no HTTP client or outbound
+/// socket is made anywhere else, and the renderer intercepts every tab it opens for a network.
+#[test]
+fn only_fetch_opens_connections() {
+    let clients = [
+        "reqwest::Client",
+        "reqwest::get",
+        "ClientBuilder",
+        "TcpStream::connect",
+        "tokio::net::TcpStream",
+        "UdpSocket",
+        "ureq::",
+        "hyper::client",
+    ];
+    for f in rust_files(&src()) {
+        if f.starts_with(src().join("fetch")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for word in clients {
+            assert!(
+                !text.contains(word),
+                "{} makes connections of its own (`{word}`); requests go through src/fetch",
+                f.display()
+            );
+        }
+    }
+    let render = std::fs::read_to_string(src().join("render/mod.rs")).unwrap();
+    assert!(
+        render.contains("network::intercept(&page"),
+        "render/mod.rs no longer intercepts the tabs it opens"
+    );
+}
+
 /// Files allowed past [`MAX_LINES`], each with the reason. Empty today: every concept has a home
 /// of its own size.
 const LONG_FILES: &[(&str, &str)] = &[];

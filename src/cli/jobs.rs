@@ -152,6 +152,9 @@ fn print_crawl(b: &Blog, s: &CrawlSummary, elapsed: std::time::Duration) {
         "  last new post at page {} of this run · {:.1} posts estimated unseen · {} blocked by robots.txt · {} refused (private addresses) · {} links over the per-template cap · {} posts from sitemaps · {} pages rendered · stopped: {}",
         s.pages_at_last_post, s.unseen_estimate, s.blocked, s.refused, s.trapped, s.sitemap_posts, s.rendered, s.stop_reason
     );
+    if s.browser.requests > 0 {
+        println!("  {}", s.browser);
+    }
     if s.media.posts > 0 {
         println!("  {}", s.media);
     }
@@ -177,6 +180,9 @@ fn print_update(b: &Blog, s: &UpdateSummary, elapsed: std::time::Duration) {
         b.home_url,
         elapsed.as_secs_f64()
     );
+    if s.browser.requests > 0 {
+        println!("  {}", s.browser);
+    }
     if s.media.posts > 0 {
         println!("  {}", s.media);
     }

@@ -207,11 +207,17 @@ pub enum Command {
     /// Render pages in headless Chromium as a crawl would (settle, click "load more" /
     /// "show more replies", scroll, inline iframes). One URL: print its final DOM, with a
     /// summary (clicks, iframes, what was cut short) on stderr. Several: render them with the
-    /// tab pool and print one line per page (URL, bytes, clicks) and the throughput.
+    /// tab pool and print one line per page (URL, bytes, clicks) and the throughput. Every
+    /// request of the browser goes through everblog's fetcher (robots.txt, politeness), as in
+    /// a crawl; nothing is stored.
     Render {
         /// The pages.
         #[arg(required = true)]
         urls: Vec<String>,
+        /// Let Chromium fetch by itself: no robots.txt, no politeness. For benchmarks and
+        /// debugging only; never used by crawls.
+        #[arg(long)]
+        direct: bool,
     },
     /// Print the effective configuration (TOML), or with --defaults the documented default
     /// file, ready to edit: `archive config --defaults > ~/.config/everblog/config.toml`.
@@ -359,7 +365,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             crate::daemon::run(&worker, &config.daemon, max_db_bytes, shutdown).await
         }
         Command::Status => status::status(&db),
-        Command::Render { urls } => render::render_pages(&urls, &config).await,
+        Command::Render { urls, direct } => render::render_pages(&urls, &config, direct).await,
         Command::Config { defaults } => {
             if defaults {
                 print!("{}", crate::config::DEFAULTS);

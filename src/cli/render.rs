@@ -2,16 +2,28 @@
 //! page's DOM, or many pages' sizes and the throughput.
 
 use crate::config::Config;
+use crate::crawl::traffic::BrowserTraffic;
+use crate::render::network::Network;
 use crate::render::Renderer;
 use anyhow::{bail, Result};
 use std::sync::Arc;
 
 /// Renders `urls`: one prints its DOM (summary on stderr), several print a line each and the
-/// pages per second.
-pub(super) async fn render_pages(urls: &[String], config: &Config) -> Result<()> {
+/// pages per second. The browser's requests go through the configured fetcher (allowed to
+/// reach the hosts of `urls` even when private, as a blog added by them), unless `direct`.
+pub(super) async fn render_pages(urls: &[String], config: &Config, direct: bool) -> Result<()> {
     let renderer = Arc::new(Renderer::new(config.render.clone()));
+    let traffic = if direct {
+        None
+    } else {
+        let fetcher = config
+            .fetcher(None)?
+            .for_blog(urls.iter().map(String::as_str))?;
+        Some(BrowserTraffic::new(fetcher))
+    };
+    let network = || traffic.clone().map(|t| t as Arc<dyn Network>);
     if let [url] = urls {
-        let r = renderer.render(url).await;
+        let r = renderer.render(url, network()).await;
         renderer.shutdown().await;
         let r = r?;
         eprintln!(
@@ -23,15 +35,18 @@ pub(super) async fn render_pages(urls: &[String], config: &Config) -> Result<()>
             r.html.len(),
             r.notes.iter().map(|n| format!("; {n}")).collect::<String>()
         );
+        if let Some(t) = &traffic {
+            eprintln!("{}", t.summary());
+        }
         println!("{}", r.html);
         return Ok(());
     }
     let started = std::time::Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for u in urls {
-        let (renderer, u) = (renderer.clone(), u.clone());
+        let (renderer, u, network) = (renderer.clone(), u.clone(), network());
         set.spawn(async move {
-            let r = renderer.render(&u).await;
+            let r = renderer.render(&u, network).await;
             (u, r)
         });
     }
@@ -55,6 +70,9 @@ pub(super) async fn render_pages(urls: &[String], config: &Config) -> Result<()>
         config.render.tabs,
         stats.launches
     );
+    if let Some(t) = &traffic {
+        eprintln!("{}", t.summary());
+    }
     if failed > 0 {
         bail!("{failed} of {} pages could not be rendered", urls.len());
     }

@@ -4,6 +4,7 @@
 //! from their stored responses. Old rules stay in the store, inactive.
 
 use super::page::{comment_write, process_safely, BlogContext};
+use super::traffic::BrowserTraffic;
 use super::update_crawl::get_if_changed;
 use super::CrawlOptions;
 use crate::core::feed::FeedEntry;
@@ -12,6 +13,7 @@ use crate::store::{Blog, PageOutcome, PageState, PostWrite, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// Template drift: most feed entries fetched in this crawl no longer agree with the text their
 /// page yields. Needs at least one page; "most" is more than half, "no longer agree" is a
@@ -38,6 +40,7 @@ pub(super) fn drift(agreements: &[(String, Option<f64>)], learned_score: f64) ->
 pub(super) async fn relearn(
     store: &mut Store,
     fetcher: &Fetcher,
+    traffic: &Arc<BrowserTraffic>,
     blog: &Blog,
     opts: &CrawlOptions,
     current: &[FeedEntry],
@@ -51,7 +54,7 @@ pub(super) async fn relearn(
         get_if_changed(store, fetcher, blog.id, &e.url, Resource::Page).await?;
     }
     let only: HashSet<String> = entries.into_iter().map(|e| e.url).collect();
-    super::learn::learn_from_entries(store, fetcher, blog, opts, Some(&only)).await
+    super::learn::learn_from_entries(store, fetcher, traffic, blog, opts, Some(&only)).await
 }
 
 /// Extracts again, from their stored responses, the posts fetched at or after `since` (all

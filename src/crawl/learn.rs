@@ -11,6 +11,7 @@
 
 use super::page::{comment_write, comments_of_feed};
 use super::rendering;
+use super::traffic::BrowserTraffic;
 use super::CrawlOptions;
 use crate::core::comments::{CommentRules, FeedComment, Guess};
 use crate::core::feed::{self, FeedEntry, Targets};
@@ -25,6 +26,7 @@ use crate::store::{Blog, Link, Source, Store, StoredRule};
 use anyhow::{bail, Context, Result};
 use chrono::Utc;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use url::Url;
 
 /// A fresh copy of the feed, kept like every response; its entries replace the stored ones. On
@@ -134,7 +136,7 @@ impl Pair<'_> {
 
 /// Learns from the stored feed entries (only those in `only`, when given): a spread sample of
 /// at most `[crawl] learn_entries` of them, within the page budget, their pages fetched when not
-/// stored yet. Stores the rules and the post URL pattern and seeds the frontier with the start
+/// stored yet; a rendering browser's requests go through `traffic`. Stores the rules and the post URL pattern and seeds the frontier with the start
 /// page and every entry.
 ///
 /// # Errors
@@ -143,6 +145,7 @@ impl Pair<'_> {
 pub(super) async fn learn_from_entries(
     store: &mut Store,
     fetcher: &Fetcher,
+    traffic: &Arc<BrowserTraffic>,
     blog: &Blog,
     opts: &CrawlOptions,
     only: Option<&HashSet<String>>,
@@ -173,7 +176,7 @@ pub(super) async fn learn_from_entries(
     // the pages as the decision will have them.
     let with_targets: Vec<(&FeedEntry, &Targets)> =
         pairs.iter().map(|p| (p.entry, p.target)).collect();
-    let widgets = rendering::decide(store, blog, opts, &with_targets).await?;
+    let widgets = rendering::decide(store, blog, opts, traffic, &with_targets).await?;
 
     // Pass 1: every page votes for its best article and title rules.
     let mut votes = Votes::default();

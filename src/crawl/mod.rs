@@ -22,6 +22,7 @@ mod new_crawl;
 mod page;
 pub mod rendering;
 mod seed;
+pub mod traffic;
 mod update_crawl;
 
 pub use add::{add, Added, COMMON_FEED_PATHS};

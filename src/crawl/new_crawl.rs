@@ -10,6 +10,7 @@
 
 use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
 use super::page::{comment_write, load_context, process_safely, BlogContext, Processed};
+use super::traffic::BrowserTraffic;
 use super::{learn, rendering, seed, CrawlOptions, FrontierKind, MAX_ATTEMPTS};
 use crate::core::extract::GapField;
 use crate::core::listing::unseen_posts;
@@ -18,6 +19,7 @@ use crate::store::{Blog, Gap, Link, PageOutcome, PageState, Renders, Source, Sto
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Duration;
 use url::Url;
 
@@ -36,6 +38,8 @@ pub struct CrawlSummary {
     pub media: super::media::MediaSummary,
     /// URLs robots.txt forbade (not fetched).
     pub blocked: u64,
+    /// What rendering browsers asked for, all of it through `fetch` (`crawl::traffic`).
+    pub browser: super::traffic::TrafficSummary,
     /// URLs the address policy refused (private addresses; not fetched).
     pub refused: u64,
     /// Pages rendered in Chromium.
@@ -175,13 +179,14 @@ pub async fn new_crawl(
 ) -> Result<CrawlSummary> {
     store.mark_crawl_started(blog.id)?;
     let fetcher = &super::blog_fetcher(fetcher, blog)?;
+    let traffic = BrowserTraffic::new(fetcher.clone());
     let mut summary = CrawlSummary::default();
     // 1. Learn the rules (paper §3), once per blog; 2. seed the frontier from sitemaps.
     let blog = store.blog(blog.id)?.context("blog vanished")?;
     if store.rules(blog.id)?.is_empty() || blog.post_pattern.is_none() {
         progress.phase("learning extraction rules from the feed");
         learn::refresh_entries(store, fetcher, &blog).await?;
-        learn::learn_from_entries(store, fetcher, &blog, opts, None).await?;
+        learn::learn_from_entries(store, fetcher, &traffic, &blog, opts, None).await?;
         let blog = store.blog(blog.id)?.context("blog vanished")?;
         let pattern = blog
             .post_pattern
@@ -327,7 +332,7 @@ pub async fn new_crawl(
         }
         let ready = gather(store, fetcher, blog.id, batch, opts, &mut summary).await?;
         let (mut renderings, unrendered) =
-            render_batch(&ctx, &blog, &ready, opts, &mut summary).await;
+            render_batch(store, &ctx, &blog, &ready, opts, &traffic, &mut summary).await?;
         for page in ready {
             let rendered = renderings.remove(&page.url);
             let render_failed = unrendered.contains(&page.url);
@@ -366,6 +371,7 @@ pub async fn new_crawl(
         summary.media =
             super::media::capture_pending(store, fetcher, &blog, &opts.media, &stop).await?;
     }
+    summary.browser = traffic.summary();
     if summary.complete {
         store.mark_crawled(blog.id)?;
     }
@@ -445,14 +451,16 @@ async fn gather(
 /// renderings are reused like any stored response). Returns the renderings by URL, and the URLs
 /// that should have been rendered but could not be.
 async fn render_batch(
+    store: &mut Store,
     ctx: &BlogContext,
     blog: &Blog,
     ready: &[Ready],
     opts: &CrawlOptions,
+    traffic: &Arc<BrowserTraffic>,
     summary: &mut CrawlSummary,
-) -> (HashMap<String, Response>, HashSet<String>) {
+) -> Result<(HashMap<String, Response>, HashSet<String>)> {
     let (Some(renderer), Some(renders)) = (&opts.renderer, blog.renders) else {
-        return Default::default();
+        return Ok(Default::default());
     };
     let todo: Vec<(String, Response)> = ready
         .iter()
@@ -469,13 +477,13 @@ async fn render_batch(
         })
         .collect();
     if todo.is_empty() {
-        return Default::default();
+        return Ok(Default::default());
     }
     let mut unrendered: HashSet<String> = todo.iter().map(|(u, _)| u.clone()).collect();
-    let renderings = rendering::render_all(renderer, todo).await;
+    let renderings = rendering::render_all(renderer, traffic, store, blog.id, todo).await?;
     summary.rendered += renderings.len() as u64;
     unrendered.retain(|u| !renderings.contains_key(u));
-    (renderings, unrendered)
+    Ok((renderings, unrendered))
 }
 
 /// The frontier state a fetched page ends in: blocked by robots.txt, queued again after a

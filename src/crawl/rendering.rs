@@ -3,11 +3,13 @@
 //! entries' text but the rendered DOM has it, or when a known JavaScript comment widget is on
 //! post pages), and rendering fetched responses into responses of their own.
 
+use super::traffic::BrowserTraffic;
 use super::CrawlOptions;
 use crate::core::feed::{FeedEntry, Targets};
 use crate::core::page::Page;
 use crate::core::text::{bigram_set, normalise};
 use crate::fetch::{self, Response};
+use crate::render::network::Network;
 use crate::render::widgets::{self, Widget};
 use crate::render::{Rendered, Renderer};
 use crate::store::{Blog, RenderMode, Renders, Store};
@@ -70,6 +72,7 @@ pub(super) async fn decide(
     store: &mut Store,
     blog: &Blog,
     opts: &CrawlOptions,
+    traffic: &Arc<BrowserTraffic>,
     pages: &[(&FeedEntry, &Targets)],
 ) -> Result<Vec<&'static Widget>> {
     let mut raw = HashMap::new();
@@ -137,7 +140,7 @@ pub(super) async fn decide(
             todo.push((url.clone(), r));
         }
     }
-    let rendered = render_all(&renderer, todo).await;
+    let rendered = render_all(&renderer, traffic, store, blog.id, todo).await?;
     let texts: HashMap<String, String> = rendered
         .iter()
         .map(|(u, r)| (u.clone(), page_text(r)))
@@ -187,19 +190,29 @@ pub fn rendered_response(raw: &Response, r: Rendered) -> Response {
     }
 }
 
-/// Renders the given (url, raw response) pairs, as many at once as the renderer has tabs.
-/// Failures are logged and left out (the raw response serves for them).
+/// Renders the given (url, raw response) pairs, as many at once as the renderer has tabs,
+/// every request of the browser answered by `traffic` (the page itself from its raw response),
+/// and keeps what the browser caused to be fetched in `store`. Failures are logged and left out
+/// (the raw response serves for them).
+///
+/// # Errors
+/// The store failed keeping the browser's fetches.
 pub async fn render_all(
     renderer: &Arc<Renderer>,
+    traffic: &Arc<BrowserTraffic>,
+    store: &mut Store,
+    blog_id: i64,
     pages: Vec<(String, Response)>,
-) -> HashMap<String, Response> {
+) -> Result<HashMap<String, Response>> {
     let mut out = HashMap::new();
     let mut set = JoinSet::new();
     for (url, raw) in pages {
         let renderer = renderer.clone();
+        traffic.serve_page(&raw);
+        let network: Arc<dyn Network> = traffic.clone();
         set.spawn(async move {
             let target = raw.final_url.clone();
-            let r = renderer.render(&target).await;
+            let r = renderer.render(&target, Some(network)).await;
             (url, raw, r)
         });
     }
@@ -217,7 +230,8 @@ pub async fn render_all(
             Err(e) => tracing::error!(error = %e, "render task failed"),
         }
     }
-    out
+    traffic.keep(store, blog_id)?;
+    Ok(out)
 }
 
 #[cfg(test)]

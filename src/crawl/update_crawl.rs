@@ -25,6 +25,7 @@ use super::page::{
     comment_write, comments_of_feed, load_context, process_safely, schedule_comment_check,
     BlogContext,
 };
+use super::traffic::BrowserTraffic;
 use super::{canonical_entries, drift, CrawlOptions};
 use crate::core::comments::{same_comment, same_id, same_text};
 use crate::core::feed::{self, FeedEntry, Targets};
@@ -36,6 +37,7 @@ use crate::store::{Blog, Comment, Link, PageOutcome, PageState, PostWrite, Sourc
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 use url::Url;
 
 /// What an UpdateCrawl did.
@@ -43,6 +45,8 @@ use url::Url;
 pub struct UpdateSummary {
     /// The posts' requisites and media kept by this run (`crawl::media`).
     pub media: super::media::MediaSummary,
+    /// What rendering browsers asked for, all of it through `fetch` (`crawl::traffic`).
+    pub browser: super::traffic::TrafficSummary,
     /// False when the feed answered 304 Not Modified.
     pub feed_changed: bool,
     /// HTTP requests made (robots.txt and redirect hops included).
@@ -198,6 +202,8 @@ struct Update<'a> {
     found_by: HashMap<String, Source>,
     /// Comment feeds read by this crawl.
     comment_feeds_read: HashSet<String>,
+    /// What rendering browsers ask for, answered through `fetch`.
+    traffic: Arc<BrowserTraffic>,
 }
 
 /// Runs UpdateCrawl for one archived blog: new posts, edited posts (versions kept), gone posts,
@@ -242,6 +248,7 @@ pub async fn update_crawl(
         feed: None,
         found_by: HashMap::new(),
         comment_feeds_read: HashSet::new(),
+        traffic: BrowserTraffic::new(fetcher.clone()),
     };
     'steps: {
         let previous_feed = u.read_feed().await?;
@@ -260,7 +267,7 @@ pub async fn update_crawl(
             .map_or(1.0, |r| r.score);
         if let Some(why) = drift::drift(&agreements, learned_score) {
             tracing::warn!(blog = %u.blog.feed_url, %why, "template drift: learning the rules again");
-            drift::relearn(u.store, fetcher, &u.blog, opts, &u.current).await?;
+            drift::relearn(u.store, fetcher, &u.traffic, &u.blog, opts, &u.current).await?;
             let (ctx, _) = load_context(u.store, &u.blog)?;
             let (changed, added, comments) =
                 drift::reextract(u.store, &ctx, &u.blog, since, &stored_now)?;
@@ -274,6 +281,7 @@ pub async fn update_crawl(
     let stop = || opts.stopped();
     u.summary.media =
         super::media::capture_pending(u.store, fetcher, &u.blog, &opts.media, &stop).await?;
+    u.summary.browser = u.traffic.summary();
     Ok(u.summary)
 }
 
@@ -648,9 +656,15 @@ impl Update<'_> {
                             && fetch::is_html(r)
                             && self.blog.renders.is_some_and(|x| x.wants(true)) =>
                     {
-                        super::rendering::render_all(renderer, vec![(url.clone(), r.clone())])
-                            .await
-                            .remove(&url)
+                        super::rendering::render_all(
+                            renderer,
+                            &self.traffic,
+                            self.store,
+                            blog_id,
+                            vec![(url.clone(), r.clone())],
+                        )
+                        .await?
+                        .remove(&url)
                     }
                     _ => None,
                 };

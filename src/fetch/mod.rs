@@ -476,6 +476,46 @@ impl Fetcher {
         self.get_with(url, &[], limit).await
     }
 
+    /// GETs what a rendering browser asks for, with the browser's request headers (those that
+    /// say what it accepts and who asks: `Accept`, `Accept-Language`, `Referer`, `Origin`,
+    /// `Cookie`…; never its `User-Agent`, `Host` or encodings): a `document` (a page, an
+    /// iframe's document, a navigation) as a page (robots.txt decides, `[fetch] max_page_mb`),
+    /// anything else as a requisite (robots.txt per `[robots] requisites`, `[fetch]
+    /// max_body_mb`). Never fails: errors are in `record.error`.
+    pub async fn get_for_browser(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        document: bool,
+    ) -> Fetched {
+        let passed: Vec<(String, String)> = headers
+            .iter()
+            .filter(|(k, _)| {
+                let k = k.to_ascii_lowercase();
+                !(matches!(
+                    k.as_str(),
+                    "host"
+                        | "user-agent"
+                        | "accept-encoding"
+                        | "connection"
+                        | "content-length"
+                        | "range"
+                ) || k.starts_with("proxy-")
+                    || k.starts_with("if-"))
+            })
+            .cloned()
+            .collect();
+        let limit = if document {
+            self.limit(Resource::Page)
+        } else {
+            Limit {
+                robots: self.robots.requisites == Requisites::Obey,
+                ..self.limit(Resource::Body)
+            }
+        };
+        self.get_with(url, &passed, limit).await
+    }
+
     fn limit(&self, resource: Resource) -> Limit {
         let (bytes, setting) = self.settings.cap(resource);
         Limit {
@@ -498,10 +538,10 @@ impl Fetcher {
         let mut headers = Vec::new();
         if let Some(p) = previous.filter(|p| p.status == 200) {
             if let Some(etag) = header(p, "etag") {
-                headers.push(("if-none-match", etag));
+                headers.push(("if-none-match".to_string(), etag));
             }
             if let Some(lm) = header(p, "last-modified") {
-                headers.push(("if-modified-since", lm));
+                headers.push(("if-modified-since".to_string(), lm));
             }
         }
         let limit = self.limit(resource);
@@ -509,7 +549,7 @@ impl Fetcher {
     }
 
     /// GET with extra request headers on the first request (not on redirect hops).
-    async fn get_with(&self, url: &str, extra: &[(&'static str, String)], limit: Limit) -> Fetched {
+    async fn get_with(&self, url: &str, extra: &[(String, String)], limit: Limit) -> Fetched {
         let mut hops = Vec::new();
         let refused = |r: Refused, at: &Url, hops: Vec<FetchRecord>| {
             tracing::warn!(url = %at, "{r}");
@@ -626,7 +666,7 @@ impl Fetcher {
     }
 
     /// One GET without redirects or politeness, its body read up to `cap` bytes.
-    async fn raw_get(&self, url: &Url, extra: &[(&'static str, String)], cap: usize) -> Raw {
+    async fn raw_get(&self, url: &Url, extra: &[(String, String)], cap: usize) -> Raw {
         let started = Instant::now();
         let fetched_at = Utc::now();
         let record = |status: Option<u16>, bytes: Option<u64>, error: Option<String>| FetchRecord {
@@ -639,7 +679,7 @@ impl Fetcher {
         };
         let mut req = self.client.get(url.clone());
         for (k, v) in extra {
-            req = req.header(*k, v);
+            req = req.header(k.as_str(), v.as_str());
         }
         let mut resp = match req.send().await {
             Ok(r) => r,

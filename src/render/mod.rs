@@ -10,6 +10,7 @@
 //! is recycled after `recycle_after` pages to bound its memory. Chromium runs with
 //! `PR_SET_PDEATHSIG`, so it dies with the process even on `kill -9`.
 
+pub mod network;
 mod scripts;
 pub mod widgets;
 
@@ -18,6 +19,7 @@ use chromiumoxide::browser::Browser;
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use chromiumoxide::page::Page;
 use futures::StreamExt;
+use network::{Network, Slot};
 use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -97,11 +99,29 @@ pub struct RenderStats {
     pub launches: u64,
 }
 
+/// A window and its request interception ([`network::intercept`]).
+struct Tab {
+    page: Page,
+    /// The network answering the tab's requests during a rendering (`None`: Chromium fetches
+    /// by itself; between renderings: nothing is sent).
+    network: Slot,
+    intercepting: bool,
+    listener: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Tab {
+    fn drop(&mut self) {
+        if let Some(l) = self.listener.take() {
+            l.abort();
+        }
+    }
+}
+
 struct Running {
     browser: Browser,
     /// Windows between two pages: reused, so a page costs a navigation, not a new window and
     /// renderer process.
-    idle: std::sync::Mutex<Vec<Page>>,
+    idle: std::sync::Mutex<Vec<Tab>>,
     child: std::process::Child,
     handler: tokio::task::JoinHandle<()>,
     pages: AtomicU64,
@@ -199,20 +219,26 @@ impl Renderer {
         }
     }
 
-    /// Renders `url`: load, settle, expand, inline iframes, read the DOM. Bounded by
+    /// Renders `url`: load, settle, expand, inline iframes, read the DOM. Every request the tab
+    /// makes is answered by `network` ([`network`]); `None` lets Chromium fetch by itself, for
+    /// `archive render --direct` only (no robots.txt, no politeness, nothing kept). Bounded by
     /// `timeout`; a failure caused by the browser (crash, hang, lost connection) relaunches it
     /// and retries once.
     ///
     /// # Errors
     /// Chromium cannot be started (missing: the error says how to install it), or the page
-    /// failed twice (timeout, navigation error, DOM larger than `max_dom_mb`).
-    pub async fn render(&self, url: &str) -> Result<Rendered> {
+    /// failed twice (timeout, navigation error, a navigation to a page that was refused, DOM
+    /// larger than `max_dom_mb`).
+    pub async fn render(&self, url: &str, network: Option<Arc<dyn Network>>) -> Result<Rendered> {
         let _tab = self.tabs.acquire().await.expect("semaphore never closed");
         let mut last = None;
         for attempt in 0..2 {
             let running = self.running().await?;
-            let result =
-                tokio::time::timeout(self.settings.timeout, self.render_in(&running, url)).await;
+            let result = tokio::time::timeout(
+                self.settings.timeout,
+                self.render_in(&running, url, network.clone()),
+            )
+            .await;
             match result {
                 Ok(Ok(r)) => {
                     self.pages.fetch_add(1, Ordering::Relaxed);
@@ -349,38 +375,67 @@ impl Renderer {
         })
     }
 
-    async fn render_in(&self, running: &Running, url: &str) -> Result<Rendered> {
-        let reused = running.idle.lock().expect("lock").pop();
-        let page = match reused {
-            Some(p) => p,
-            None => {
-                // Each page in a window of its own: a background tab gets no scroll events or
-                // frames, and infinite-scroll threads would never grow.
-                let mut target =
-                    chromiumoxide::cdp::browser_protocol::target::CreateTargetParams::new(
-                        "about:blank",
-                    );
-                target.new_window = Some(true);
-                target.background = Some(false);
-                let page = running
-                    .browser
-                    .new_page(target)
-                    .await
-                    .context("opening a tab")?;
-                // Dialogs, pop-ups and the idle counters, in every document of this window.
-                page.evaluate_on_new_document(scripts::INIT)
-                    .await
-                    .context("installing the page guard")?;
-                page
-            }
+    async fn render_in(
+        &self,
+        running: &Running,
+        url: &str,
+        network: Option<Arc<dyn Network>>,
+    ) -> Result<Rendered> {
+        let wanted = network.is_some();
+        let reused = {
+            let mut idle = running.idle.lock().expect("lock");
+            let at = idle.iter().position(|t| t.intercepting == wanted);
+            at.map(|i| idle.swap_remove(i))
         };
-        let result = self.drive(&page, url).await;
+        let tab = match reused {
+            Some(t) => t,
+            None => self.open_tab(running, wanted).await?,
+        };
+        *tab.network.lock().expect("lock") = network;
+        let result = self.drive(&tab.page, url).await;
+        // Late requests of this page (beacons, timers) are not sent for it.
+        tab.network.lock().expect("lock").take();
         if result.is_ok() {
-            running.idle.lock().expect("lock").push(page);
+            running.idle.lock().expect("lock").push(tab);
         } else {
-            let _ = page.close().await;
+            let _ = tab.page.clone().close().await;
         }
         result
+    }
+
+    /// A new window, its requests intercepted when `intercepting`.
+    async fn open_tab(&self, running: &Running, intercepting: bool) -> Result<Tab> {
+        // Each page in a window of its own: a background tab gets no scroll events or frames,
+        // and infinite-scroll threads would never grow.
+        let mut target =
+            chromiumoxide::cdp::browser_protocol::target::CreateTargetParams::new("about:blank");
+        target.new_window = Some(true);
+        target.background = Some(false);
+        let page = running
+            .browser
+            .new_page(target)
+            .await
+            .context("opening a tab")?;
+        // Dialogs, pop-ups and the idle counters, in every document of this window.
+        page.evaluate_on_new_document(scripts::INIT)
+            .await
+            .context("installing the page guard")?;
+        let network: Slot = Arc::new(std::sync::Mutex::new(None));
+        let listener = if intercepting {
+            Some(
+                network::intercept(&page, network.clone())
+                    .await
+                    .context("intercepting the tab's requests")?,
+            )
+        } else {
+            None
+        };
+        Ok(Tab {
+            page,
+            network,
+            intercepting,
+            listener,
+        })
     }
 
     async fn drive(&self, page: &Page, url: &str) -> Result<Rendered> {
@@ -392,6 +447,7 @@ impl Renderer {
         if !self.settle_all(page).await? {
             notes.push(format!("page still changing after {:?}", cfg.settle));
         }
+        self.still_there(page).await?;
         // Expand: click known "show more" controls in every frame until none is left, then
         // scroll each frame to its end until nothing grows.
         let selectors = widgets::show_more_selectors(&cfg.show_more);
@@ -477,6 +533,7 @@ impl Renderer {
                 .unwrap_or(false);
             frames += inlined as u32;
         }
+        self.still_there(page).await?;
         let html: String = self
             .eval(page, None, scripts::OUTER_HTML)
             .await
@@ -496,6 +553,16 @@ impl Renderer {
             frames,
             notes,
         })
+    }
+
+    /// Fails when the tab shows Chromium's error page: the page navigated (script, meta
+    /// refresh) to a URL that was refused (robots.txt, address policy) or could not be fetched.
+    async fn still_there(&self, page: &Page) -> Result<()> {
+        let href: String = self.eval(page, None, "location.href").await?;
+        if href.starts_with("chrome-error:") {
+            bail!("the page navigated to a URL that was refused or failed (see the fetch log)");
+        }
+        Ok(())
     }
 
     /// Settles the main frame, then every iframe, waiting (within `settle`) for frames whose
