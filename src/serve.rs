@@ -236,6 +236,13 @@ fn content_type(path: &str, bytes: &[u8]) -> &'static str {
         "gif" => "image/gif",
         "svg" => "image/svg+xml",
         "txt" => "text/plain; charset=utf-8",
+        "ico" => "image/x-icon",
+        "webp" => "image/webp",
+        "woff" => "font/woff",
+        "woff2" => "font/woff2",
+        "mp3" => "audio/mpeg",
+        "mp4" => "video/mp4",
+        "pdf" => "application/pdf",
         _ => {
             let head = String::from_utf8_lossy(&bytes[..bytes.len().min(256)]).to_ascii_lowercase();
             if head.trim_start().starts_with("<?xml")

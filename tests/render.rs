@@ -110,27 +110,6 @@ fn a_plain_blog_is_not_rendered() {
     );
 }
 
-/// Stops the Isso server started detached by `fixtures/js/isso/start.sh`.
-struct Isso(PathBuf);
-
-impl Drop for Isso {
-    fn drop(&mut self) {
-        if let Ok(pid) = std::fs::read_to_string(self.0.join("isso.pid")) {
-            let _ = std::process::Command::new("kill")
-                .args(["-9", pid.trim()])
-                .status();
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// The Isso fixture blog on a test server, and a real Isso server (PyPI) on a free port seeded
 /// through its HTTP API (it answers CORS for the blog), its state under `dir`.
 fn serve_isso(t: &Value, dir: &Path) -> (Server, Isso, u16) {
@@ -145,19 +124,11 @@ fn serve_isso(t: &Value, dir: &Path) -> (Server, Isso, u16) {
         None,
     )
     .unwrap();
-    let out = std::process::Command::new("bash")
-        .arg(js_fixture("isso/start.sh"))
-        .arg(dir.join("isso"))
-        .arg(isso_port.to_string())
-        .arg(&blog.origin)
-        .env("ISSO_DETACH", "1")
-        .output()
-        .unwrap();
-    let isso = Isso(dir.join("isso"));
-    assert!(
-        out.status.success(),
-        "Isso did not start: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let isso = start_isso(
+        &js_fixture("isso/start.sh"),
+        &dir.join("isso"),
+        isso_port,
+        &blog.origin,
     );
     (blog, isso, isso_port)
 }

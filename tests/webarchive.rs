@@ -2,7 +2,9 @@
 //! 1.1, CDXJ and WACZ is read back record by record by warcio (digests checked), indexed by
 //! cdxj-indexer into the same index as ours, validated by `wacz validate` (PyPI), and replayed
 //! by pywb in proxy mode in headless Chromium after the blog's server is stopped: the posts'
-//! text, their stylesheets and fonts come from the archive alone.
+//! text, their stylesheets and fonts come from the archive alone. And the media fixture blog
+//! (images of every form, another host, Isso comments) replays whole: images loaded, comments
+//! shown, nothing from the live sites.
 //!
 //! The PyPI tools live in a venv made once by `fixtures/webarchive/tools.sh` (pinned versions).
 
@@ -247,4 +249,217 @@ fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+/// The media fixture blog (`fixtures/media`: Pelican, every kind of image, audio, video, a PDF,
+/// an image on another host, Isso comments) archived and exported as WACZ, with every server
+/// stopped afterwards: (truth, origin the posts were archived at, the WACZ).
+fn media_archived(dir: &Path) -> (serde_json::Value, String, PathBuf) {
+    let root = fixture_dir("media");
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("truth.json")).unwrap()).unwrap();
+    let external = everblog::serve::Server::start_at(
+        [127, 0, 0, 2].into(),
+        everblog::serve::Root::Disk(root.join("external")),
+        None,
+        Vec::new(),
+        None,
+    )
+    .unwrap();
+    let isso_port = free_port();
+    let blog = everblog::serve::Server::start_full(
+        everblog::serve::Root::Disk(root.join("site")),
+        t["base_url"].as_str().map(str::to_string),
+        vec![
+            (
+                t["comments_base_url"].as_str().unwrap().to_string(),
+                format!("http://127.0.0.1:{isso_port}"),
+            ),
+            (
+                t["external_origin"].as_str().unwrap().to_string(),
+                external.origin.clone(),
+            ),
+        ],
+        None,
+    )
+    .unwrap();
+    let isso = start_isso(
+        &root.join("isso/start.sh"),
+        &dir.join("isso"),
+        isso_port,
+        &blog.origin,
+    );
+    // The image on 127.0.0.2 stands for a CDN: kept (other hosts on, that network allowed).
+    let config = dir.join("c.toml");
+    std::fs::write(
+        &config,
+        "[media]\nother_hosts = true\n[fetch]\nallow_private = [\"127.0.0.2/32\"]\n",
+    )
+    .unwrap();
+    let db = dir.join("a.db");
+    let cfg = ["--config", config.to_str().unwrap()];
+    let feed = format!("{}{}", blog.origin, t["feed_path"].as_str().unwrap());
+    ok(&archive(&db, &[&cfg[..], &["add", &feed]].concat()));
+    let out = ok(&archive(&db, &[&cfg[..], &["crawl"]].concat()));
+    assert!(
+        out.contains("pages rendered") && out.contains("browser requests"),
+        "{out}"
+    );
+    let wacz = dir.join("blog.wacz");
+    ok(&archive(
+        &db,
+        &[
+            &cfg[..],
+            &["export", "--format", "wacz", "-o", wacz.to_str().unwrap()],
+        ]
+        .concat(),
+    ));
+    let origin = blog.origin.clone();
+    drop((blog, external, isso)); // the live sites are gone from here on
+    (t, origin, wacz)
+}
+
+/// Replay proof (issue 11, item 5): three posts of the media fixture opened through pywb (proxy
+/// mode) in headless Chromium with every live server stopped: the article text is there, every
+/// `<img>` loaded (`naturalWidth > 0`, lazy ones after scrolling), the Isso comments are shown,
+/// and every response the browser got came from the archive (`Memento-Datetime`).
+#[test]
+fn pywb_replays_images_and_comments_with_every_server_gone() {
+    use chromiumoxide::browser::{Browser, BrowserConfig};
+    use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, ResourceType};
+    use futures::StreamExt;
+
+    let Some(venv) = tools() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (t, origin, wacz) = media_archived(dir.path());
+    let coll = dir.path().join("pywb");
+    let out = run(Command::new("bash")
+        .arg(fixture_dir("webarchive").join("pywb.sh"))
+        .arg(&coll)
+        .arg(&wacz)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                venv.join("bin").display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        ));
+    let port: u16 = out.lines().last().unwrap().trim().parse().unwrap();
+    struct Stop(PathBuf);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            if let Ok(pid) = std::fs::read_to_string(self.0.join("pywb.pid")) {
+                let _ = Command::new("kill").arg(pid.trim()).status();
+            }
+        }
+    }
+    let _stop = Stop(coll.clone());
+
+    let posts = t["posts"].as_array().unwrap();
+    let pick = |path: &str| {
+        posts
+            .iter()
+            .find(|p| p["path"] == path)
+            .unwrap_or_else(|| panic!("{path} not in truth"))
+            .clone()
+    };
+    let chosen = [
+        pick("/2025/02/field-notes-as-a-pdf.html"), // 3 comments, a plain image
+        pick("/2024/05/a-pond-through-a-picture-element.html"), // <picture>, 2 comments
+        pick("/2024/08/dawn-chorus-recorded-badly.html"), // an image on another host
+    ];
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let profile = tempfile::tempdir().unwrap();
+        let config = BrowserConfig::builder()
+            .chrome_executable("/usr/bin/chromium")
+            .no_sandbox()
+            .user_data_dir(profile.path())
+            .arg(("proxy-server", format!("http://127.0.0.1:{port}").as_str()))
+            .arg(("proxy-bypass-list", "<-loopback>"))
+            .arg("disable-gpu")
+            .build()
+            .unwrap();
+        let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
+        let events = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        for post in &chosen {
+            let url = format!("{origin}{}", post["path"].as_str().unwrap());
+            let page = browser.new_page("about:blank").await.unwrap();
+            let mut responses = page
+                .event_listener::<EventResponseReceived>()
+                .await
+                .unwrap();
+            page.goto(&url).await.unwrap();
+            let want_comments = post["comment_count"].as_u64().unwrap();
+            let js = format!(
+                "(async () => {{
+                    for (let i = 0; i < 50; i++) {{
+                        window.scrollTo(0, document.body.scrollHeight);
+                        const imgs = [...document.images];
+                        const done = imgs.every(i => i.complete && i.naturalWidth > 0);
+                        const comments = [...document.querySelectorAll('.isso-comment .isso-text')].filter(c => c.innerText.trim()).length;
+                        if (done && comments >= {want_comments}) break;
+                        await new Promise(r => setTimeout(r, 200));
+                    }}
+                    return {{
+                        text: document.body.innerText,
+                        images: [...document.images].map(i => [i.currentSrc || i.src, i.naturalWidth]),
+                        comments: [...document.querySelectorAll('.isso-comment .isso-text')].map(c => c.innerText).filter(t => t.trim()),
+                    }};
+                }})()"
+            );
+            let seen: serde_json::Value = page.evaluate(js).await.unwrap().into_value().unwrap();
+            let title = post["title"].as_str().unwrap();
+            let text = seen["text"].as_str().unwrap();
+            assert!(text.contains(title), "{url}: no title in replay:\n{text}");
+            let words: Vec<&str> = post["body_text"]
+                .as_str()
+                .unwrap()
+                .split_whitespace()
+                .take(6)
+                .collect();
+            assert!(
+                text.split_whitespace().collect::<Vec<_>>().join(" ").contains(&words.join(" ")),
+                "{url}: article text missing in replay"
+            );
+            let images = seen["images"].as_array().unwrap();
+            assert!(!images.is_empty(), "{url}: no images");
+            for img in images {
+                assert!(img[1].as_u64().unwrap() > 0, "{url}: image not replayed: {img}");
+            }
+            let comments = seen["comments"].as_array().unwrap();
+            assert_eq!(comments.len() as u64, want_comments, "{url}: {comments:?}");
+            for c in post["comments"].as_array().unwrap() {
+                let want: String = c["text"].as_str().unwrap().split_whitespace().take(5).collect::<Vec<_>>().join(" ");
+                assert!(
+                    comments.iter().any(|x| x.as_str().unwrap().split_whitespace().collect::<Vec<_>>().join(" ").contains(&want)),
+                    "{url}: comment {want:?} not replayed: {comments:?}"
+                );
+            }
+            page.close().await.unwrap();
+            // Everything the browser received came from the archive.
+            let mut n = 0;
+            while let Ok(Some(ev)) =
+                tokio::time::timeout(std::time::Duration::from_millis(200), responses.next()).await
+            {
+                if ev.r#type == ResourceType::Preflight || ev.response.url.starts_with("data:") {
+                    continue;
+                }
+                n += 1;
+                let headers = ev.response.headers.inner().to_string().to_ascii_lowercase();
+                // pywb marks what it replays: Memento-Datetime, or the archived headers renamed
+                // X-Archive-Orig-* (CORS-mode fetches such as fonts).
+                assert!(
+                    headers.contains("memento-datetime") || headers.contains("x-archive-orig-"),
+                    "{url}: {} was not answered from the archive ({}): {headers}",
+                    ev.response.url,
+                    ev.response.status
+                );
+            }
+            assert!(n as usize > images.len(), "{url}: only {n} responses seen");
+        }
+        browser.close().await.ok();
+        events.abort();
+    });
 }

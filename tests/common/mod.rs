@@ -273,3 +273,44 @@ pub fn archive_command() -> std::process::Command {
     c.env("EVERBLOG_CONFIG", loopback_config());
     c
 }
+
+/// A free TCP port on 127.0.0.1.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// An Isso server started detached by a fixture's `start.sh` (`fixtures/js/isso/start.sh`
+/// or its symlink in `fixtures/media/isso`); killed when dropped.
+pub struct Isso(pub PathBuf);
+
+impl Drop for Isso {
+    fn drop(&mut self) {
+        if let Ok(pid) = std::fs::read_to_string(self.0.join("isso.pid")) {
+            let _ = Command::new("kill").args(["-9", pid.trim()]).status();
+        }
+    }
+}
+
+/// Starts a real Isso (PyPI, pinned by the script) on `port` with its state in `dir`, seeded
+/// with the fixture's comments and answering CORS for `blog_origin`.
+pub fn start_isso(script: &Path, dir: &Path, port: u16, blog_origin: &str) -> Isso {
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(dir)
+        .arg(port.to_string())
+        .arg(blog_origin)
+        .env("ISSO_DETACH", "1")
+        .output()
+        .unwrap();
+    let isso = Isso(dir.to_path_buf());
+    assert!(
+        out.status.success(),
+        "Isso did not start: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    isso
+}
