@@ -6,7 +6,7 @@
 //! [`UpdateSettings`], `[fetch]`
 //! [`FetchSettings`], `[politeness]` [`PolitenessSettings`], `[daemon]` [`DaemonSettings`], `[schedule]`
 //! [`Bounds`], `[render]` [`RenderSettings`], `[media]` [`MediaSettings`], `[robots]`
-//! [`RobotsSettings`]; their `Default` impls hold the defaults. A
+//! [`RobotsSettings`], `[archive]` [`ArchiveSettings`]; their `Default` impls hold the defaults. A
 //! [`Config`] then builds the runtime objects ([`Config::fetcher`], [`Config::crawl_options`]),
 //! as ripgrep's resolved arguments build its searcher.
 //!
@@ -18,6 +18,7 @@ use crate::core::schedule::Bounds;
 use crate::crawl::media::MediaSettings;
 use crate::crawl::{CrawlOptions, CrawlSettings, UpdateSettings};
 use crate::daemon::{DaemonSettings, Worker};
+use crate::export::rolling::ArchiveSettings;
 use crate::fetch::politeness::{PolitenessSettings, SharedGate};
 use crate::fetch::{FetchSettings, Fetcher, RobotsSettings};
 use crate::render::{RenderSettings, Renderer};
@@ -172,6 +173,15 @@ other_hosts = true
 # stylesheets, fonts and media are fetched whatever robots.txt says of them (as Browsertrix
 # and the Internet Archive treat embeds); "obey": only those it allows.
 requisites = "ignore"
+
+[archive]
+# The daemon appends every job's captures to WARC 1.1 files in this directory as it goes
+# (Heritrix-style names, EVERBLOG-<time>-<serial>-<pid>~<host>.warc.gz, written as *.open and
+# renamed when complete), for repositories that ingest WARC files from a directory.
+# Default: none (export with `archive export --format warc` instead).
+# warc_dir = "/var/lib/everblog/warc"
+# A file is complete once it reaches this many MB.
+max_warc_mb = 1024.0
 "#;
 
 /// The whole configuration: one section per concern.
@@ -198,6 +208,8 @@ pub struct Config {
     pub media: MediaSettings,
     /// `[robots]`.
     pub robots: RobotsSettings,
+    /// `[archive]`.
+    pub archive: ArchiveSettings,
 }
 
 /// The default configuration file: `$XDG_CONFIG_HOME/everblog/config.toml`.

@@ -12,6 +12,7 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 fn tools() -> Option<PathBuf> {
     let out = Command::new("bash")
@@ -462,4 +463,117 @@ fn pywb_replays_images_and_comments_with_every_server_gone() {
         browser.close().await.ok();
         events.abort();
     });
+}
+
+/// `[archive] warc_dir` (issue 11, item 6): the daemon appends each job's captures to a WARC
+/// file of the directory as it goes; a torn record left by a crash is cut away at the next
+/// start, a file past `max_warc_mb` is closed (renamed without `.open`), and across the files
+/// every stored capture is written exactly once, every record read back by warcio.
+#[test]
+fn the_daemon_keeps_rolling_warc_files_that_survive_a_crash() {
+    let Some(venv) = tools() else { return };
+    let blog = serve("pelican");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let warcs = dir.path().join("warc");
+    let config = dir.path().join("c.toml");
+    let settings = |mb: f64| {
+        write_config(
+            &config,
+            format!(
+                "[archive]\nwarc_dir = \"{}\"\nmax_warc_mb = {mb}\n[daemon]\npoll = \"100ms\"\n",
+                warcs.display()
+            ),
+        )
+        .unwrap()
+    };
+    settings(1024.0);
+    let cfg = config.to_str().unwrap();
+    ok(&archive(&db, &["--config", cfg, "add", &blog.feed_url()]));
+    let stored = || {
+        let store = everblog::store::Store::open(&db).unwrap();
+        let (mut n, mut last) = (0, 0);
+        store
+            .for_each_capture(None, 0, |id, _| {
+                n += 1;
+                last = id;
+                Ok(())
+            })
+            .unwrap();
+        let roll = store.warc_roll(&warcs.to_string_lossy()).unwrap();
+        (n, last, roll)
+    };
+    let d = daemon_with_config(&db, &config, "w1", std::process::Stdio::null());
+    wait_for(
+        "the NewCrawl's captures in the WARC directory",
+        Duration::from_secs(120),
+        || {
+            let (n, last, roll) = stored();
+            n > 50 && roll.is_some_and(|r| r.last_response == last)
+        },
+    );
+    assert!(terminate(d).success());
+    let open: Vec<PathBuf> = files(&warcs, ".warc.gz.open");
+    assert_eq!(open.len(), 1, "{open:?}");
+    // A crash mid-record: half a gzip member at the end of the open file.
+    let good = std::fs::metadata(&open[0]).unwrap().len();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&open[0])
+        .unwrap();
+    std::io::Write::write_all(&mut f, &[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3]).unwrap();
+    drop(f);
+
+    // The next daemon cuts the torn record and, the file being past 0.1 MB now, closes it.
+    assert!(good > 100_000, "{good} bytes");
+    settings(0.1);
+    let d = daemon_with_config(&db, &config, "w2", std::process::Stdio::null());
+    wait_for("the open WARC file closed", Duration::from_secs(60), || {
+        files(&warcs, ".warc.gz.open").is_empty()
+    });
+    assert!(terminate(d).success());
+    let closed = files(&warcs, ".warc.gz");
+    assert_eq!(closed.len(), 1, "{closed:?}");
+    assert_eq!(std::fs::metadata(&closed[0]).unwrap().len(), good);
+    let name = closed[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        name.starts_with("EVERBLOG-") && name.contains('~'),
+        "{name}"
+    );
+
+    let check = fixture_dir("webarchive").join("check_warc.py");
+    let summary: serde_json::Value =
+        serde_json::from_str(&run(Command::new(venv.join("bin/python"))
+            .arg(&check)
+            .arg("--require-digests")
+            .arg(&closed[0])))
+        .unwrap();
+    let types = &summary["types"];
+    let count = |k: &str| types[k].as_u64().unwrap_or(0);
+    let (n, _, _) = stored();
+    assert_eq!(
+        count("response") + count("revisit") + count("resource"),
+        n,
+        "every capture exactly once: {summary}"
+    );
+    assert_eq!(count("warcinfo"), 1, "{summary}");
+}
+
+fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    let n = p.to_string_lossy();
+                    n.ends_with(suffix) && (suffix.ends_with(".open") || !n.ends_with(".open"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
 }

@@ -362,7 +362,14 @@ pub async fn run(cli: Cli) -> Result<()> {
                 db.display()
             );
             let max_db_bytes = config.database.max_bytes();
-            crate::daemon::run(&worker, &config.daemon, max_db_bytes, shutdown).await
+            crate::daemon::run(
+                &worker,
+                &config.daemon,
+                max_db_bytes,
+                &config.archive,
+                shutdown,
+            )
+            .await
         }
         Command::Status => status::status(&db),
         Command::Render { urls, direct } => render::render_pages(&urls, &config, direct).await,

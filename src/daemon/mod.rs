@@ -22,6 +22,7 @@ mod lifecycle;
 pub use lifecycle::{next_update, stop_on_signals, Ran, Report, Worker};
 
 use crate::crawl::Progress;
+use crate::export::rolling::ArchiveSettings;
 use crate::store::JobFilter;
 use crate::store::{storage_fault, Store};
 use anyhow::Result;
@@ -99,7 +100,9 @@ impl Progress for Quiet {
 }
 
 /// Runs jobs as `worker` until `shutdown` is set (its crawls stop on the same flag), looking at
-/// an empty queue every `settings.poll`, the database capped at `max_db_bytes`. Errors of one
+/// an empty queue every `settings.poll`, the database capped at `max_db_bytes`; after each job
+/// its captures are appended to `archive.warc_dir`'s WARC file when one is set
+/// (`export::rolling`). Errors of one
 /// job are recorded on the job; only errors of the store itself (a storage fault: full,
 /// read-only, I/O) end the daemon.
 ///
@@ -110,6 +113,7 @@ pub async fn run(
     worker: &Worker,
     settings: &DaemonSettings,
     max_db_bytes: Option<u64>,
+    archive: &ArchiveSettings,
     shutdown: Arc<AtomicBool>,
 ) -> Result<()> {
     let db: &Path = &worker.db;
@@ -137,7 +141,7 @@ pub async fn run(
         "READY=1\nSTATUS=waiting for jobs ({})",
         worker.owner
     ));
-    let result = serve_jobs(&mut store, worker, &shutdown, poll).await;
+    let result = serve_jobs(&mut store, worker, archive, &shutdown, poll).await;
     if let Err(e) = &result {
         // Say why where an operator looks: the journal, `systemctl status`, stderr.
         let why = storage_fault(e).unwrap_or_else(|| format!("{e:#}"));
@@ -152,15 +156,37 @@ pub async fn run(
 async fn serve_jobs(
     store: &mut Store,
     worker: &Worker,
+    archive: &ArchiveSettings,
     shutdown: &AtomicBool,
     poll: Duration,
 ) -> Result<()> {
+    // Captures left by an earlier run (or a crash) go out first.
+    append_warc(store, archive)?;
     while !shutdown.load(Ordering::Relaxed) {
         let Some(job) = worker.lease(store, JobFilter::default())? else {
             sleep_unless(shutdown, poll).await;
             continue;
         };
         worker.run_leased(store, &job, &Quiet).await?;
+        append_warc(store, archive)?;
     }
     Ok(())
+}
+
+/// Appends the new captures to the WARC directory, if one is set. A failure to write there is
+/// logged and retried after the next job (the captures stay in the store); a storage fault of
+/// the store itself ends the daemon.
+fn append_warc(store: &mut Store, archive: &ArchiveSettings) -> Result<()> {
+    match crate::export::rolling::append(store, archive) {
+        Ok(Some(a)) if a.captures > 0 || !a.closed.is_empty() => {
+            tracing::info!(captures = a.captures, bytes = a.bytes, closed = ?a.closed, "WARC appended");
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+        Err(e) if storage_fault(&e).is_some() => Err(e),
+        Err(e) => {
+            tracing::error!(error = %format!("{e:#}"), "writing the WARC directory failed; retried after the next job");
+            Ok(())
+        }
+    }
 }

@@ -74,165 +74,17 @@ pub fn write_warc<W: Write>(
     filename: &str,
     out: W,
 ) -> Result<(W, Written)> {
-    let mut w = WarcWriter::new(out);
-    let mut written = Written::default();
     let span = store.capture_span(blog)?;
     let info_date = span.map(|(_, newest)| newest).unwrap_or_default();
-    let info = format!(
-        "software: everblog/{}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\nrobots: obey\r\nhttp-header-user-agent: {USER_AGENT}\r\n",
-        env!("CARGO_PKG_VERSION")
-    );
-    let info_id = warc::record_id(&["warcinfo", filename]);
-    w.write(&Record {
-        kind: RecordType::Warcinfo,
-        id: info_id.clone(),
-        date: info_date,
-        target_uri: None,
-        content_type: Some("application/warc-fields"),
-        headers: vec![("WARC-Filename", filename.to_string())],
-        block: info.as_bytes(),
-    })?;
-
-    let mut latest: HashMap<String, i64> = HashMap::new();
-    let mut seen: HashMap<i64, Seen> = HashMap::new();
-    store.for_each_capture(blog, |id, r| {
-        let date = r.fetched_at;
-        if crate::fetch::header(&r, RENDERED_HEADER).is_some() {
-            let uri = rendered_uri(&r.final_url);
-            let rec_id = warc::record_id(&["resource", &id.to_string()]);
-            let digest = warc::sha1_digest(&r.body);
-            let p = w.write(&Record {
-                kind: RecordType::Resource,
-                id: rec_id,
-                date,
-                target_uri: Some(&uri),
-                content_type: Some("text/html; charset=utf-8"),
-                headers: vec![
-                    ("WARC-Warcinfo-ID", info_id.clone()),
-                    ("WARC-Payload-Digest", digest.clone()),
-                ],
-                block: &r.body,
-            })?;
-            written.resources += 1;
-            written.index.push(cdxj::line(&cdxj::Entry {
-                url: &uri,
-                date,
-                mime: Some("text/html"),
-                status: None,
-                digest: Some(&digest),
-                length: p.length,
-                offset: p.offset,
-                filename,
-            }));
-            return Ok(());
-        }
-        let target = r.final_url.clone();
-        let digest = warc::sha1_digest(&r.body);
-        let rec_id = warc::record_id(&["response", &id.to_string()]);
-        let previous = latest.get(&target).and_then(|p| seen.get(p));
-        let mime = mime_of(&r);
-        match previous.filter(|p| p.digest == digest) {
-            Some(prev) => {
-                let block = warc::http_revisit_block(r.status, &r.headers);
-                written.revisits += 1;
-                let p = w.write(&Record {
-                    kind: RecordType::Revisit,
-                    id: rec_id.clone(),
-                    date,
-                    target_uri: Some(&target),
-                    content_type: Some("application/http; msgtype=response"),
-                    headers: vec![
-                        ("WARC-Warcinfo-ID", info_id.clone()),
-                        (
-                            "WARC-Profile",
-                            "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
-                                .into(),
-                        ),
-                        ("WARC-Refers-To", prev.id.clone()),
-                        ("WARC-Refers-To-Target-URI", prev.url.clone()),
-                        (
-                            "WARC-Refers-To-Date",
-                            prev.date.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                        ),
-                        ("WARC-Payload-Digest", digest.clone()),
-                    ],
-                    block: &block,
-                })?;
-                written.index.push(cdxj::line(&cdxj::Entry {
-                    url: &target,
-                    date,
-                    mime: Some("warc/revisit"),
-                    status: Some(r.status),
-                    digest: Some(&digest),
-                    length: p.length,
-                    offset: p.offset,
-                    filename,
-                }));
-            }
-            None => {
-                let block = warc::http_response_block(r.status, &r.headers, &r.body);
-                written.responses += 1;
-                let p = w.write(&Record {
-                    kind: RecordType::Response,
-                    id: rec_id.clone(),
-                    date,
-                    target_uri: Some(&target),
-                    content_type: Some("application/http; msgtype=response"),
-                    headers: vec![
-                        ("WARC-Warcinfo-ID", info_id.clone()),
-                        ("WARC-Payload-Digest", digest.clone()),
-                    ],
-                    block: &block,
-                })?;
-                written.index.push(cdxj::line(&cdxj::Entry {
-                    url: &target,
-                    date,
-                    mime: mime.as_deref(),
-                    status: Some(r.status),
-                    digest: Some(&digest),
-                    length: p.length,
-                    offset: p.offset,
-                    filename,
-                }));
-            }
-        }
-        if let Ok(u) = url::Url::parse(&target) {
-            let block = warc::http_request_block(&u, USER_AGENT);
-            w.write(&Record {
-                kind: RecordType::Request,
-                id: warc::record_id(&["request", &id.to_string()]),
-                date,
-                target_uri: Some(&target),
-                content_type: Some("application/http; msgtype=request"),
-                headers: vec![
-                    ("WARC-Warcinfo-ID", info_id.clone()),
-                    ("WARC-Concurrent-To", rec_id.clone()),
-                    // A GET has an empty payload; warcio writes its digest too.
-                    ("WARC-Payload-Digest", warc::sha1_digest(b"")),
-                ],
-                block: &block,
-            })?;
-        }
-        // A revisit refers to the first record holding the payload, not to another revisit.
-        let keep = match previous {
-            Some(prev) if prev.digest == digest => Seen {
-                id: prev.id.clone(),
-                date: prev.date,
-                digest,
-                url: prev.url.clone(),
-            },
-            _ => Seen {
-                id: rec_id,
-                date,
-                digest,
-                url: target.clone(),
-            },
-        };
-        seen.insert(id, keep);
-        latest.insert(target, id);
-        Ok(())
-    })?;
-
+    let mut c = CaptureWriter::start(out, filename, info_date, true)?;
+    store.for_each_capture(blog, 0, |id, r| c.capture(id, r))?;
+    let CaptureWriter {
+        mut w,
+        info_id,
+        mut written,
+        seen,
+        ..
+    } = c;
     for (url, date, earlier) in store.not_modified(blog)? {
         let Some(prev) = earlier.and_then(|id| seen.get(&id)) else {
             continue;
@@ -261,16 +113,15 @@ pub fn write_warc<W: Write>(
             block: &block,
         })?;
         written.revisits += 1;
-        written.index.push(cdxj::line(&cdxj::Entry {
-            url: &url,
-            date,
-            mime: Some("warc/revisit"),
-            status: Some(304),
-            digest: Some(&prev.digest),
-            length: p.length,
-            offset: p.offset,
+        written.index(
             filename,
-        }));
+            &url,
+            date,
+            Some("warc/revisit"),
+            Some(304),
+            &prev.digest,
+            p,
+        );
     }
 
     store.for_each_post(blog, |post| {
@@ -291,22 +142,269 @@ pub fn write_warc<W: Write>(
             block: &json,
         })?;
         written.posts += 1;
-        written.index.push(cdxj::line(&cdxj::Entry {
-            url: &uri,
-            date: post.fetched_at,
-            mime: Some("application/json"),
-            status: None,
-            digest: Some(&warc::sha1_digest(&json)),
-            length: p.length,
-            offset: p.offset,
+        let digest = warc::sha1_digest(&json);
+        written.index(
             filename,
-        }));
+            &uri,
+            post.fetched_at,
+            Some("application/json"),
+            None,
+            &digest,
+            p,
+        );
         Ok(())
     })?;
 
     written.bytes = w.offset();
     written.index.sort_unstable();
     Ok((w.into_inner()?, written))
+}
+
+/// Writes stored captures as WARC records, one gzip member each: a `warcinfo` first, then per
+/// capture its `response` + `request` (or an identical-payload `revisit`), or a rendered DOM's
+/// `resource`. Shared by the exports and the daemon's rolling WARC files
+/// (`export::rolling`).
+pub struct CaptureWriter<'a, W: Write> {
+    w: WarcWriter<W>,
+    filename: &'a str,
+    info_id: String,
+    written: Written,
+    /// Whether CDXJ lines are collected (exports), or not (rolling files: memory stays flat).
+    indexing: bool,
+    latest: HashMap<String, i64>,
+    seen: HashMap<i64, Seen>,
+}
+
+impl<'a, W: Write> CaptureWriter<'a, W> {
+    /// Starts a WARC named `filename` on `out` with its `warcinfo` record dated `date`;
+    /// `indexing`: collect the CDXJ lines of what follows.
+    ///
+    /// # Errors
+    /// Writing failed.
+    pub fn start(out: W, filename: &'a str, date: DateTime<Utc>, indexing: bool) -> Result<Self> {
+        let mut w = WarcWriter::new(out);
+        let info = format!(
+            "software: everblog/{}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\nrobots: obey\r\nhttp-header-user-agent: {USER_AGENT}\r\n",
+            env!("CARGO_PKG_VERSION")
+        );
+        let info_id = warc::record_id(&["warcinfo", filename]);
+        w.write(&Record {
+            kind: RecordType::Warcinfo,
+            id: info_id.clone(),
+            date,
+            target_uri: None,
+            content_type: Some("application/warc-fields"),
+            headers: vec![("WARC-Filename", filename.to_string())],
+            block: info.as_bytes(),
+        })?;
+        Ok(CaptureWriter {
+            w,
+            filename,
+            info_id,
+            written: Written::default(),
+            indexing,
+            latest: HashMap::new(),
+            seen: HashMap::new(),
+        })
+    }
+
+    /// Goes on writing the WARC named `filename` whose `warcinfo` was written earlier (records
+    /// refer to it by its id, derived from the name); offsets count from here.
+    pub fn continuing(out: W, filename: &'a str, indexing: bool) -> Self {
+        CaptureWriter {
+            w: WarcWriter::new(out),
+            filename,
+            info_id: warc::record_id(&["warcinfo", filename]),
+            written: Written::default(),
+            indexing,
+            latest: HashMap::new(),
+            seen: HashMap::new(),
+        }
+    }
+
+    /// Bytes written so far.
+    pub fn offset(&self) -> u64 {
+        self.w.offset()
+    }
+
+    /// The counts so far.
+    pub fn written(&self) -> &Written {
+        &self.written
+    }
+
+    /// Flushes and returns the output.
+    ///
+    /// # Errors
+    /// Flushing failed.
+    pub fn finish(self) -> Result<W> {
+        self.w.into_inner().map_err(Into::into)
+    }
+
+    fn index(
+        &mut self,
+        url: &str,
+        date: DateTime<Utc>,
+        mime: Option<&str>,
+        status: Option<u16>,
+        digest: &str,
+        p: warc::Placement,
+    ) {
+        if self.indexing {
+            self.written
+                .index(self.filename, url, date, mime, status, digest, p);
+        }
+    }
+
+    /// Writes the records of stored response `id` (see the type's documentation).
+    ///
+    /// # Errors
+    /// Writing failed.
+    pub fn capture(&mut self, id: i64, r: Response) -> Result<()> {
+        let info_id = self.info_id.clone();
+        let date = r.fetched_at;
+        if crate::fetch::header(&r, RENDERED_HEADER).is_some() {
+            let uri = rendered_uri(&r.final_url);
+            let rec_id = warc::record_id(&["resource", &id.to_string()]);
+            let digest = warc::sha1_digest(&r.body);
+            let p = self.w.write(&Record {
+                kind: RecordType::Resource,
+                id: rec_id,
+                date,
+                target_uri: Some(&uri),
+                content_type: Some("text/html; charset=utf-8"),
+                headers: vec![
+                    ("WARC-Warcinfo-ID", info_id),
+                    ("WARC-Payload-Digest", digest.clone()),
+                ],
+                block: &r.body,
+            })?;
+            self.written.resources += 1;
+            self.index(&uri, date, Some("text/html"), None, &digest, p);
+            return Ok(());
+        }
+        let target = r.final_url.clone();
+        let digest = warc::sha1_digest(&r.body);
+        let rec_id = warc::record_id(&["response", &id.to_string()]);
+        let previous = self
+            .latest
+            .get(&target)
+            .and_then(|p| self.seen.get(p))
+            .filter(|p| p.digest == digest)
+            .map(|p| Seen {
+                id: p.id.clone(),
+                date: p.date,
+                digest: p.digest.clone(),
+                url: p.url.clone(),
+            });
+        match &previous {
+            Some(prev) => {
+                let block = warc::http_revisit_block(r.status, &r.headers);
+                self.written.revisits += 1;
+                let p = self.w.write(&Record {
+                    kind: RecordType::Revisit,
+                    id: rec_id.clone(),
+                    date,
+                    target_uri: Some(&target),
+                    content_type: Some("application/http; msgtype=response"),
+                    headers: vec![
+                        ("WARC-Warcinfo-ID", info_id.clone()),
+                        (
+                            "WARC-Profile",
+                            "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+                                .into(),
+                        ),
+                        ("WARC-Refers-To", prev.id.clone()),
+                        ("WARC-Refers-To-Target-URI", prev.url.clone()),
+                        (
+                            "WARC-Refers-To-Date",
+                            prev.date.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                        ),
+                        ("WARC-Payload-Digest", digest.clone()),
+                    ],
+                    block: &block,
+                })?;
+                self.index(
+                    &target,
+                    date,
+                    Some("warc/revisit"),
+                    Some(r.status),
+                    &digest,
+                    p,
+                );
+            }
+            None => {
+                let block = warc::http_response_block(r.status, &r.headers, &r.body);
+                self.written.responses += 1;
+                let p = self.w.write(&Record {
+                    kind: RecordType::Response,
+                    id: rec_id.clone(),
+                    date,
+                    target_uri: Some(&target),
+                    content_type: Some("application/http; msgtype=response"),
+                    headers: vec![
+                        ("WARC-Warcinfo-ID", info_id.clone()),
+                        ("WARC-Payload-Digest", digest.clone()),
+                    ],
+                    block: &block,
+                })?;
+                let mime = mime_of(&r);
+                self.index(&target, date, mime.as_deref(), Some(r.status), &digest, p);
+            }
+        }
+        if let Ok(u) = url::Url::parse(&target) {
+            let block = warc::http_request_block(&u, USER_AGENT);
+            self.w.write(&Record {
+                kind: RecordType::Request,
+                id: warc::record_id(&["request", &id.to_string()]),
+                date,
+                target_uri: Some(&target),
+                content_type: Some("application/http; msgtype=request"),
+                headers: vec![
+                    ("WARC-Warcinfo-ID", info_id),
+                    ("WARC-Concurrent-To", rec_id.clone()),
+                    // A GET has an empty payload; warcio writes its digest too.
+                    ("WARC-Payload-Digest", warc::sha1_digest(b"")),
+                ],
+                block: &block,
+            })?;
+        }
+        // A revisit refers to the first record holding the payload, not to another revisit.
+        let keep = previous.unwrap_or(Seen {
+            id: rec_id,
+            date,
+            digest,
+            url: target.clone(),
+        });
+        self.seen.insert(id, keep);
+        self.latest.insert(target, id);
+        Ok(())
+    }
+}
+
+impl Written {
+    /// Adds the CDXJ line of a record placed at `p` in the WARC `filename`.
+    #[allow(clippy::too_many_arguments)]
+    fn index(
+        &mut self,
+        filename: &str,
+        url: &str,
+        date: DateTime<Utc>,
+        mime: Option<&str>,
+        status: Option<u16>,
+        digest: &str,
+        p: warc::Placement,
+    ) {
+        self.index.push(cdxj::line(&cdxj::Entry {
+            url,
+            date,
+            mime,
+            status,
+            digest: Some(digest),
+            length: p.length,
+            offset: p.offset,
+            filename,
+        }));
+    }
 }
 
 /// The payload's MIME type for the index: the `Content-Type` without parameters, if any.

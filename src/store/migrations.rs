@@ -251,4 +251,16 @@ pub const MIGRATIONS: &[&str] = &[
     );
     ALTER TABLE posts ADD COLUMN media_at TEXT;
     "#,
+    // 11: the daemon's rolling WARC files (`[archive] warc_dir`): per directory, the file being
+    // written (NULL: none open), its length once its last whole record was written, its serial,
+    // and the last response written to any file of the directory.
+    r#"
+    CREATE TABLE warc_rolls (
+        dir            TEXT PRIMARY KEY,
+        file           TEXT,
+        bytes          INTEGER NOT NULL,
+        serial         INTEGER NOT NULL,
+        last_response  INTEGER NOT NULL
+    );
+    "#,
 ];

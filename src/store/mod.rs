@@ -34,6 +34,7 @@ pub use host_slots::StoreGate;
 pub use jobs::JobFilter;
 pub use media::NewMedia;
 pub use records::*;
+pub use responses::WarcRoll;
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, FixedOffset, SecondsFormat, Utc};

@@ -159,20 +159,22 @@ impl Store {
 
     /// Calls `f` with every stored response (raw and rendered), oldest first, one at a time
     /// (memory stays flat whatever the archive's size): `(id, response)`. `blog` limits it to
-    /// one blog. Returns how many there were.
+    /// one blog, `after` to responses stored after the one of that id (0: all). Returns how
+    /// many there were.
     ///
     /// # Errors
     /// The database failed, a body did not inflate, or `f` failed.
     pub fn for_each_capture(
         &self,
         blog: Option<i64>,
+        after: i64,
         mut f: impl FnMut(i64, Response) -> Result<()>,
     ) -> Result<u64> {
         let mut st = self.conn.prepare(&format!(
             "SELECT id, url, final_url, status, headers, {BODY}, fetched_at FROM responses
-             WHERE ?1 IS NULL OR blog_id = ?1 ORDER BY id"
+             WHERE (?1 IS NULL OR blog_id = ?1) AND id > ?2 ORDER BY id"
         ))?;
-        let mut rows = st.query([blog])?;
+        let mut rows = st.query(rusqlite::params![blog, after])?;
         let mut n = 0;
         while let Some(r) = rows.next()? {
             let headers: String = r.get(4)?;
@@ -245,4 +247,63 @@ impl Store {
     pub fn fetched_urls(&self) -> Result<Vec<String>> {
         self.rows("SELECT url FROM fetch_log ORDER BY id", [], |r| r.get(0))
     }
+
+    /// Where the rolling WARC files of `dir` stand (`export::rolling`), if any were written.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn warc_roll(&self, dir: &str) -> Result<Option<WarcRoll>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT file, bytes, serial, last_response FROM warc_rolls WHERE dir = ?1",
+                [dir],
+                |r| {
+                    Ok(WarcRoll {
+                        file: r.get(0)?,
+                        bytes: r.get::<_, i64>(1)? as u64,
+                        serial: r.get::<_, i64>(2)? as u64,
+                        last_response: r.get(3)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Records where the rolling WARC files of `dir` stand, once what it says is on disk
+    /// (written and synced).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn set_warc_roll(&mut self, dir: &str, roll: &WarcRoll) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO warc_rolls (dir, file, bytes, serial, last_response)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (dir) DO UPDATE SET file = ?2, bytes = ?3, serial = ?4,
+                   last_response = ?5",
+                rusqlite::params![
+                    dir,
+                    roll.file,
+                    roll.bytes as i64,
+                    roll.serial as i64,
+                    roll.last_response
+                ],
+            )?;
+            Ok(())
+        })
+    }
+}
+
+/// Where one directory's rolling WARC files stand.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WarcRoll {
+    /// The file being written (its name without the `.open` suffix), `None` when none is open.
+    pub file: Option<String>,
+    /// The open file's length after its last whole record.
+    pub bytes: u64,
+    /// The serial of the newest file (Heritrix-style names count up).
+    pub serial: u64,
+    /// The last response written (responses are written in id order).
+    pub last_response: i64,
 }
