@@ -16,7 +16,7 @@ use super::webarchive::CaptureWriter;
 use crate::store::Store;
 use anyhow::{Context, Result};
 use std::fs::{File, OpenOptions};
-use std::io::BufWriter;
+use std::io::{BufWriter, Seek, SeekFrom};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
@@ -143,36 +143,25 @@ pub fn append(store: &mut Store, settings: &ArchiveSettings) -> Result<Option<Ap
         }
     };
     let start = roll.bytes;
-    let mut appending = OpenOptions::new()
-        .append(true)
-        .open(dir.join(format!("{name}{OPEN}")))?;
-    drop(file);
+    let mut file = file;
+    file.seek(SeekFrom::End(0))?;
     let mut last = roll.last_response;
     let mut captures = 0;
-    let buffered = BufWriter::new(&mut appending);
-    let written_to = if start == 0 {
+    let buffered = BufWriter::new(&mut file);
+    let mut c = if start == 0 {
         // A new file starts with its warcinfo.
-        let mut c = CaptureWriter::start(buffered, &name, chrono::Utc::now(), false)?;
-        store.for_each_capture(None, roll.last_response, |id, r| {
-            captures += 1;
-            last = id;
-            c.capture(id, r)
-        })?;
-        let n = c.offset();
-        c.finish()?;
-        n
+        CaptureWriter::start(buffered, &name, chrono::Utc::now(), false)?
     } else {
-        let mut c = CaptureWriter::continuing(buffered, &name, false);
-        store.for_each_capture(None, roll.last_response, |id, r| {
-            captures += 1;
-            last = id;
-            c.capture(id, r)
-        })?;
-        let n = c.offset();
-        c.finish()?;
-        n
+        CaptureWriter::continuing(buffered, &name, false)
     };
-    appending.sync_all()?;
+    store.for_each_capture(None, roll.last_response, |id, r| {
+        captures += 1;
+        last = id;
+        c.capture(id, r)
+    })?;
+    let written_to = c.offset();
+    c.finish()?;
+    file.sync_all()?;
     roll.bytes = start + written_to;
     roll.last_response = last;
     out.captures = captures;
