@@ -138,11 +138,14 @@ fn update_crawls_archive_exactly_the_changes() {
 
     // 2. The blogs change; wait for an UpdateCrawl of each that started afterwards.
     let marks: Vec<usize> = sites.iter().map(|s| s.server.access_log().len()).collect();
-    let switched = chrono::Utc::now();
-    std::thread::sleep(Duration::from_millis(20));
     for s in &sites {
         switch(&s.link, s.name, "v2");
     }
+    // Taken once every blog has switched: a job started earlier may have read the old state
+    // (this was taken first, and a job starting while the blogs switched one by one saw a v1
+    // feed now and then).
+    std::thread::sleep(Duration::from_millis(20));
+    let switched = chrono::Utc::now();
     wait_for(
         "an UpdateCrawl of each blog after the change",
         Duration::from_secs(120),
