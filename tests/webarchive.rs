@@ -320,6 +320,55 @@ fn media_archived(dir: &Path) -> (serde_json::Value, String, PathBuf) {
     (t, origin, wacz)
 }
 
+/// Every post of the media fixture lists, stored, each requisite its page or stylesheets use
+/// (but scripts, which the renderer loads) and each enclosure its feed entry carries (podcast
+/// episodes no page links), with the truth's SHA-256 and size.
+fn media_match_the_truth(t: &serde_json::Value, db: &Path) {
+    let jsonl = ok(&archive(db, &["export"]));
+    let posts: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut enclosures = 0;
+    for truth in t["posts"].as_array().unwrap() {
+        let path = truth["path"].as_str().unwrap();
+        let post = posts
+            .iter()
+            .find(|p| p["url"].as_str().unwrap().ends_with(path))
+            .unwrap_or_else(|| panic!("{path} not archived"));
+        let media = post["media"].as_array().unwrap();
+        let stored = |sha: &str, bytes: &serde_json::Value| {
+            media
+                .iter()
+                .find(|m| m["state"] == "stored" && m["sha256"] == sha && &m["bytes"] == bytes)
+        };
+        for r in truth["requisites"].as_array().unwrap() {
+            if r["kind"] == "script" {
+                continue;
+            }
+            assert!(
+                stored(r["sha256"].as_str().unwrap(), &r["bytes"]).is_some(),
+                "{path}: {r} not stored; media: {media:?}"
+            );
+        }
+        for e in truth["enclosures"].as_array().unwrap() {
+            let m = stored(e["sha256"].as_str().unwrap(), &e["bytes"])
+                .unwrap_or_else(|| panic!("{path}: enclosure {e} not stored; media: {media:?}"));
+            assert!(
+                m["url"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with(e["url_path"].as_str().unwrap()),
+                "{m}"
+            );
+            assert_eq!(m["kind"], "media", "{m}");
+            assert_eq!(m["mime"], e["mime"], "{m}");
+            enclosures += 1;
+        }
+    }
+    assert_eq!(enclosures, 2, "the fixture's two podcast episodes");
+}
+
 /// Replay proof (issue 11, item 5): three posts of the media fixture opened through pywb (proxy
 /// mode) in headless Chromium with every live server stopped: the article text is there, every
 /// `<img>` loaded (`naturalWidth > 0`, lazy ones after scrolling), the Isso comments are shown,
@@ -333,6 +382,7 @@ fn pywb_replays_images_and_comments_with_every_server_gone() {
     let Some(venv) = tools() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (t, origin, wacz) = media_archived(dir.path());
+    media_match_the_truth(&t, &dir.path().join("a.db"));
     let coll = dir.path().join("pywb");
     let out = run(Command::new("bash")
         .arg(fixture_dir("webarchive").join("pywb.sh"))

@@ -79,6 +79,56 @@ pub struct FeedEntry {
     pub comments_feed: Option<String>,
     /// Comment count the feed declares: RSS `slash:comments` or Atom `thr:total`.
     pub comment_count: Option<u32>,
+    /// The entry's enclosures (podcast episodes, attached files): RSS `<enclosure>`, Media RSS
+    /// `media:content`, Atom `link rel="enclosure"`, JSON Feed `attachments`; absolute URLs,
+    /// each once, in feed order.
+    pub enclosures: Vec<Enclosure>,
+}
+
+/// A file a feed entry carries (RSS `<enclosure url length type>` and its kin).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Enclosure {
+    /// Absolute URL of the file.
+    pub url: String,
+    /// MIME type the feed declares (`type`), when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime: Option<String>,
+}
+
+/// The enclosures of a feed-rs entry whose permalink is `permalink`: feed-rs reads RSS
+/// `<enclosure>` and Media RSS into `media` objects, and leaves Atom's `link rel="enclosure"`
+/// and JSON Feed `attachments` (typed links without a `rel`) among the links.
+fn enclosures(
+    e: &feed_rs::model::Entry,
+    permalink: &str,
+    json: bool,
+    resolve: &dyn Fn(&str) -> String,
+) -> Vec<Enclosure> {
+    let media = e.media.iter().flat_map(|m| &m.content).filter_map(|c| {
+        Some(Enclosure {
+            url: resolve(c.url.as_ref()?.as_str()),
+            mime: c.content_type.as_ref().map(|t| t.to_string()),
+        })
+    });
+    let links = e
+        .links
+        .iter()
+        .filter(|l| {
+            l.rel.as_deref() == Some("enclosure")
+                || (json && l.rel.is_none() && l.media_type.is_some() && l.href != permalink)
+        })
+        .map(|l| Enclosure {
+            url: resolve(&l.href),
+            mime: l.media_type.clone(),
+        });
+    let mut out: Vec<Enclosure> = Vec::new();
+    for x in media.chain(links) {
+        let http = x.url.starts_with("http://") || x.url.starts_with("https://");
+        if http && !out.iter().any(|o| o.url == x.url) {
+            out.push(x);
+        }
+    }
+    out
 }
 
 /// A feed that could not be parsed.
@@ -199,6 +249,7 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
                 .as_ref()
                 .map(|s| s.content.clone())
                 .filter(|b| !b.trim().is_empty()),
+            enclosures: enclosures(e, &link.href, kind == FeedKind::Json, &resolve),
         });
     }
     Ok(Feed {
@@ -478,6 +529,37 @@ mod tests {
         assert_eq!(
             f.entries[0].updated.unwrap().to_rfc3339(),
             "2017-05-02T08:00:00-04:00"
+        );
+    }
+
+    #[test]
+    fn enclosures_in_every_feed_format() {
+        let rss = br#"<rss version="2.0"><channel><title>t</title><link>http://b.log/</link>
+            <item><title>a</title><link>http://b.log/a</link>
+            <enclosure url="/ep/1.mp3" length="12345" type="audio/mpeg"/></item>
+            <item><title>b</title><link>http://b.log/b</link></item></channel></rss>"#;
+        let f = parse(rss, "http://b.log/feed").unwrap();
+        assert_eq!(
+            f.entries[0].enclosures,
+            vec![Enclosure {
+                url: "http://b.log/ep/1.mp3".into(),
+                mime: Some("audio/mpeg".into())
+            }]
+        );
+        assert!(f.entries[1].enclosures.is_empty());
+        let atom = br#"<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><entry><title>a</title><id>1</id>
+            <link href="http://b.log/a"/><link rel="enclosure" href="http://cdn.b.log/1.pdf" type="application/pdf" length="9"/>
+            <updated>2017-05-02T08:00:00-04:00</updated></entry></feed>"#;
+        let f = parse(atom, "http://b.log/feed").unwrap();
+        assert_eq!(f.entries[0].url, "http://b.log/a");
+        assert_eq!(f.entries[0].enclosures[0].url, "http://cdn.b.log/1.pdf");
+        let json = br#"{"version": "https://jsonfeed.org/version/1.1", "title": "t", "items": [{"id": "1",
+            "url": "http://b.log/a", "content_text": "x", "attachments": [{"url": "http://b.log/1.m4a", "mime_type": "audio/x-m4a"}]}]}"#;
+        let f = parse(json, "http://b.log/feed.json").unwrap();
+        assert_eq!(f.entries[0].enclosures[0].url, "http://b.log/1.m4a");
+        assert_eq!(
+            f.entries[0].enclosures[0].mime.as_deref(),
+            Some("audio/x-m4a")
         );
     }
 

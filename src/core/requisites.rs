@@ -43,6 +43,19 @@ const ATTACHMENTS: &[&str] = &[
 
 const FONTS: &[&str] = &["woff", "woff2", "ttf", "otf", "eot"];
 
+/// The kind of a feed enclosure from the MIME type the feed declares: images are
+/// [`Kind::Image`], audio, video and undeclared types [`Kind::Media`], anything else (PDF,
+/// archives) [`Kind::Attachment`].
+pub fn enclosure_kind(mime: Option<&str>) -> Kind {
+    match mime.map(|m| m.trim().to_ascii_lowercase()) {
+        Some(m) if m.starts_with("image/") => Kind::Image,
+        Some(m) if m.starts_with("audio/") || m.starts_with("video/") => Kind::Media,
+        None => Kind::Media,
+        Some(m) if m.is_empty() => Kind::Media,
+        Some(_) => Kind::Attachment,
+    }
+}
+
 /// The requisites of a page at `base`, in document order, each URL once. Attachments count
 /// only on the page's own host.
 pub fn of_page(html: &Html, base: &Url) -> Vec<Requisite> {

@@ -1,8 +1,9 @@
 //! Page requisites and media of archived posts: after a crawl archives posts, each post's
 //! images, stylesheets (and the fonts and images they use), favicon, audio/video and
-//! attachments (`core::requisites`) are fetched through `fetch` (politeness always; robots.txt
+//! attachments (`core::requisites`), and the enclosures its feed entry carries, are fetched through `fetch` (politeness always; robots.txt
 //! per `[robots] requisites`), kept as responses (bodies once by SHA-256) and listed on the
-//! post (`post_media`). A requisite shared by many posts is fetched once per blog.
+//! post (`post_media`). A requisite shared by many posts is fetched once per blog. A rendered
+//! post's requisites are those of its rendered DOM and of the page as served.
 //!
 //! Stateless and resumable: posts whose media are not captured yet (`media_at`) are found in
 //! the store, so a crash or a stop only leaves work for the next job.
@@ -120,6 +121,31 @@ pub async fn capture_pending(
             };
             let html = String::from_utf8_lossy(&body);
             let mut wanted = requisites::of_page(&parse_document(&html), &base);
+            // A rendered post's DOM has lost what its scripts replaced (a lazy loader's
+            // placeholder `src`), which the page as served still loads first: add the raw
+            // page's requisites too.
+            if let Some((raw_id, _)) = store.response_for(blog.id, &post_url)? {
+                if raw_id != response_id {
+                    if let Some(raw) = store.response_body(raw_id)? {
+                        let raw = parse_document(&String::from_utf8_lossy(&raw));
+                        for r in requisites::of_page(&raw, &base) {
+                            if !wanted.iter().any(|w| w.url == r.url) {
+                                wanted.push(r);
+                            }
+                        }
+                    }
+                }
+            }
+            // The feed's enclosures (podcast episodes) are the post's media even when the
+            // page never links them.
+            for e in store.enclosures_of(blog.id, &post_url)? {
+                if !wanted.iter().any(|w| w.url == e.url) {
+                    wanted.push(Requisite {
+                        kind: requisites::enclosure_kind(e.mime.as_deref()),
+                        url: e.url,
+                    });
+                }
+            }
             if !settings.other_hosts {
                 wanted.retain(|r| same_host(&r.url, &base));
             }

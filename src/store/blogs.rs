@@ -5,7 +5,7 @@ use super::{
     json_list, local_col, now, parse_list, ts, utc_col, utc_req, Blog, BlogCounts, RenderMode,
     Renders, Store, StoredRule,
 };
-use crate::core::feed::{FeedEntry, FeedKind};
+use crate::core::feed::{Enclosure, FeedEntry, FeedKind};
 use crate::core::post_url::PostUrlPattern;
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
@@ -48,14 +48,29 @@ fn blog_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Blog> {
     })
 }
 
+/// The `enclosures` column: a JSON array of [`Enclosure`], NULL when there are none.
+fn enclosures_col(enclosures: &[Enclosure]) -> Result<Option<String>> {
+    Ok(if enclosures.is_empty() {
+        None
+    } else {
+        Some(serde_json::to_string(enclosures)?)
+    })
+}
+
+fn parse_enclosures(col: Option<String>) -> Vec<Enclosure> {
+    col.and_then(|j| serde_json::from_str(&j).ok())
+        .unwrap_or_default()
+}
+
 fn put_entries(tx: &Transaction<'_>, blog_id: i64, entries: &[FeedEntry]) -> Result<()> {
     let mut st = tx.prepare(
-        "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at, updated, comments_feed, comment_count)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+        "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at, updated, comments_feed, comment_count, enclosures)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
          ON CONFLICT (blog_id, url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
            published = excluded.published, content_html = excluded.content_html,
            summary_html = excluded.summary_html, seen_at = excluded.seen_at, updated = excluded.updated,
-           comments_feed = excluded.comments_feed, comment_count = excluded.comment_count",
+           comments_feed = excluded.comments_feed, comment_count = excluded.comment_count,
+           enclosures = excluded.enclosures",
     )?;
     let at = now();
     for e in entries {
@@ -70,7 +85,8 @@ fn put_entries(tx: &Transaction<'_>, blog_id: i64, entries: &[FeedEntry]) -> Res
             at,
             e.updated.map(|d| d.to_rfc3339()),
             e.comments_feed,
-            e.comment_count
+            e.comment_count,
+            enclosures_col(&e.enclosures)?
         ])?;
     }
     Ok(())
@@ -141,7 +157,7 @@ impl Store {
     /// The stored feed entries of a blog, in the order they were first seen.
     pub fn entries(&self, blog_id: i64) -> Result<Vec<FeedEntry>> {
         self.rows(
-            "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
+            "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count, enclosures FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
             [blog_id],
             |r| {
             Ok(FeedEntry {
@@ -154,9 +170,28 @@ impl Store {
                 updated: local_col(r, 6)?,
                 comments_feed: r.get(7)?,
                 comment_count: r.get(8)?,
+                enclosures: parse_enclosures(r.get(9)?),
             })
         },
         )
+    }
+
+    /// The enclosures the blog's feed gave for the post at `post_url` (canonical permalink);
+    /// empty when the feed never listed the post or gave it none.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn enclosures_of(&self, blog_id: i64, post_url: &str) -> Result<Vec<Enclosure>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT enclosures FROM feed_entries WHERE blog_id = ?1 AND url = ?2",
+                params![blog_id, post_url],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()?
+            .map(parse_enclosures)
+            .unwrap_or_default())
     }
 
     /// Replaces the active rules of a blog and stores its post URL pattern, in one transaction.

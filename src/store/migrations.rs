@@ -263,4 +263,9 @@ pub const MIGRATIONS: &[&str] = &[
         last_response  INTEGER NOT NULL
     );
     "#,
+    // 12: feed entries' enclosures (podcast episodes, attached files), a JSON array of
+    // `{url, mime}`; NULL when the entry has none. The post's media capture fetches them.
+    r#"
+    ALTER TABLE feed_entries ADD COLUMN enclosures TEXT;
+    "#,
 ];
