@@ -152,15 +152,14 @@ pub fn append(store: &mut Store, settings: &ArchiveSettings) -> Result<Option<Ap
         // A new file starts with its warcinfo.
         CaptureWriter::start(buffered, &name, chrono::Utc::now(), false)?
     } else {
-        CaptureWriter::continuing(buffered, &name, false)
+        CaptureWriter::continuing(buffered, &name, false)?
     };
     store.for_each_capture(None, roll.last_response, |id, r| {
         captures += 1;
         last = id;
         c.capture(id, r)
     })?;
-    let written_to = c.offset();
-    c.finish()?;
+    let (_, written_to) = c.finish()?;
     file.sync_all()?;
     roll.bytes = start + written_to;
     roll.last_response = last;

@@ -54,6 +54,33 @@ pub struct Written {
     pub index: Vec<String>,
 }
 
+/// The CDXJ fields of a record, kept until the writer has placed it in the file.
+struct Pending {
+    url: String,
+    date: DateTime<Utc>,
+    mime: Option<String>,
+    status: Option<u16>,
+    digest: String,
+}
+
+impl Pending {
+    fn new(
+        url: &str,
+        date: DateTime<Utc>,
+        mime: Option<&str>,
+        status: Option<u16>,
+        digest: &str,
+    ) -> Option<Pending> {
+        Some(Pending {
+            url: url.to_string(),
+            date,
+            mime: mime.map(str::to_string),
+            status,
+            digest: digest.to_string(),
+        })
+    }
+}
+
 /// What the export remembers of a response written: enough to write a revisit of it.
 struct Seen {
     id: String,
@@ -90,38 +117,35 @@ pub fn write_warc<W: Write>(
             continue;
         };
         let block = warc::http_revisit_block(304, &[]);
-        let p = w.write(&Record {
-            kind: RecordType::Revisit,
-            id: warc::record_id(&["not-modified", &url, &date.to_rfc3339()]),
-            date,
-            target_uri: Some(&url),
-            content_type: Some("application/http; msgtype=response"),
-            headers: vec![
-                ("WARC-Warcinfo-ID", info_id.clone()),
-                (
-                    "WARC-Profile",
-                    "http://netpreserve.org/warc/1.1/revisit/server-not-modified".into(),
-                ),
-                ("WARC-Refers-To", prev.id.clone()),
-                ("WARC-Refers-To-Target-URI", prev.url.clone()),
-                (
-                    "WARC-Refers-To-Date",
-                    prev.date.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                ),
-                ("WARC-Payload-Digest", prev.digest.clone()),
-            ],
-            block: &block,
-        })?;
+        let tag = Pending::new(&url, date, Some("warc/revisit"), Some(304), &prev.digest);
+        w.write(
+            &Record {
+                kind: RecordType::Revisit,
+                id: warc::record_id(&["not-modified", &url, &date.to_rfc3339()]),
+                date,
+                target_uri: Some(&url),
+                content_type: Some("application/http; msgtype=response"),
+                headers: vec![
+                    ("WARC-Warcinfo-ID", info_id.clone()),
+                    (
+                        "WARC-Profile",
+                        "http://netpreserve.org/warc/1.1/revisit/server-not-modified".into(),
+                    ),
+                    ("WARC-Refers-To", prev.id.clone()),
+                    ("WARC-Refers-To-Target-URI", prev.url.clone()),
+                    (
+                        "WARC-Refers-To-Date",
+                        prev.date.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                    ),
+                    ("WARC-Payload-Digest", prev.digest.clone()),
+                ],
+                block: &block,
+                compressed_payload: false,
+            },
+            tag,
+        )?;
         written.revisits += 1;
-        written.index(
-            filename,
-            &url,
-            date,
-            Some("warc/revisit"),
-            Some(304),
-            &prev.digest,
-            p,
-        );
+        written.index(filename, &mut w);
     }
 
     store.for_each_post(blog, |post| {
@@ -132,32 +156,38 @@ pub fn write_warc<W: Write>(
         if let Some(prev) = store.post_response(&post.url)?.and_then(|id| seen.get(&id)) {
             headers.push(("WARC-Refers-To", prev.id.clone()));
         }
-        let p = w.write(&Record {
-            kind: RecordType::Metadata,
-            id: warc::record_id(&["post", &post.url, &post.version.to_string()]),
-            date: post.fetched_at,
-            target_uri: Some(&uri),
-            content_type: Some("application/json"),
-            headers,
-            block: &json,
-        })?;
-        written.posts += 1;
         let digest = warc::sha1_digest(&json);
-        written.index(
-            filename,
+        let tag = Pending::new(
             &uri,
             post.fetched_at,
             Some("application/json"),
             None,
             &digest,
-            p,
         );
+        w.write(
+            &Record {
+                kind: RecordType::Metadata,
+                id: warc::record_id(&["post", &post.url, &post.version.to_string()]),
+                date: post.fetched_at,
+                target_uri: Some(&uri),
+                content_type: Some("application/json"),
+                headers,
+                block: &json,
+                compressed_payload: false,
+            },
+            tag,
+        )?;
+        written.posts += 1;
+        written.index(filename, &mut w);
         Ok(())
     })?;
 
+    w.flush()?;
     written.bytes = w.offset();
+    let (out, rest) = w.finish()?;
+    written.index_placed(filename, rest);
     written.index.sort_unstable();
-    Ok((w.into_inner()?, written))
+    Ok((out, written))
 }
 
 /// Writes stored captures as WARC records, one gzip member each: a `warcinfo` first, then per
@@ -165,7 +195,7 @@ pub fn write_warc<W: Write>(
 /// `resource`. Shared by the exports and the daemon's rolling WARC files
 /// (`export::rolling`).
 pub struct CaptureWriter<'a, W: Write> {
-    w: WarcWriter<W>,
+    w: WarcWriter<W, Option<Pending>>,
     filename: &'a str,
     info_id: String,
     written: Written,
@@ -182,21 +212,25 @@ impl<'a, W: Write> CaptureWriter<'a, W> {
     /// # Errors
     /// Writing failed.
     pub fn start(out: W, filename: &'a str, date: DateTime<Utc>, indexing: bool) -> Result<Self> {
-        let mut w = WarcWriter::new(out);
+        let mut w = WarcWriter::new(out)?;
         let info = format!(
             "software: everblog/{}\r\nformat: WARC File Format 1.1\r\nconformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\nrobots: obey\r\nhttp-header-user-agent: {USER_AGENT}\r\n",
             env!("CARGO_PKG_VERSION")
         );
         let info_id = warc::record_id(&["warcinfo", filename]);
-        w.write(&Record {
-            kind: RecordType::Warcinfo,
-            id: info_id.clone(),
-            date,
-            target_uri: None,
-            content_type: Some("application/warc-fields"),
-            headers: vec![("WARC-Filename", filename.to_string())],
-            block: info.as_bytes(),
-        })?;
+        w.write(
+            &Record {
+                kind: RecordType::Warcinfo,
+                id: info_id.clone(),
+                date,
+                target_uri: None,
+                content_type: Some("application/warc-fields"),
+                headers: vec![("WARC-Filename", filename.to_string())],
+                block: info.as_bytes(),
+                compressed_payload: false,
+            },
+            None,
+        )?;
         Ok(CaptureWriter {
             w,
             filename,
@@ -210,21 +244,19 @@ impl<'a, W: Write> CaptureWriter<'a, W> {
 
     /// Goes on writing the WARC named `filename` whose `warcinfo` was written earlier (records
     /// refer to it by its id, derived from the name); offsets count from here.
-    pub fn continuing(out: W, filename: &'a str, indexing: bool) -> Self {
-        CaptureWriter {
-            w: WarcWriter::new(out),
+    ///
+    /// # Errors
+    /// A deflating thread could not be started.
+    pub fn continuing(out: W, filename: &'a str, indexing: bool) -> Result<Self> {
+        Ok(CaptureWriter {
+            w: WarcWriter::new(out)?,
             filename,
             info_id: warc::record_id(&["warcinfo", filename]),
             written: Written::default(),
             indexing,
             latest: HashMap::new(),
             seen: HashMap::new(),
-        }
-    }
-
-    /// Bytes written so far.
-    pub fn offset(&self) -> u64 {
-        self.w.offset()
+        })
     }
 
     /// The counts so far.
@@ -232,27 +264,29 @@ impl<'a, W: Write> CaptureWriter<'a, W> {
         &self.written
     }
 
-    /// Flushes and returns the output.
+    /// Writes out every record, flushes, and returns the output with the bytes written to it.
     ///
     /// # Errors
-    /// Flushing failed.
-    pub fn finish(self) -> Result<W> {
-        self.w.into_inner().map_err(Into::into)
+    /// Deflating or writing failed.
+    pub fn finish(self) -> Result<(W, u64)> {
+        let CaptureWriter { mut w, .. } = self;
+        w.flush()?;
+        let bytes = w.offset();
+        Ok((w.finish()?.0, bytes))
     }
 
-    fn index(
-        &mut self,
+    /// The index fields of a record, when this writer indexes.
+    fn tag(
+        &self,
         url: &str,
         date: DateTime<Utc>,
         mime: Option<&str>,
         status: Option<u16>,
         digest: &str,
-        p: warc::Placement,
-    ) {
-        if self.indexing {
-            self.written
-                .index(self.filename, url, date, mime, status, digest, p);
-        }
+    ) -> Option<Pending> {
+        self.indexing
+            .then(|| Pending::new(url, date, mime, status, digest))
+            .flatten()
     }
 
     /// Writes the records of stored response `id` (see the type's documentation).
@@ -266,20 +300,25 @@ impl<'a, W: Write> CaptureWriter<'a, W> {
             let uri = rendered_uri(&r.final_url);
             let rec_id = warc::record_id(&["resource", &id.to_string()]);
             let digest = warc::sha1_digest(&r.body);
-            let p = self.w.write(&Record {
-                kind: RecordType::Resource,
-                id: rec_id,
-                date,
-                target_uri: Some(&uri),
-                content_type: Some("text/html; charset=utf-8"),
-                headers: vec![
-                    ("WARC-Warcinfo-ID", info_id),
-                    ("WARC-Payload-Digest", digest.clone()),
-                ],
-                block: &r.body,
-            })?;
+            let tag = self.tag(&uri, date, Some("text/html"), None, &digest);
+            self.w.write(
+                &Record {
+                    kind: RecordType::Resource,
+                    id: rec_id,
+                    date,
+                    target_uri: Some(&uri),
+                    content_type: Some("text/html; charset=utf-8"),
+                    headers: vec![
+                        ("WARC-Warcinfo-ID", info_id),
+                        ("WARC-Payload-Digest", digest.clone()),
+                    ],
+                    block: &r.body,
+                    compressed_payload: false,
+                },
+                tag,
+            )?;
             self.written.resources += 1;
-            self.index(&uri, date, Some("text/html"), None, &digest, p);
+            self.written.index(self.filename, &mut self.w);
             return Ok(());
         }
         let target = r.final_url.clone();
@@ -300,74 +339,80 @@ impl<'a, W: Write> CaptureWriter<'a, W> {
             Some(prev) => {
                 let block = warc::http_revisit_block(r.status, &r.headers);
                 self.written.revisits += 1;
-                let p = self.w.write(&Record {
-                    kind: RecordType::Revisit,
-                    id: rec_id.clone(),
-                    date,
-                    target_uri: Some(&target),
-                    content_type: Some("application/http; msgtype=response"),
-                    headers: vec![
-                        ("WARC-Warcinfo-ID", info_id.clone()),
-                        (
-                            "WARC-Profile",
-                            "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
-                                .into(),
-                        ),
-                        ("WARC-Refers-To", prev.id.clone()),
-                        ("WARC-Refers-To-Target-URI", prev.url.clone()),
-                        (
-                            "WARC-Refers-To-Date",
-                            prev.date.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                        ),
-                        ("WARC-Payload-Digest", digest.clone()),
-                    ],
-                    block: &block,
-                })?;
-                self.index(
-                    &target,
-                    date,
-                    Some("warc/revisit"),
-                    Some(r.status),
-                    &digest,
-                    p,
-                );
+                let tag = self.tag(&target, date, Some("warc/revisit"), Some(r.status), &digest);
+                self.w.write(
+                    &Record {
+                        kind: RecordType::Revisit,
+                        id: rec_id.clone(),
+                        date,
+                        target_uri: Some(&target),
+                        content_type: Some("application/http; msgtype=response"),
+                        headers: vec![
+                            ("WARC-Warcinfo-ID", info_id.clone()),
+                            (
+                                "WARC-Profile",
+                                "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+                                    .into(),
+                            ),
+                            ("WARC-Refers-To", prev.id.clone()),
+                            ("WARC-Refers-To-Target-URI", prev.url.clone()),
+                            (
+                                "WARC-Refers-To-Date",
+                                prev.date.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                            ),
+                            ("WARC-Payload-Digest", digest.clone()),
+                        ],
+                        block: &block,
+                        compressed_payload: false,
+                    },
+                    tag,
+                )?;
             }
             None => {
                 let block = warc::http_response_block(r.status, &r.headers, &r.body);
-                self.written.responses += 1;
-                let p = self.w.write(&Record {
-                    kind: RecordType::Response,
-                    id: rec_id.clone(),
-                    date,
-                    target_uri: Some(&target),
-                    content_type: Some("application/http; msgtype=response"),
-                    headers: vec![
-                        ("WARC-Warcinfo-ID", info_id.clone()),
-                        ("WARC-Payload-Digest", digest.clone()),
-                    ],
-                    block: &block,
-                })?;
                 let mime = mime_of(&r);
-                self.index(&target, date, mime.as_deref(), Some(r.status), &digest, p);
+                self.written.responses += 1;
+                let tag = self.tag(&target, date, mime.as_deref(), Some(r.status), &digest);
+                self.w.write(
+                    &Record {
+                        kind: RecordType::Response,
+                        id: rec_id.clone(),
+                        date,
+                        target_uri: Some(&target),
+                        content_type: Some("application/http; msgtype=response"),
+                        headers: vec![
+                            ("WARC-Warcinfo-ID", info_id.clone()),
+                            ("WARC-Payload-Digest", digest.clone()),
+                        ],
+                        block: &block,
+                        compressed_payload: mime.as_deref().is_some_and(warc::compressed_format),
+                    },
+                    tag,
+                )?;
             }
         }
         if let Ok(u) = url::Url::parse(&target) {
             let block = warc::http_request_block(&u, USER_AGENT);
-            self.w.write(&Record {
-                kind: RecordType::Request,
-                id: warc::record_id(&["request", &id.to_string()]),
-                date,
-                target_uri: Some(&target),
-                content_type: Some("application/http; msgtype=request"),
-                headers: vec![
-                    ("WARC-Warcinfo-ID", info_id),
-                    ("WARC-Concurrent-To", rec_id.clone()),
-                    // A GET has an empty payload; warcio writes its digest too.
-                    ("WARC-Payload-Digest", warc::sha1_digest(b"")),
-                ],
-                block: &block,
-            })?;
+            self.w.write(
+                &Record {
+                    kind: RecordType::Request,
+                    id: warc::record_id(&["request", &id.to_string()]),
+                    date,
+                    target_uri: Some(&target),
+                    content_type: Some("application/http; msgtype=request"),
+                    headers: vec![
+                        ("WARC-Warcinfo-ID", info_id),
+                        ("WARC-Concurrent-To", rec_id.clone()),
+                        // A GET has an empty payload; warcio writes its digest too.
+                        ("WARC-Payload-Digest", warc::sha1_digest(b"")),
+                    ],
+                    block: &block,
+                    compressed_payload: false,
+                },
+                None,
+            )?;
         }
+        self.written.index(self.filename, &mut self.w);
         // A revisit refers to the first record holding the payload, not to another revisit.
         let keep = previous.unwrap_or(Seen {
             id: rec_id,
@@ -382,28 +427,27 @@ impl<'a, W: Write> CaptureWriter<'a, W> {
 }
 
 impl Written {
-    /// Adds the CDXJ line of a record placed at `p` in the WARC `filename`.
-    #[allow(clippy::too_many_arguments)]
-    fn index(
-        &mut self,
-        filename: &str,
-        url: &str,
-        date: DateTime<Utc>,
-        mime: Option<&str>,
-        status: Option<u16>,
-        digest: &str,
-        p: warc::Placement,
-    ) {
-        self.index.push(cdxj::line(&cdxj::Entry {
-            url,
-            date,
-            mime,
-            status,
-            digest: Some(digest),
-            length: p.length,
-            offset: p.offset,
-            filename,
-        }));
+    /// Adds the CDXJ lines of the records `w` placed since last asked (those tagged with
+    /// their index fields) in the WARC `filename`.
+    fn index<W: Write>(&mut self, filename: &str, w: &mut WarcWriter<W, Option<Pending>>) {
+        let placed: Vec<_> = w.placed().collect();
+        self.index_placed(filename, placed);
+    }
+
+    fn index_placed(&mut self, filename: &str, placed: Vec<(Option<Pending>, warc::Placement)>) {
+        for (pending, p) in placed {
+            let Some(e) = pending else { continue };
+            self.index.push(cdxj::line(&cdxj::Entry {
+                url: &e.url,
+                date: e.date,
+                mime: e.mime.as_deref(),
+                status: e.status,
+                digest: Some(&e.digest),
+                length: p.length,
+                offset: p.offset,
+                filename,
+            }));
+        }
     }
 }
 
