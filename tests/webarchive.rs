@@ -627,3 +627,78 @@ fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The `[media]` caps: a file over `max_file_mb` is recorded as failed, saying which setting to
+/// raise, and past the blog's `max_blog_mb` files are recorded as skipped and counted; neither
+/// fails the crawl or costs a post.
+#[test]
+fn media_caps_and_budget_record_why_without_failing_the_crawl() {
+    let blog = serve("pelican");
+    let dir = tempfile::tempdir().unwrap();
+    let media_of = |name: &str, media: &str| -> (String, Vec<serde_json::Value>) {
+        let config = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&config, format!("[media]\n{media}\n")).unwrap();
+        let db = dir.path().join(format!("{name}.db"));
+        let cfg = ["--config", config.to_str().unwrap()];
+        ok(&archive(
+            &db,
+            &[&cfg[..], &["add", &blog.feed_url()]].concat(),
+        ));
+        let out = ok(&archive(&db, &[&cfg[..], &["crawl"]].concat()));
+        let posts: Vec<serde_json::Value> = ok(&archive(&db, &["export"]))
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(posts.len(), 32, "{name}: every post archived");
+        let media = posts
+            .iter()
+            .flat_map(|p| p["media"].as_array().unwrap().clone())
+            .collect();
+        (out, media)
+    };
+    let with = |media: &[serde_json::Value], state: &str, url_end: &str| {
+        media
+            .iter()
+            .filter(|m| m["state"] == state && m["url"].as_str().unwrap().ends_with(url_end))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+
+    // The theme's fonts are 18 and 22 KB; its stylesheets 10 KB at most.
+    let (out, media) = media_of("file-cap", "max_file_mb = 0.015");
+    for font in [".woff", ".woff2"] {
+        let failed = with(&media, "failed", font);
+        assert!(!failed.is_empty(), "{font}: {media:?}");
+        assert!(
+            failed.iter().all(|m| m["reason"]
+                .as_str()
+                .unwrap()
+                .contains("[media] max_file_mb")),
+            "{failed:?}"
+        );
+    }
+    assert!(!with(&media, "stored", "/main.css").is_empty(), "{media:?}");
+    assert!(out.contains("media of 32 posts"), "{out}");
+
+    // A budget of 5 KB: main.css (10 KB) is fetched, then the budget is spent.
+    let (out, media) = media_of("budget", "max_blog_mb = 0.005");
+    assert!(!with(&media, "stored", "/main.css").is_empty(), "{media:?}");
+    let skipped = with(&media, "skipped", "");
+    // The stylesheets main.css imports are past the budget (and so are the fonts they use
+    // never discovered).
+    assert!(
+        skipped
+            .iter()
+            .any(|m| m["url"].as_str().unwrap().ends_with("/reset.css")),
+        "{media:?}"
+    );
+    assert!(
+        skipped.iter().all(|m| m["reason"]
+            .as_str()
+            .unwrap()
+            .contains("max_blog_mb = 0.005")),
+        "{skipped:?}"
+    );
+    assert!(!out.contains(" 0 over budget"), "{out}");
+    assert!(out.contains("over budget"), "{out}");
+}
