@@ -10,7 +10,7 @@
 
 use crate::core::html::parse_document;
 use crate::core::requisites::{self, Kind, Requisite};
-use crate::fetch::{decode, Fetcher};
+use crate::fetch::{decode_body, Fetcher};
 use crate::store::{Blog, MediaState, NewMedia, Store};
 use anyhow::Result;
 use futures::StreamExt;
@@ -248,14 +248,7 @@ pub async fn capture_pending(
                     let Ok(sheet_url) = Url::parse(&sheet.url) else {
                         continue;
                     };
-                    let css = decode(&crate::fetch::Response {
-                        url: sheet.url.clone(),
-                        final_url: sheet.url.clone(),
-                        status: 200,
-                        headers: Vec::new(),
-                        body,
-                        fetched_at: chrono::Utc::now(),
-                    });
+                    let css = decode_body(&body, None);
                     for r in requisites::css_urls(&css, &sheet_url) {
                         let known = done.iter().any(|d| d.url == r.url)
                             || wanted.iter().any(|w| w.url == r.url);

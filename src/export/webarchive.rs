@@ -370,7 +370,7 @@ impl<'a, W: Write> CaptureWriter<'a, W> {
             }
             None => {
                 let block = warc::http_response_block(r.status, &r.headers, &r.body);
-                let mime = mime_of(&r);
+                let mime = crate::fetch::mime_type(&r.headers);
                 self.written.responses += 1;
                 let tag = self.tag(&target, date, mime.as_deref(), Some(r.status), &digest);
                 self.w.write(
@@ -449,13 +449,6 @@ impl Written {
             }));
         }
     }
-}
-
-/// The payload's MIME type for the index: the `Content-Type` without parameters, if any.
-fn mime_of(r: &Response) -> Option<String> {
-    crate::fetch::content_type(r)
-        .and_then(|ct| ct.split(';').next().map(|m| m.trim().to_string()))
-        .filter(|m| !m.is_empty())
 }
 
 /// What a WACZ export wrote.

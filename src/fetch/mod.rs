@@ -16,7 +16,7 @@ pub mod politeness;
 pub use politeness::{Requisites, RobotsSettings};
 mod response;
 pub mod robots;
-pub use response::{content_type, decode, header, is_html, Response};
+pub use response::{content_type, decode, decode_body, header, is_html, mime_type, Response};
 
 use address::{AddressPolicy, PolicyResolver, Refused};
 use chrono::{DateTime, Utc};

@@ -43,6 +43,17 @@ pub fn content_type(r: &Response) -> Option<String> {
         .map(|(_, v)| v.to_ascii_lowercase())
 }
 
+/// The MIME type of a response with these headers: its `Content-Type` without parameters,
+/// lower-cased (`text/html` of `Text/HTML; charset=UTF-8`); `None` when missing or empty.
+pub fn mime_type(headers: &[(String, String)]) -> Option<String> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        .and_then(|(_, v)| v.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .filter(|m| !m.is_empty())
+}
+
 /// True when the response is HTML (by header, or by sniffing when the header is missing).
 pub fn is_html(r: &Response) -> bool {
     match content_type(r) {
@@ -58,15 +69,20 @@ pub fn is_html(r: &Response) -> bool {
 /// Decodes a body to text: charset from the `Content-Type` header, else a BOM, else
 /// `<meta charset>` in the first 1024 bytes, else UTF-8 (invalid bytes become U+FFFD).
 pub fn decode(r: &Response) -> String {
+    decode_body(&r.body, content_type(r).as_deref())
+}
+
+/// [`decode`] for a body whose `Content-Type` (lower-cased) is `content_type`, if known.
+pub fn decode_body(body: &[u8], content_type: Option<&str>) -> String {
     let from_label = |label: &str| {
         encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
     };
-    let header = content_type(r).and_then(|ct| {
+    let header = content_type.and_then(|ct| {
         ct.split(';')
             .find_map(|p| p.trim().strip_prefix("charset=").map(str::to_string))
     });
     let meta = || {
-        let head = String::from_utf8_lossy(&r.body[..r.body.len().min(1024)]).to_ascii_lowercase();
+        let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
         let i = head.find("charset=")?;
         let rest = &head[i + 8..];
         let label: String = rest
@@ -79,9 +95,9 @@ pub fn decode(r: &Response) -> String {
     let encoding = header
         .as_deref()
         .and_then(from_label)
-        .or_else(|| encoding_rs::Encoding::for_bom(&r.body).map(|(e, _)| e))
+        .or_else(|| encoding_rs::Encoding::for_bom(body).map(|(e, _)| e))
         .or_else(meta)
         .unwrap_or(encoding_rs::UTF_8);
-    let (text, _, _) = encoding.decode(&r.body);
+    let (text, _, _) = encoding.decode(body);
     text.into_owned()
 }

@@ -160,9 +160,7 @@ impl Store {
         for (url, kind, state, reason, status, sha256, headers, bytes) in rows {
             let mime = headers.and_then(|h| {
                 let h: Vec<(String, String)> = serde_json::from_str(&h).ok()?;
-                h.into_iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-                    .and_then(|(_, v)| v.split(';').next().map(|m| m.trim().to_ascii_lowercase()))
+                crate::fetch::mime_type(&h)
             });
             out.push(Media {
                 url,
