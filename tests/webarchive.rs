@@ -702,3 +702,83 @@ fn media_caps_and_budget_record_why_without_failing_the_crawl() {
     assert!(!out.contains(" 0 over budget"), "{out}");
     assert!(out.contains("over budget"), "{out}");
 }
+
+/// A redirect on the way to a page is kept as its own `response` record (status and
+/// `Location` as received), so a replay of the URL first asked for redirects as the live site
+/// did, and the page is the target's record. Hexo's theme links `/archives` on every page;
+/// GitHub Pages and nginx answer a directory without its slash with a 301 to it, as this
+/// server does here.
+#[test]
+fn redirects_on_the_way_are_kept_as_their_own_records() {
+    use everblog::serve::{Reply, Root, Server};
+    use flate2::read::MultiGzDecoder;
+    use std::io::Read;
+
+    let dir = fixture_dir("hexo");
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
+    let server = Server::start_full(
+        Root::Disk(dir.join("site")),
+        t["base_url"].as_str().map(str::to_string),
+        Vec::new(),
+        Some(Box::new(|path: &str| {
+            (path == "/archives").then(|| Reply {
+                status: 301,
+                headers: vec![("Location".into(), "/archives/".into())],
+                body: b"<html><body>Moved to /archives/</body></html>".to_vec(),
+            })
+        })),
+    )
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("a.db");
+    let feed = format!("{}{}", server.origin, t["feed_path"].as_str().unwrap());
+    ok(&archive(&db, &["add", &feed]));
+    ok(&archive(&db, &["crawl"]));
+    assert!(
+        server
+            .access_log()
+            .iter()
+            .any(|a| a.path == "/archives" && a.status == 301),
+        "the crawl never met the redirect"
+    );
+
+    let index = ok(&archive(&db, &["export", "--format", "cdxj"]));
+    let entry = |url: &str, status: &str| {
+        index.lines().any(|l| {
+            let json: serde_json::Value = serde_json::from_str(&l[l.find('{').unwrap()..]).unwrap();
+            json["url"] == url && json["status"] == status
+        })
+    };
+    let archives = format!("{}/archives", server.origin);
+    assert!(entry(&archives, "301"), "{index}");
+    assert!(entry(&format!("{archives}/"), "200"), "{index}");
+
+    let warc = tmp.path().join("a.warc.gz");
+    ok(&archive(
+        &db,
+        &["export", "--format", "warc", "-o", warc.to_str().unwrap()],
+    ));
+    let mut text = Vec::new();
+    MultiGzDecoder::new(std::fs::File::open(&warc).unwrap())
+        .read_to_end(&mut text)
+        .unwrap();
+    let text = String::from_utf8_lossy(&text);
+    let at = text
+        .find(&format!("WARC-Target-URI: {archives}\r\n"))
+        .expect("a record of the redirecting URL");
+    let record = &text[at..at + text[at..].find("\r\n\r\nWARC/1.1").unwrap_or(2000)];
+    assert!(
+        record.contains("HTTP/1.1 301 Moved Permanently\r\n"),
+        "{record}"
+    );
+    // Header names as reqwest hands them over: lower case.
+    assert!(record.contains("\r\nlocation: /archives/\r\n"), "{record}");
+
+    // The redirect is no page: nothing was extracted from it, and the crawl read the target.
+    let jsonl = ok(&archive(&db, &["export"]));
+    assert!(
+        !jsonl.contains(&format!("\"url\":\"{archives}\"")),
+        "{jsonl}"
+    );
+}

@@ -95,6 +95,7 @@ pub(super) fn reextract(
             url: url.clone(),
             fetches: Vec::new(),
             response: None,
+            redirects: Vec::new(),
             rendered: None,
             reused_response: Some(id),
             post: processed.post,

@@ -89,6 +89,8 @@ struct Ready {
     /// Fetch-log lines (robots.txt, hops, the request); empty when reused.
     fetches: Vec<FetchRecord>,
     response: Option<Response>,
+    /// The redirects on the way to `response` (none when reused).
+    redirects: Vec<Response>,
     /// The stored response that was reused, instead of fetching.
     reused: Option<i64>,
     /// robots.txt forbids it.
@@ -415,6 +417,7 @@ async fn gather(
                 depth: *depth,
                 fetches: Vec::new(),
                 response: Some(r),
+                redirects: Vec::new(),
                 reused: Some(id),
                 blocked: false,
                 refused: false,
@@ -438,6 +441,7 @@ async fn gather(
             url,
             fetches,
             response: f.response,
+            redirects: f.redirects,
             reused: None,
             blocked: f.blocked,
             refused: f.refused,
@@ -619,6 +623,7 @@ impl Crawl {
             url: page.url,
             fetches: page.fetches,
             response: keep,
+            redirects: page.redirects,
             rendered,
             reused_response: page.reused,
             post,

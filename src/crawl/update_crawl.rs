@@ -714,6 +714,7 @@ impl Update<'_> {
                     url: url.clone(),
                     fetches: got.requests().cloned().collect(),
                     response: got.response,
+                    redirects: got.redirects,
                     rendered,
                     reused_response: None,
                     post: processed.post,

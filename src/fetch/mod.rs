@@ -151,6 +151,10 @@ pub struct Fetched {
     pub record: FetchRecord,
     /// Earlier requests made on the way: robots.txt fetches and redirect hops.
     pub hops: Vec<FetchRecord>,
+    /// The redirects answered on the way to `response`, in order: each 3xx as received, its
+    /// `url` and `final_url` the URL that answered it (kept, so a replay of the URL first
+    /// asked for redirects as the live site did). Empty when the fetch failed.
+    pub redirects: Vec<Response>,
     /// robots.txt forbids the URL (nothing was requested).
     pub blocked: bool,
     /// The address policy refused the URL or a redirect hop (nothing was sent there).
@@ -182,6 +186,7 @@ impl Fetched {
             response: None,
             record,
             hops,
+            redirects: Vec::new(),
             blocked: false,
             refused: false,
             retry_after: None,
@@ -551,6 +556,7 @@ impl Fetcher {
     /// GET with extra request headers on the first request (not on redirect hops).
     async fn get_with(&self, url: &str, extra: &[(String, String)], limit: Limit) -> Fetched {
         let mut hops = Vec::new();
+        let mut redirects: Vec<Response> = Vec::new();
         let refused = |r: Refused, at: &Url, hops: Vec<FetchRecord>| {
             tracing::warn!(url = %at, "{r}");
             Fetched {
@@ -633,6 +639,7 @@ impl Fetcher {
                     response: Some(r),
                     record,
                     hops,
+                    redirects,
                     blocked: false,
                     refused: false,
                     retry_after: Some(wait),
@@ -644,6 +651,9 @@ impl Fetcher {
                 {
                     if matches!(next.scheme(), "http" | "https") {
                         hops.push(record);
+                        r.url = current.to_string();
+                        r.final_url = current.to_string();
+                        redirects.push(r);
                         current = next;
                         redirected = true;
                         continue;
@@ -656,6 +666,7 @@ impl Fetcher {
                 response: Some(r),
                 record,
                 hops,
+                redirects,
                 blocked: false,
                 refused: false,
                 retry_after: None,

@@ -170,7 +170,8 @@ impl Store {
     pub fn prefetched(&self, blog_id: i64) -> Result<u64> {
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM frontier f WHERE f.blog_id = ?1 AND f.state = 'queued'
-               AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url)",
+               AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
+                             AND NOT (r.status BETWEEN 300 AND 399))",
             [blog_id],
             |r| r.get::<_, i64>(0),
         )? as u64)
@@ -181,7 +182,8 @@ impl Store {
     pub fn prefetched_queued(&self, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>> {
         self.rows(
             "SELECT f.url, f.depth FROM frontier f WHERE f.blog_id = ?1 AND f.state = 'queued'
-               AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url)
+               AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
+                             AND NOT (r.status BETWEEN 300 AND 399))
              ORDER BY f.seq LIMIT ?2",
             params![blog_id, n as i64],
             |r| Ok((r.get(0)?, r.get(1)?)),

@@ -1,7 +1,7 @@
 //! Each post's page requisites and media (`post_media`): which URL, what it is, the response
 //! that holds it (bodies stored once by SHA-256 in `blobs`) or why it is not kept.
 
-use super::responses::BODY;
+use super::responses::{BODY, NOT_REDIRECT};
 use super::{now, Store};
 use crate::core::requisites::Kind;
 use crate::store::{Media, MediaState};
@@ -46,9 +46,11 @@ impl Store {
         Ok(self
             .conn
             .query_row(
-                "SELECT id, status FROM responses WHERE blog_id = ?1 AND (url = ?2 OR final_url = ?2)
-                   AND headers NOT LIKE '%x-everblog-rendered%'
-                 ORDER BY id DESC LIMIT 1",
+                &format!(
+                    "SELECT id, status FROM responses WHERE blog_id = ?1 AND (url = ?2 OR final_url = ?2)
+                       AND headers NOT LIKE '%x-everblog-rendered%' AND {NOT_REDIRECT}
+                     ORDER BY id DESC LIMIT 1"
+                ),
                 params![blog_id, url],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )

@@ -185,7 +185,12 @@ impl Store {
                 put_fetch(tx, Some(o.blog_id), f)?;
             }
             let mut response_id = match &o.response {
-                Some(r) => Some(put_response(tx, o.blog_id, r)?),
+                Some(r) => {
+                    for hop in &o.redirects {
+                        put_response(tx, o.blog_id, hop)?;
+                    }
+                    Some(put_response(tx, o.blog_id, r)?)
+                }
                 None => o.reused_response,
             };
             if let Some(r) = &o.rendered {

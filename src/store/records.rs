@@ -406,6 +406,9 @@ pub struct PageOutcome {
     pub fetches: Vec<FetchRecord>,
     /// The response to keep (`None` on fetch errors or reuse).
     pub response: Option<Response>,
+    /// The redirects that led to `response`, kept before it when it is kept
+    /// ([`crate::fetch::Fetched::redirects`]).
+    pub redirects: Vec<Response>,
     /// The page as rendered by Chromium, kept after `response` (so it is the URL's latest).
     pub rendered: Option<Response>,
     /// Id of a stored response that was reused instead of fetching.

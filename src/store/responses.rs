@@ -54,6 +54,10 @@ pub(super) fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// The stored body of a response row: its blob when it has one, else its own (older rows).
+/// SQL condition (on `responses` unaliased) leaving out redirects: the 3xx responses kept for
+/// replay, which are no page to read, extract or revalidate.
+pub(super) const NOT_REDIRECT: &str = "NOT (status BETWEEN 300 AND 399)";
+
 pub(super) const BODY: &str =
     "COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body)";
 
@@ -83,14 +87,19 @@ pub type NotModified = (String, chrono::DateTime<chrono::Utc>, Option<i64>);
 
 impl Store {
     /// Logs every request of a fetch (robots.txt, redirect hops, the final request) and keeps
-    /// its response when one worth keeping arrived (any status but 304, 429 and 503), in one
-    /// transaction. Returns the kept response's id.
+    /// its response when one worth keeping arrived (any status but 304, 429 and 503), after
+    /// the redirects that led to it, in one transaction. Returns the kept response's id.
     pub fn keep_fetched(&mut self, blog_id: i64, f: &Fetched) -> Result<Option<i64>> {
         self.write(|tx| {
             for hop in &f.hops {
                 put_fetch(tx, Some(blog_id), hop)?;
             }
             put_fetch(tx, Some(blog_id), &f.record)?;
+            if keepable(f).is_some() {
+                for r in &f.redirects {
+                    put_response(tx, blog_id, r)?;
+                }
+            }
             keepable(f)
                 .map(|r| put_response(tx, blog_id, r))
                 .transpose()
@@ -125,7 +134,7 @@ impl Store {
             .query_row(
                 &format!(
                     "SELECT id, url, final_url, status, headers, {BODY}, fetched_at FROM responses
-                     WHERE blog_id = ?1 AND url = ?2 ORDER BY id DESC LIMIT 1"
+                     WHERE blog_id = ?1 AND url = ?2 AND {NOT_REDIRECT} ORDER BY id DESC LIMIT 1"
                 ),
                 params![blog_id, url],
                 |r| {
@@ -202,7 +211,8 @@ impl Store {
         self.rows(
             "SELECT f.url, f.fetched_at,
                     (SELECT r.id FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
-                       AND r.fetched_at <= f.fetched_at ORDER BY r.id DESC LIMIT 1)
+                       AND r.fetched_at <= f.fetched_at AND NOT (r.status BETWEEN 300 AND 399)
+                       ORDER BY r.id DESC LIMIT 1)
              FROM fetch_log f WHERE f.status = 304 AND (?1 IS NULL OR f.blog_id = ?1)
              ORDER BY f.id",
             [blog],
