@@ -328,15 +328,21 @@ pub fn real_paragraphs() -> Vec<Para> {
     out
 }
 
-/// Small deterministic PRNG (xorshift), so every run builds the same pages.
-struct Rng(u64);
+/// Small deterministic PRNG (xorshift), so every run builds the same data.
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> usize {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
-        (self.0 >> 11) as usize
+        self.0
+    }
+
+    /// The next number, of 53 random bits.
+    pub fn next(&mut self) -> usize {
+        (self.next_u64() >> 11) as usize
     }
 }
 

@@ -129,9 +129,7 @@ pub async fn capture_pending(
                     if let Some(raw) = store.response_body(raw_id)? {
                         let raw = parse_document(&String::from_utf8_lossy(&raw));
                         for r in requisites::of_page(&raw, &base) {
-                            if !wanted.iter().any(|w| w.url == r.url) {
-                                wanted.push(r);
-                            }
+                            push_new(&mut wanted, r);
                         }
                     }
                 }
@@ -139,12 +137,8 @@ pub async fn capture_pending(
             // The feed's enclosures (podcast episodes) are the post's media even when the
             // page never links them.
             for e in store.enclosures_of(blog.id, &post_url)? {
-                if !wanted.iter().any(|w| w.url == e.url) {
-                    wanted.push(Requisite {
-                        kind: requisites::enclosure_kind(e.mime.as_deref()),
-                        url: e.url,
-                    });
-                }
+                let kind = requisites::enclosure_kind(e.mime.as_deref());
+                push_new(&mut wanted, Requisite { url: e.url, kind });
             }
             if !settings.other_hosts {
                 wanted.retain(|r| same_host(&r.url, &base));
@@ -267,6 +261,13 @@ pub async fn capture_pending(
         tracing::info!(blog = %blog.home_url, "{summary}");
     }
     Ok(summary)
+}
+
+/// Adds `r` to `wanted` unless its URL is there already.
+fn push_new(wanted: &mut Vec<Requisite>, r: Requisite) {
+    if !wanted.iter().any(|w| w.url == r.url) {
+        wanted.push(r);
+    }
 }
 
 fn stored(r: &Requisite, id: i64) -> NewMedia {

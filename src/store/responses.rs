@@ -53,11 +53,11 @@ pub(super) fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", sha2::Sha256::digest(bytes))
 }
 
-/// The stored body of a response row: its blob when it has one, else its own (older rows).
 /// SQL condition (on `responses` unaliased) leaving out redirects: the 3xx responses kept for
 /// replay, which are no page to read, extract or revalidate.
 pub(super) const NOT_REDIRECT: &str = "NOT (status BETWEEN 300 AND 399)";
 
+/// The stored body of a response row: its blob when it has one, else its own (older rows).
 pub(super) const BODY: &str =
     "COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body)";
 
@@ -95,14 +95,13 @@ impl Store {
                 put_fetch(tx, Some(blog_id), hop)?;
             }
             put_fetch(tx, Some(blog_id), &f.record)?;
-            if keepable(f).is_some() {
-                for r in &f.redirects {
-                    put_response(tx, blog_id, r)?;
-                }
+            let Some(kept) = keepable(f) else {
+                return Ok(None);
+            };
+            for r in &f.redirects {
+                put_response(tx, blog_id, r)?;
             }
-            keepable(f)
-                .map(|r| put_response(tx, blog_id, r))
-                .transpose()
+            put_response(tx, blog_id, kept).map(Some)
         })
     }
 
