@@ -54,6 +54,8 @@ pub struct Extracted {
     pub published_raw: Option<String>,
     /// Last update time the page declares, if any.
     pub updated: Option<DateTime<FixedOffset>>,
+    /// Categories and tags the page gives the post ([`declared_tags`]), in page order.
+    pub tags: Vec<String>,
     /// Fields that could not be extracted: (field, reason for a person).
     pub gaps: Vec<(GapField, String)>,
 }
@@ -174,8 +176,91 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         published,
         published_raw,
         updated: declared_updated(page).and_then(|d| parse_instant(&d, Some(ctx.offset))),
+        tags: declared_tags(page),
         gaps,
     })
+}
+
+/// The categories and tags a post page gives its post, in page order, each once (case
+/// folded): links marked `rel="tag"` (WordPress, Hexo, Nikola: `rel="category tag"`), links to
+/// a taxonomy page (a path segment `tag`, `tags`, `category`, `categories`, `topics`, `label`)
+/// outside navigation (`nav`, `aside`, a site `header` outside `article`/`main`, menus, sidebars, widgets, tag clouds), then
+/// OpenGraph `article:tag` and JSON-LD `keywords`. At most 50.
+pub fn declared_tags(page: &Page) -> Vec<String> {
+    const TAXONOMY: [&str; 7] = [
+        "tag",
+        "tags",
+        "category",
+        "categories",
+        "topics",
+        "label",
+        "labels",
+    ];
+    const CHROME: [&str; 5] = ["menu", "sidebar", "widget", "cloud", "navbar"];
+    let mut tags: Vec<String> = Vec::new();
+    let mut push = |t: &str| {
+        let t = super::text::collapse_whitespace(t.trim_start_matches('#'));
+        if !t.is_empty()
+            && t.chars().count() <= 80
+            && tags.len() < 50
+            && !tags.iter().any(|x| x.to_lowercase() == t.to_lowercase())
+        {
+            tags.push(t);
+        }
+    };
+    for a in select(page, "a[href]") {
+        let rel_tag = a
+            .value()
+            .attr("rel")
+            .is_some_and(|r| r.split_ascii_whitespace().any(|w| w == "tag"));
+        let href = a.value().attr("href").unwrap_or_default();
+        let path = href.split(['?', '#']).next().unwrap_or_default();
+        let taxonomy = path
+            .split('/')
+            .rev()
+            .skip(1)
+            .any(|seg| TAXONOMY.contains(&seg.to_ascii_lowercase().as_str()));
+        if !rel_tag && !taxonomy {
+            continue;
+        }
+        let ancestors: Vec<_> = a
+            .ancestors()
+            .filter_map(scraper::ElementRef::wrap)
+            .collect();
+        let in_article = |i: usize| {
+            ancestors[i + 1..]
+                .iter()
+                .any(|e| matches!(e.value().name(), "article" | "main"))
+        };
+        let in_chrome = ancestors.iter().enumerate().any(|(i, e)| {
+            let v = e.value();
+            matches!(v.name(), "nav" | "aside")
+                || (v.name() == "header" && !in_article(i))
+                || [v.attr("class"), v.attr("id")]
+                    .into_iter()
+                    .flatten()
+                    .any(|c| {
+                        let c = c.to_ascii_lowercase();
+                        CHROME.iter().any(|w| c.contains(w))
+                    })
+        });
+        if !in_chrome {
+            push(&a.text().collect::<String>());
+        }
+    }
+    for e in select(page, "meta[property='article:tag']") {
+        push(e.value().attr("content").unwrap_or_default());
+    }
+    for v in json_ld(page) {
+        match v.get("keywords") {
+            Some(serde_json::Value::String(s)) => s.split(',').for_each(&mut push),
+            Some(serde_json::Value::Array(a)) => {
+                a.iter().filter_map(|k| k.as_str()).for_each(&mut push)
+            }
+            _ => {}
+        }
+    }
+    tags
 }
 
 fn select<'a>(page: &'a Page, css: &str) -> Vec<scraper::ElementRef<'a>> {
@@ -350,4 +435,41 @@ fn declared_published(page: &Page) -> Option<String> {
         .or_else(|| meta(page, "meta[property='article:published_time']", "content"))
         .or_else(|| meta(page, "time[datetime]", "datetime"))
         .or_else(|| meta(page, "abbr.published[title]", "title"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_of_real_engine_pages_leave_menus_and_clouds_out() {
+        // Pelican: the category menu in the site header is not the post's; "In …" and "tags:"
+        // inside the article are.
+        let pelican = Page::parse(include_str!(
+            "../../fixtures/sites/pelican/site/2016/03/small-lessons-from-a-sun-warmed-herb-spiral.html"
+        ));
+        assert_eq!(
+            declared_tags(&pelican),
+            ["Tools & Sheds", "bees", "pruning", "soil"]
+        );
+        // WordPress: `rel="category tag"` and `rel="tag"` in the entry footer.
+        let wordpress = Page::parse(include_str!(
+            "../../fixtures/wordpress/site/2019/11/07/a-punctual-week-with-the-night-train/index.html"
+        ));
+        let tags = declared_tags(&wordpress);
+        assert_eq!(tags.first().map(String::as_str), Some("Journeys"));
+        assert!(tags.iter().any(|t| t == "alps") && tags.iter().any(|t| t == "food"));
+    }
+
+    #[test]
+    fn tags_from_metadata_are_deduplicated_case_insensitively() {
+        let page = Page::parse(
+            r#"<html><head><meta property="article:tag" content="Rust">
+            <script type="application/ld+json">{"@type":"BlogPosting","keywords":"rust, web , Archiving"}</script>
+            </head><body><nav><a href="/tag/menu/">menu</a></nav>
+            <div class="widget tagcloud"><a href="/tag/cloud/">cloud</a></div>
+            <article><a href="/tags/rust/" rel="tag">rust</a></article></body></html>"#,
+        );
+        assert_eq!(declared_tags(&page), ["rust", "web", "Archiving"]);
+    }
 }

@@ -159,6 +159,7 @@ fn post_of(
         updated: entry.and_then(|e| e.updated).or(x.updated),
         content_html: x.content_html,
         content_text: x.content_text,
+        tags: x.tags,
         gaps,
         comments_feed: entry
             .and_then(|e| e.comments_feed.clone())

@@ -7,7 +7,8 @@ use std::io::Write;
 /// Writes one post as a JSON Lines record (one line, then `\n`) with the keys of
 /// [`Post`], in this order: `url`, `blog`, `title`, `authors` (array), `published`, `updated`
 /// (RFC 3339 with the blog's offset, or null), `published_raw`, `content_html`, `content_text`,
-/// `fetched_at` (RFC 3339 UTC), `gaps` (array of `{field, reason}`), `version`, `gone_at`, and
+/// `fetched_at` (RFC 3339 UTC), `gaps` (array of `{field, reason}`), `version`, `gone_at`, `tags`
+/// (array of names), and
 /// `comments` (array of `{id, author, published, published_raw, content_html, content_text,
 /// parent}`, oldest first).
 ///

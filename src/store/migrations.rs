@@ -268,4 +268,8 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE feed_entries ADD COLUMN enclosures TEXT;
     "#,
+    // 13: the categories and tags a post's page gives it, a JSON array of names in page order.
+    r#"
+    ALTER TABLE posts ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+    "#,
 ];

@@ -306,6 +306,8 @@ pub struct Post {
     /// When the post was first found missing from the blog (HTTP 404/410); it stays archived.
     #[serde(serialize_with = "rfc3339::utc_opt")]
     pub gone_at: Option<DateTime<Utc>>,
+    /// Categories and tags the post's page gives it, in page order.
+    pub tags: Vec<String>,
     /// Comments, oldest first (filled by [`super::Store::posts`], [`super::Store::post`] and
     /// [`super::Store::for_each_post`]).
     pub comments: Vec<Comment>,
@@ -335,6 +337,8 @@ pub struct NewPost {
     pub content_text: String,
     /// Fields that could not be extracted and why.
     pub gaps: Vec<Gap>,
+    /// Categories and tags, in page order.
+    pub tags: Vec<String>,
     /// The post's comment feed, when the feed or the page names one.
     pub comments_feed: Option<String>,
     /// How many comments the blog says the post has (feed `slash:comments` / `thr:total`, or a
