@@ -6,7 +6,7 @@
 //! [`UpdateSettings`], `[fetch]`
 //! [`FetchSettings`], `[politeness]` [`PolitenessSettings`], `[daemon]` [`DaemonSettings`], `[schedule]`
 //! [`Bounds`], `[render]` [`RenderSettings`], `[media]` [`MediaSettings`], `[robots]`
-//! [`RobotsSettings`], `[archive]` [`ArchiveSettings`]; their `Default` impls hold the defaults. A
+//! [`RobotsSettings`], `[archive]` [`ArchiveSettings`], `[serve]` [`ServeSettings`]; their `Default` impls hold the defaults. A
 //! [`Config`] then builds the runtime objects ([`Config::fetcher`], [`Config::crawl_options`]),
 //! as ripgrep's resolved arguments build its searcher.
 //!
@@ -22,6 +22,7 @@ use crate::export::rolling::ArchiveSettings;
 use crate::fetch::politeness::{PolitenessSettings, SharedGate};
 use crate::fetch::{FetchSettings, Fetcher, RobotsSettings};
 use crate::render::{RenderSettings, Renderer};
+use crate::serve::ServeSettings;
 use crate::store::{DatabaseSettings, StoreGate};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -182,6 +183,18 @@ requisites = "ignore"
 # warc_dir = "/var/lib/everblog/warc"
 # A file is complete once it reaches this many MB.
 max_warc_mb = 1024.0
+
+[serve]
+# `archive serve`: where the reader listens (`--bind` overrides it). An address other than
+# loopback needs `auth` or `read_only_public`.
+bind = "127.0.0.1:8080"
+# A file of `name:$argon2id$...` lines; when set, every request needs one of these users
+# (HTTP Basic). Make a line with: echo -n PASSWORD | argon2 $(openssl rand -hex 8) -id -e
+# auth = "/etc/everblog/readers"
+# Serve to everyone who can reach `bind`, without credentials.
+read_only_public = false
+# Posts (or search hits) per page.
+page_size = 50
 "#;
 
 /// The whole configuration: one section per concern.
@@ -210,6 +223,8 @@ pub struct Config {
     pub robots: RobotsSettings,
     /// `[archive]`.
     pub archive: ArchiveSettings,
+    /// `[serve]`.
+    pub serve: ServeSettings,
 }
 
 /// The default configuration file: `$XDG_CONFIG_HOME/everblog/config.toml`.

@@ -16,6 +16,7 @@ pub mod crawl;
 pub mod daemon;
 pub mod export;
 pub mod fetch;
+pub mod fixture_server;
 pub mod render;
 pub mod serve;
 pub mod store;

@@ -11,7 +11,7 @@
 
 mod common;
 use common::*;
-use everblog::serve::{Hook, Reply, Root, Server};
+use everblog::fixture_server::{Hook, Reply, Root, Server};
 use everblog::store::Store;
 use serde_json::Value;
 use std::collections::HashSet;

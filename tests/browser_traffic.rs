@@ -7,7 +7,7 @@
 
 mod common;
 use common::*;
-use everblog::serve::{Hook, Reply, Root, Server};
+use everblog::fixture_server::{Hook, Reply, Root, Server};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

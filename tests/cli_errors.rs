@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use everblog::serve::serve_dir;
+use everblog::fixture_server::serve_dir;
 use everblog::store::Store;
 
 fn one_error_line(out: &std::process::Output, must_contain: &[&str]) {

@@ -188,7 +188,7 @@ fn relative_and_local_dates_map_to_the_feeds_instants() {
 
 #[test]
 fn comment_feeds_that_404_still_give_the_page_comments() {
-    use everblog::serve::{Hook, Reply, Root, Server};
+    use everblog::fixture_server::{Hook, Reply, Root, Server};
     let dir = fixture_dir("wordpress");
     let truth: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();

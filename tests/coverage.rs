@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use everblog::serve::{Hook, Reply, Root, Server};
+use everblog::fixture_server::{Hook, Reply, Root, Server};
 use serde_json::Value;
 
 #[test]

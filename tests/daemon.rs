@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use everblog::serve::{Hook, Root, Server};
+use everblog::fixture_server::{Hook, Root, Server};
 use everblog::store::{JobKind, JobState, Store};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use everblog::serve::{Hook, Reply, Root, Server};
+use everblog::fixture_server::{Hook, Reply, Root, Server};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -5,7 +5,7 @@
 
 mod common;
 use common::*;
-use everblog::serve::{Hook, Reply, Root, Server};
+use everblog::fixture_server::{Hook, Reply, Root, Server};
 use everblog::store::{JobKind, JobState, PageState, Store};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

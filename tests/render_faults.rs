@@ -6,7 +6,7 @@
 
 mod common;
 use common::*;
-use everblog::serve::{serve_dir, Root, Server};
+use everblog::fixture_server::{serve_dir, Root, Server};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

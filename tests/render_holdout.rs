@@ -7,7 +7,7 @@
 
 mod common;
 use common::*;
-use everblog::serve::{Root, Server};
+use everblog::fixture_server::{Root, Server};
 use everblog::store::Store;
 use serde_json::Value;
 use std::path::Path;

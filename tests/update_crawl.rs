@@ -8,7 +8,7 @@
 mod common;
 use common::*;
 use everblog::core::learn::Field;
-use everblog::serve::{Root, Server};
+use everblog::fixture_server::{Root, Server};
 use everblog::store::{JobKind, JobState, Store};
 use serde_json::Value;
 use std::collections::HashSet;

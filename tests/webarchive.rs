@@ -259,17 +259,17 @@ fn media_archived(dir: &Path) -> (serde_json::Value, String, PathBuf) {
     let root = fixture_dir("media");
     let t: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("truth.json")).unwrap()).unwrap();
-    let external = everblog::serve::Server::start_at(
+    let external = everblog::fixture_server::Server::start_at(
         [127, 0, 0, 2].into(),
-        everblog::serve::Root::Disk(root.join("external")),
+        everblog::fixture_server::Root::Disk(root.join("external")),
         None,
         Vec::new(),
         None,
     )
     .unwrap();
     let isso_port = free_port();
-    let blog = everblog::serve::Server::start_full(
-        everblog::serve::Root::Disk(root.join("site")),
+    let blog = everblog::fixture_server::Server::start_full(
+        everblog::fixture_server::Root::Disk(root.join("site")),
         t["base_url"].as_str().map(str::to_string),
         vec![
             (
@@ -710,7 +710,7 @@ fn media_caps_and_budget_record_why_without_failing_the_crawl() {
 /// server does here.
 #[test]
 fn redirects_on_the_way_are_kept_as_their_own_records() {
-    use everblog::serve::{Reply, Root, Server};
+    use everblog::fixture_server::{Reply, Root, Server};
     use flate2::read::MultiGzDecoder;
     use std::io::Read;
 

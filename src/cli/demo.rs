@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 /// Runs the demo; with `keep`, the database stays in that directory.
 pub(super) async fn demo(keep: Option<PathBuf>) -> Result<()> {
-    let (site, truth_feed, base) = crate::serve::demo_site();
-    let server = crate::serve::Server::start(site, base)
+    let (site, truth_feed, base) = crate::fixture_server::demo_site();
+    let server = crate::fixture_server::Server::start(site, base)
         .context("starting the demo web server on 127.0.0.1")?;
     let tmp;
     let dir = match keep {

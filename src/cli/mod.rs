@@ -174,6 +174,25 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the archive to read in a browser: the blogs, each blog's posts by month, author
+    /// and tag, each post with its threaded comments, versions (word diffs) and captures,
+    /// full-text search over posts and comments, Memento (TimeMap, TimeGate, captures with
+    /// their original HTML, run without any script) and a JSON API (`/api/...`, README.md
+    /// "Reading the archive"). Read-only; until SIGTERM or SIGINT.
+    Serve {
+        /// Address to listen on. Anything but loopback needs --auth or --read-only-public.
+        /// [serve.bind, 127.0.0.1:8080]
+        #[arg(long, value_name = "ADDR")]
+        bind: Option<std::net::SocketAddr>,
+        /// Require HTTP Basic credentials: a file of `name:$argon2id$...` lines (make one with
+        /// `echo -n PASSWORD | argon2 $(openssl rand -hex 8) -id -e`). [serve.auth]
+        #[arg(long, value_name = "FILE")]
+        auth: Option<PathBuf>,
+        /// Allow a non-loopback --bind without credentials: anyone who can reach it reads the
+        /// archive. [serve.read_only_public, false]
+        #[arg(long)]
+        read_only_public: bool,
+    },
     /// Show the learned extraction rules of each blog (XPath, score, votes).
     Rules {
         /// Only this blog.
@@ -340,6 +359,20 @@ pub async fn run(cli: Cli) -> Result<()> {
             output,
             warc_name,
         } => export::export(&db, blog.as_deref(), format, output, warc_name),
+        Command::Serve {
+            bind,
+            auth,
+            read_only_public,
+        } => {
+            let s = &mut config.serve;
+            s.bind = bind.unwrap_or(s.bind);
+            s.auth = auth.or(s.auth.take());
+            s.read_only_public |= read_only_public;
+            crate::serve::run(&db, &config.serve, |addr| {
+                eprintln!("serving the archive {} at http://{addr}/", db.display());
+            })
+            .await
+        }
         Command::Rules { blog } => read::rules(&db, blog.as_deref()),
         Command::Coverage { blog, json } => status::coverage(&db, blog.as_deref(), json),
         Command::Demo { keep } => demo::demo(keep).await,

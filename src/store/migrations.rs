@@ -272,4 +272,42 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE posts ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
     "#,
+    // 14: the reader (`archive serve`): full-text search over posts and comments (FTS5; a
+    // post's row is 2 × posts.id, a comment's 2 × comments.id + 1, kept by triggers so every
+    // writer keeps it without knowing), and captures looked up by URL across blogs (Memento).
+    r#"
+    CREATE VIRTUAL TABLE search USING fts5(
+        title, body, author, post_url UNINDEXED,
+        tokenize = 'unicode61 remove_diacritics 2'
+    );
+    INSERT INTO search (rowid, title, body, author, post_url)
+        SELECT 2 * id, title, content_text, authors, url FROM posts;
+    INSERT INTO search (rowid, title, body, author, post_url)
+        SELECT 2 * id + 1, NULL, content_text, author, post_url FROM comments;
+    CREATE TRIGGER search_post_added AFTER INSERT ON posts BEGIN
+        INSERT INTO search (rowid, title, body, author, post_url)
+            VALUES (2 * new.id, new.title, new.content_text, new.authors, new.url);
+    END;
+    CREATE TRIGGER search_post_changed AFTER UPDATE OF title, content_text, authors ON posts BEGIN
+        DELETE FROM search WHERE rowid = 2 * old.id;
+        INSERT INTO search (rowid, title, body, author, post_url)
+            VALUES (2 * new.id, new.title, new.content_text, new.authors, new.url);
+    END;
+    CREATE TRIGGER search_post_removed AFTER DELETE ON posts BEGIN
+        DELETE FROM search WHERE rowid = 2 * old.id;
+    END;
+    CREATE TRIGGER search_comment_added AFTER INSERT ON comments BEGIN
+        INSERT INTO search (rowid, title, body, author, post_url)
+            VALUES (2 * new.id + 1, NULL, new.content_text, new.author, new.post_url);
+    END;
+    CREATE TRIGGER search_comment_changed AFTER UPDATE OF content_text, author ON comments BEGIN
+        DELETE FROM search WHERE rowid = 2 * old.id + 1;
+        INSERT INTO search (rowid, title, body, author, post_url)
+            VALUES (2 * new.id + 1, NULL, new.content_text, new.author, new.post_url);
+    END;
+    CREATE TRIGGER search_comment_removed AFTER DELETE ON comments BEGIN
+        DELETE FROM search WHERE rowid = 2 * old.id + 1;
+    END;
+    CREATE INDEX responses_by_capture_url ON responses(url, fetched_at);
+    "#,
 ];

@@ -27,12 +27,14 @@ mod jobs;
 mod media;
 mod migrations;
 mod posts;
+mod reading;
 pub mod records;
 mod responses;
 
 pub use host_slots::StoreGate;
 pub use jobs::JobFilter;
 pub use media::NewMedia;
+pub use reading::{fts_query, Capture, Hit, HitComment, PostFilter, PostSummary, SearchQuery};
 pub use records::*;
 pub use responses::WarcRoll;
 

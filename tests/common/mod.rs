@@ -2,7 +2,7 @@
 //! temporary database, and the per-field scoring of an export against a blog's ground truth.
 #![allow(dead_code)]
 
-use everblog::serve::{serve_dir, Server};
+use everblog::fixture_server::{serve_dir, Server};
 use everblog::store::Store;
 use serde_json::Value;
 use std::collections::HashMap;

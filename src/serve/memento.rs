@@ -1,0 +1,433 @@
+//! Memento (RFC 7089) over the archive's captures, and each capture shown as stored.
+//!
+//! - URI-M, a capture: `/web/{YYYYMMDDhhmmss}/{url}` (HTML with its links rewritten into the
+//!   archive) or `/web/{YYYYMMDDhhmmss}id_/{url}` (the bytes as received); a time that is not
+//!   a capture's redirects to the nearest one. Headers `Memento-Datetime` and `Link`
+//!   (original, timegate, timemap).
+//! - TimeGate: `/timegate/{url}`, `Accept-Datetime` (RFC 1123) or the latest capture: 302 to
+//!   the URI-M, `Vary: accept-datetime`.
+//! - TimeMap: `/timemap/link/{url}` (`application/link-format`) and `/timemap/json/{url}`.
+//!
+//! A capture runs no script: it is served under a sandboxing Content-Security-Policy
+//! (`sandbox` without `allow-scripts`, `script-src 'none'`), and what it loads comes from the
+//! archive only (`default-src 'self'`): a resource never captured is a 404, never the live
+//! site.
+
+use super::{Failure, Reader};
+use crate::fetch::{decode_body, header, mime_type};
+use crate::store::Capture;
+use axum::extract::State;
+use axum::http::{header as h, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, NaiveDateTime, Utc};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+/// The policy every capture is served under: no script at all, nothing from another origin.
+pub const CAPTURE_POLICY: &str = "sandbox allow-same-origin allow-popups \
+    allow-popups-to-escape-sandbox; default-src 'self' data:; script-src 'none'; \
+    object-src 'none'; style-src 'self' 'unsafe-inline' data:; base-uri 'none'; \
+    form-action 'none'";
+
+/// A capture time as Memento URLs write it: `YYYYMMDDhhmmss`, UTC.
+pub fn timestamp(t: DateTime<Utc>) -> String {
+    t.format("%Y%m%d%H%M%S").to_string()
+}
+
+/// The reader's URL of the capture of `url` at `stamp` ([`timestamp`]): the bytes as
+/// received when `raw`, else the page with its links rewritten.
+pub fn web_href(stamp: &str, raw: bool, url: &str) -> String {
+    format!("/web/{stamp}{}/{url}", if raw { "id_" } else { "" })
+}
+
+fn http_date(t: DateTime<Utc>) -> String {
+    t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
+}
+
+/// The archived URL in a request path after `prefix` (the raw path, query included, as the
+/// archive keyed it), with a scheme whose `//` a client collapsed restored.
+fn target(uri: &Uri, prefix: &str) -> Option<String> {
+    let pq = uri.path_and_query()?.as_str();
+    let rest = pq.strip_prefix(prefix)?;
+    let fixed = ["http:/", "https:/"].iter().find_map(|s| {
+        rest.strip_prefix(s)
+            .filter(|r| !r.starts_with('/'))
+            .map(|r| format!("{s}/{r}"))
+    });
+    let url = fixed.unwrap_or_else(|| rest.to_string());
+    (url.starts_with("http://") || url.starts_with("https://")).then_some(url)
+}
+
+fn not_archived(url: &str) -> Failure {
+    Failure::NotFound(format!("{url} is not in this archive."))
+}
+
+/// `Link` header values of a URL: original, timegate, timemap (absolute on `origin`).
+fn links(origin: &str, url: &str) -> String {
+    format!(
+        "<{url}>; rel=\"original\", <{origin}/timegate/{url}>; rel=\"timegate\", <{origin}/timemap/link/{url}>; rel=\"timemap\"; type=\"application/link-format\""
+    )
+}
+
+fn origin(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(h::HOST)
+        .and_then(|v| v.to_str().ok())
+        .filter(|h| {
+            h.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '-' | '[' | ']'))
+        })
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}
+
+fn header_value(s: &str) -> HeaderValue {
+    HeaderValue::from_str(s).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// `/timemap/link/{url}` and `/timemap/json/{url}`.
+pub async fn timemap(
+    State(reader): State<Arc<Reader>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    let (json, url) = if let Some(u) = target(&uri, "/timemap/link/") {
+        (false, u)
+    } else if let Some(u) = target(&uri, "/timemap/json/") {
+        (true, u)
+    } else {
+        return Err(Failure::NotFound(
+            "A TimeMap is /timemap/link/URL or /timemap/json/URL.".into(),
+        ));
+    };
+    let key = url.clone();
+    let captures = reader.read(move |s| Ok(s.captures_of(&key)?)).await?;
+    if captures.is_empty() {
+        return Err(not_archived(&url));
+    }
+    let origin = origin(&headers);
+    let m = |c: &Capture| {
+        format!(
+            "{origin}{}",
+            web_href(&timestamp(c.fetched_at), false, &url)
+        )
+    };
+    if json {
+        let body = serde_json::json!({
+            "original_uri": url,
+            "timegate_uri": format!("{origin}/timegate/{url}"),
+            "timemap_uri": {
+                "link_format": format!("{origin}/timemap/link/{url}"),
+                "json_format": format!("{origin}/timemap/json/{url}"),
+            },
+            "mementos": {
+                "first": {"datetime": captures[0].fetched_at.to_rfc3339(), "uri": m(&captures[0])},
+                "last": {"datetime": captures[captures.len() - 1].fetched_at.to_rfc3339(), "uri": m(&captures[captures.len() - 1])},
+                "list": captures.iter().map(|c| serde_json::json!({
+                    "datetime": c.fetched_at.to_rfc3339(),
+                    "uri": m(c),
+                    "status": c.status,
+                })).collect::<Vec<_>>(),
+            },
+        });
+        return Ok(axum::Json(body).into_response());
+    }
+    let mut out = format!(
+        "<{url}>; rel=\"original\",\n<{origin}/timegate/{url}>; rel=\"timegate\",\n<{origin}/timemap/link/{url}>; rel=\"self\"; type=\"application/link-format\"; from=\"{}\"; until=\"{}\"",
+        http_date(captures[0].fetched_at),
+        http_date(captures[captures.len() - 1].fetched_at)
+    );
+    let last = captures.len() - 1;
+    for (i, c) in captures.iter().enumerate() {
+        let rel = match (i == 0, i == last) {
+            (true, true) => "first last memento",
+            (true, false) => "first memento",
+            (false, true) => "last memento",
+            _ => "memento",
+        };
+        out.push_str(&format!(
+            ",\n<{}>; rel=\"{rel}\"; datetime=\"{}\"",
+            m(c),
+            http_date(c.fetched_at)
+        ));
+    }
+    out.push('\n');
+    Ok(([(h::CONTENT_TYPE, "application/link-format")], out).into_response())
+}
+
+/// `/timegate/{url}`: 302 to the capture nearest `Accept-Datetime` (the latest without one).
+pub async fn timegate(
+    State(reader): State<Arc<Reader>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    let url = target(&uri, "/timegate/")
+        .ok_or_else(|| Failure::NotFound("A TimeGate is /timegate/URL.".into()))?;
+    let at = match headers.get("accept-datetime") {
+        None => Utc::now(),
+        Some(v) => v
+            .to_str()
+            .ok()
+            .and_then(|s| DateTime::parse_from_rfc2822(s.trim()).ok())
+            .map(|d| d.with_timezone(&Utc))
+            .ok_or_else(|| {
+                Failure::BadRequest(
+                    "Accept-Datetime must be an RFC 1123 date, e.g. Thu, 01 Jan 2026 00:00:00 GMT"
+                        .into(),
+                )
+            })?,
+    };
+    let key = url.clone();
+    let found = reader
+        .read(move |s| Ok(s.capture_near(&key, at)?))
+        .await?
+        .ok_or_else(|| not_archived(&url))?;
+    let origin = origin(&headers);
+    let location = web_href(&timestamp(found.fetched_at), false, &url);
+    Ok((
+        StatusCode::FOUND,
+        [
+            (h::LOCATION, header_value(&location)),
+            (h::VARY, HeaderValue::from_static("accept-datetime")),
+            (h::LINK, header_value(&links(&origin, &url))),
+        ],
+    )
+        .into_response())
+}
+
+/// Parses `{stamp}{id_}/{url}`: the stamp padded to 14 digits (a year alone is its 1 January),
+/// whether the bytes are asked as received, the URL.
+fn parse_web(uri: &Uri) -> Option<(String, bool, String, DateTime<Utc>)> {
+    let pq = uri.path_and_query()?.as_str().strip_prefix("/web/")?;
+    let digits: String = pq.chars().take_while(char::is_ascii_digit).collect();
+    if digits.is_empty() || digits.len() > 14 {
+        return None;
+    }
+    let rest = &pq[digits.len()..];
+    let (raw, rest) = match rest.strip_prefix("id_") {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    let rest = rest.strip_prefix('/')?;
+    let url = target(&Uri::try_from(format!("/x/{rest}")).ok()?, "/x/")?;
+    let stamp = format!("{digits}{}", &"19700101000000"[digits.len()..]);
+    let at = NaiveDateTime::parse_from_str(&stamp, "%Y%m%d%H%M%S")
+        .ok()?
+        .and_utc();
+    Some((stamp, raw, url, at))
+}
+
+/// `/web/{stamp}[id_]/{url}`: one capture, as stored.
+pub async fn capture(
+    State(reader): State<Arc<Reader>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    let (stamp, raw, url, at) = parse_web(&uri).ok_or_else(|| {
+        Failure::NotFound(
+            "A capture is /web/YYYYMMDDhhmmss/URL (or …id_/URL for the bytes).".into(),
+        )
+    })?;
+    let key = url.clone();
+    let found = reader
+        .read(move |s| {
+            let Some(c) = s.capture_near(&key, at)? else {
+                return Ok(None);
+            };
+            Ok(s.capture_response(c.id)?.map(|r| (c, r)))
+        })
+        .await?;
+    let Some((capture, response)) = found else {
+        return Err(not_archived(&url));
+    };
+    let exact = timestamp(capture.fetched_at);
+    if exact != stamp {
+        let location = web_href(&exact, raw, &url);
+        return Ok((StatusCode::FOUND, [(h::LOCATION, header_value(&location))]).into_response());
+    }
+    let origin = origin(&headers);
+    let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::OK);
+    let mut out_headers = vec![
+        (
+            h::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CAPTURE_POLICY),
+        ),
+        (
+            h::HeaderName::from_static("memento-datetime"),
+            header_value(&http_date(capture.fetched_at)),
+        ),
+        (h::LINK, header_value(&links(&origin, &url))),
+    ];
+    if status.is_redirection() {
+        if let Some(to) =
+            header(&response, "location").and_then(|l| url::Url::parse(&url).ok()?.join(&l).ok())
+        {
+            out_headers.push((
+                h::LOCATION,
+                header_value(&web_href(&exact, raw, to.as_str())),
+            ));
+        }
+    }
+    let mime = mime_type(&response.headers);
+    let html = mime.as_deref().is_some_and(|m| m.contains("html"));
+    let body = if html && !raw {
+        out_headers.push((
+            h::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        ));
+        let ct = header(&response, "content-type").map(|c| c.to_ascii_lowercase());
+        rewrite(&decode_body(&response.body, ct.as_deref()), &url, &exact).into_bytes()
+    } else {
+        if let Some(ct) = header(&response, "content-type") {
+            out_headers.push((h::CONTENT_TYPE, header_value(&ct)));
+        }
+        response.body
+    };
+    let mut r = (status, body).into_response();
+    for (k, v) in out_headers {
+        r.headers_mut().insert(k, v);
+    }
+    Ok(r)
+}
+
+/// An archived page with every address pointing into the archive at `stamp`: links and
+/// frames to the rewritten capture nearest that time, everything loaded (images, stylesheets,
+/// scripts, media) to the bytes as received; `<base>` applied then dropped, meta refreshes
+/// dropped. A page the rewriter cannot parse is returned unchanged (the policy still holds).
+pub fn rewrite(html: &str, page_url: &str, stamp: &str) -> String {
+    use lol_html::{element, rewrite_str, RewriteStrSettings};
+    let base = RefCell::new(url::Url::parse(page_url).ok());
+    let to = |value: &str, raw: bool| -> Option<String> {
+        let v = value.trim();
+        if v.is_empty() || v.starts_with('#') || v.starts_with("data:") {
+            return None;
+        }
+        let abs = base.borrow().as_ref()?.join(v).ok()?;
+        matches!(abs.scheme(), "http" | "https").then(|| web_href(stamp, raw, abs.as_str()))
+    };
+    let attr = |el: &mut lol_html::html_content::Element, name: &str, raw: bool| {
+        if let Some(new) = el.get_attribute(name).and_then(|v| to(&v, raw)) {
+            let _ = el.set_attribute(name, &new);
+        }
+    };
+    let srcset = |el: &mut lol_html::html_content::Element| {
+        if let Some(v) = el.get_attribute("srcset") {
+            let new: Vec<String> = v
+                .split(',')
+                .map(|c| {
+                    let c = c.trim();
+                    let (u, d) = c.split_once(' ').unwrap_or((c, ""));
+                    format!("{} {d}", to(u, true).unwrap_or_else(|| u.to_string()))
+                        .trim()
+                        .to_string()
+                })
+                .collect();
+            let _ = el.set_attribute("srcset", &new.join(", "));
+        }
+    };
+    let result = rewrite_str(
+        html,
+        RewriteStrSettings {
+            element_content_handlers: vec![
+                element!("base[href]", |el| {
+                    let joined = base
+                        .borrow()
+                        .as_ref()
+                        .and_then(|b| b.join(&el.get_attribute("href").unwrap_or_default()).ok());
+                    if joined.is_some() {
+                        *base.borrow_mut() = joined;
+                    }
+                    el.remove();
+                    Ok(())
+                }),
+                element!("meta[http-equiv]", |el| {
+                    if el
+                        .get_attribute("http-equiv")
+                        .is_some_and(|v| v.eq_ignore_ascii_case("refresh"))
+                    {
+                        el.remove();
+                    }
+                    Ok(())
+                }),
+                element!("a[href], area[href]", |el| {
+                    attr(el, "href", false);
+                    Ok(())
+                }),
+                element!("iframe[src], frame[src]", |el| {
+                    attr(el, "src", false);
+                    Ok(())
+                }),
+                element!("form[action]", |el| {
+                    attr(el, "action", false);
+                    Ok(())
+                }),
+                element!("link[href]", |el| {
+                    attr(el, "href", true);
+                    Ok(())
+                }),
+                element!(
+                    "img[src], source[src], video[src], audio[src], track[src], embed[src], script[src], input[src]",
+                    |el| {
+                        attr(el, "src", true);
+                        Ok(())
+                    }
+                ),
+                element!("video[poster]", |el| {
+                    attr(el, "poster", true);
+                    Ok(())
+                }),
+                element!("img[srcset], source[srcset]", |el| {
+                    srcset(el);
+                    Ok(())
+                }),
+            ],
+            ..RewriteStrSettings::new()
+        },
+    );
+    result.unwrap_or_else(|_| html.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captures_point_into_the_archive() {
+        let html = r##"<html><head><base href="http://b.test/blog/"><meta http-equiv="refresh" content="0; url=http://evil.test/"><link rel="stylesheet" href="s.css"></head>
+            <body><a href="p/">p</a><img src="/i.png" srcset="a.png 1x, b.png 2x"><a href="#top">t</a></body></html>"##;
+        let out = rewrite(html, "http://b.test/x", "20260101000000");
+        assert!(
+            !out.contains("<base") && !out.contains("evil.test"),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"href="/web/20260101000000id_/http://b.test/blog/s.css""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"href="/web/20260101000000/http://b.test/blog/p/""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"src="/web/20260101000000id_/http://b.test/i.png""#),
+            "{out}"
+        );
+        assert!(
+            out.contains("/web/20260101000000id_/http://b.test/blog/b.png 2x"),
+            "{out}"
+        );
+        assert!(out.contains(r##"href="#top""##));
+    }
+
+    #[test]
+    fn web_paths_parse_with_short_stamps_queries_and_collapsed_slashes() {
+        let u: Uri = "/web/2026id_/http:/b.test/p?q=1".parse().unwrap();
+        let (stamp, raw, url, _) = parse_web(&u).unwrap();
+        assert_eq!(
+            (stamp.as_str(), raw, url.as_str()),
+            ("20260101000000", true, "http://b.test/p?q=1")
+        );
+        assert!(parse_web(&"/web/x/http://b.test/".parse().unwrap()).is_none());
+        assert!(parse_web(&"/web/2026/file:///etc/passwd".parse().unwrap()).is_none());
+    }
+}

@@ -1,0 +1,363 @@
+//! `archive serve`: the archive as a web site people read, search and cite (axum on tokio,
+//! maud templates). Pages ([`pages`]): the blogs, a blog's posts by month, author and tag, a
+//! post with its threaded comments, versions and word diffs, full-text search. Memento
+//! (RFC 7089, [`memento`]): TimeMaps, TimeGates, and each capture as it was stored, under a
+//! policy that runs no script. A JSON API ([`api`]) for scripts.
+//!
+//! Safety: nothing on disk is served but the database's content and the embedded stylesheet;
+//! no script runs on any page (`script-src 'none'` everywhere, captures sandboxed); bound to
+//! loopback unless `--read-only-public` or `--auth FILE` (argon2 hashes, HTTP Basic) says
+//! otherwise; URLs over 8 KiB answer 414. Errors go to the log; a page says only that one
+//! happened.
+
+pub mod api;
+pub mod memento;
+pub mod pages;
+pub mod views;
+
+use crate::store::Store;
+use anyhow::{bail, Context, Result};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The reader's settings: the `[serve]` section of the configuration file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServeSettings {
+    /// Address and port to listen on; `--bind` overrides it.
+    pub bind: SocketAddr,
+    /// A file of `name:$argon2id$…` lines (PHC strings); when set, every request needs HTTP
+    /// Basic credentials matching one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<PathBuf>,
+    /// Allow a non-loopback `bind` without `auth`: the archive is readable by everyone who
+    /// can reach it.
+    pub read_only_public: bool,
+    /// Posts or hits per page.
+    pub page_size: u32,
+}
+
+impl Default for ServeSettings {
+    fn default() -> Self {
+        ServeSettings {
+            bind: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            auth: None,
+            read_only_public: false,
+            page_size: 50,
+        }
+    }
+}
+
+/// The longest request target answered (bytes); longer ones get 414 URI Too Long.
+pub const MAX_URI: usize = 8 * 1024;
+
+/// The policy of the reader's own pages: no script, nothing from another origin.
+const PAGE_POLICY: &str = "default-src 'none'; img-src 'self' data:; style-src 'self'; \
+    form-action 'self'; frame-ancestors 'none'; base-uri 'none'; script-src 'none'";
+
+/// Shared by every request: where the archive is, a pool of read-only connections, the
+/// credentials.
+pub struct Reader {
+    db: PathBuf,
+    pool: Mutex<Vec<Store>>,
+    auth: Option<Credentials>,
+    /// Posts or hits per page.
+    pub page_size: u32,
+}
+
+/// The accepted users: name → argon2 PHC string, and the credentials already verified (their
+/// SHA-256), so a browser's every request does not pay argon2 again.
+struct Credentials {
+    users: Vec<(String, String)>,
+    verified: Mutex<HashSet<[u8; 32]>>,
+}
+
+/// A failed request: what the client is told; the cause goes to the log.
+#[derive(Debug)]
+pub enum Failure {
+    /// 404 with a sentence for the reader.
+    NotFound(String),
+    /// 400 with a sentence for the reader.
+    BadRequest(String),
+    /// 500; the error is logged, the page says only that it happened.
+    Internal(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Internal(e)
+    }
+}
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        let (status, message) = match self {
+            Failure::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            Failure::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
+            Failure::Internal(e) => {
+                tracing::error!("serve: {e:#}");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "Something went wrong reading the archive; the server's log says what."
+                        .to_string(),
+                )
+            }
+        };
+        (status, pages::message(status, &message)).into_response()
+    }
+}
+
+impl Reader {
+    /// Runs `f` on a pooled read-only connection, off the async threads.
+    ///
+    /// # Errors
+    /// The database could not be opened, or `f` failed.
+    pub async fn read<T: Send + 'static>(
+        self: &Arc<Self>,
+        f: impl FnOnce(&Store) -> Result<T, Failure> + Send + 'static,
+    ) -> Result<T, Failure> {
+        let me = Arc::clone(self);
+        tokio::task::spawn_blocking(move || {
+            let store = match me.pool.lock().expect("pool lock").pop() {
+                Some(s) => s,
+                None => Store::open_read_only(&me.db)?,
+            };
+            let out = f(&store);
+            let mut pool = me.pool.lock().expect("pool lock");
+            if pool.len() < 16 {
+                pool.push(store);
+            }
+            out
+        })
+        .await
+        .map_err(|e| Failure::Internal(anyhow::anyhow!("reader task: {e}")))?
+    }
+
+    fn allows(&self, authorization: Option<&HeaderValue>) -> bool {
+        let Some(creds) = &self.auth else {
+            return true;
+        };
+        use base64::Engine;
+        let Some(decoded) = authorization
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Basic "))
+            .and_then(|b| {
+                base64::engine::general_purpose::STANDARD
+                    .decode(b.trim())
+                    .ok()
+            })
+        else {
+            return false;
+        };
+        let key: [u8; 32] = {
+            use sha2::Digest;
+            sha2::Sha256::digest(&decoded).into()
+        };
+        if creds.verified.lock().expect("lock").contains(&key) {
+            return true;
+        }
+        let Ok(text) = std::str::from_utf8(&decoded) else {
+            return false;
+        };
+        let Some((name, password)) = text.split_once(':') else {
+            return false;
+        };
+        use argon2::password_hash::{PasswordHash, PasswordVerifier};
+        let ok = creds.users.iter().any(|(n, phc)| {
+            n == name
+                && PasswordHash::new(phc).is_ok_and(|h| {
+                    argon2::Argon2::default()
+                        .verify_password(password.as_bytes(), &h)
+                        .is_ok()
+                })
+        });
+        if ok {
+            creds.verified.lock().expect("lock").insert(key);
+        }
+        ok
+    }
+}
+
+/// Reads an auth file: one `name:PHC` per line (argon2 PHC strings as `argon2 SALT -id -e`
+/// prints them), `#` comments and blank lines ignored.
+///
+/// # Errors
+/// One line naming the file (and line) when it cannot be read, a line has no `name:`, a hash
+/// is not an argon2 PHC string, or it holds no user.
+fn read_auth(path: &Path) -> Result<Credentials> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the auth file {}", path.display()))?;
+    let mut users = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((name, phc)) = line.split_once(':') else {
+            bail!(
+                "{} line {}: expected `name:$argon2id$…` (one user per line)",
+                path.display(),
+                i + 1
+            );
+        };
+        let ok = argon2::password_hash::PasswordHash::new(phc)
+            .is_ok_and(|h| h.algorithm.as_str().starts_with("argon2"));
+        if !ok {
+            bail!(
+                "{} line {}: the hash of {name:?} is not an argon2 PHC string (make one with `echo -n PASSWORD | argon2 $(openssl rand -hex 8) -id -e`)",
+                path.display(),
+                i + 1
+            );
+        }
+        users.push((name.to_string(), phc.to_string()));
+    }
+    if users.is_empty() {
+        bail!(
+            "{} holds no user (lines `name:$argon2id$…`)",
+            path.display()
+        );
+    }
+    Ok(Credentials {
+        users,
+        verified: Mutex::new(HashSet::new()),
+    })
+}
+
+/// The reader's routes over the archive at `db`.
+///
+/// # Errors
+/// The auth file is unreadable or malformed.
+pub fn router(db: &Path, settings: &ServeSettings) -> Result<Router> {
+    let auth = settings.auth.as_deref().map(read_auth).transpose()?;
+    let reader = Arc::new(Reader {
+        db: db.to_path_buf(),
+        pool: Mutex::new(Vec::new()),
+        auth,
+        page_size: settings.page_size.clamp(1, 1000),
+    });
+    Ok(Router::new()
+        .route("/", get(pages::blogs))
+        .route("/blog/{id}", get(pages::blog))
+        .route("/post", get(pages::post))
+        .route("/diff", get(pages::diff))
+        .route("/search", get(pages::search))
+        .route("/go", get(pages::go))
+        .route("/assets/style.css", get(pages::stylesheet))
+        .route("/api/blogs", get(api::blogs))
+        .route("/api/blog/{id}/posts", get(api::posts))
+        .route("/api/post", get(api::post))
+        .route("/api/search", get(api::search))
+        .route("/timemap/{*rest}", get(memento::timemap))
+        .route("/timegate/{*rest}", get(memento::timegate))
+        .route("/web/{*rest}", get(memento::capture))
+        .fallback(|| async { Failure::NotFound("No such page.".into()) })
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&reader),
+            guard,
+        ))
+        .with_state(reader))
+}
+
+/// Every request: 414 past [`MAX_URI`], 401 without valid credentials (when required), and
+/// the reader's headers on every answer (its policy unless a capture set a stricter one).
+async fn guard(State(reader): State<Arc<Reader>>, req: Request, next: Next) -> Response {
+    let target = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if target > MAX_URI {
+        return (
+            StatusCode::URI_TOO_LONG,
+            pages::message(StatusCode::URI_TOO_LONG, "That address is too long."),
+        )
+            .into_response();
+    }
+    if !reader.allows(req.headers().get(header::AUTHORIZATION)) {
+        let mut r = (
+            StatusCode::UNAUTHORIZED,
+            pages::message(
+                StatusCode::UNAUTHORIZED,
+                "This archive needs a name and password.",
+            ),
+        )
+            .into_response();
+        r.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Basic realm=\"everblog\", charset=\"UTF-8\""),
+        );
+        return r;
+    }
+    let path = req.uri().path().to_string();
+    let mut r = next.run(req).await;
+    tracing::debug!("serve: {} {path}", r.status().as_u16());
+    let h = r.headers_mut();
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(PAGE_POLICY),
+        );
+    }
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    r
+}
+
+/// Checks that `settings` may be served: a non-loopback address needs `auth` or
+/// `read_only_public`.
+///
+/// # Errors
+/// One line saying which flag to add.
+pub fn check_exposure(settings: &ServeSettings) -> Result<()> {
+    if !settings.bind.ip().is_loopback() && settings.auth.is_none() && !settings.read_only_public {
+        bail!(
+            "--bind {} is not a loopback address: add --auth FILE (users with argon2 hashes) or --read-only-public (anyone who can reach it reads the archive)",
+            settings.bind
+        );
+    }
+    Ok(())
+}
+
+/// Serves the archive at `db` until SIGINT or SIGTERM. `ready` is told the address actually
+/// bound (port 0 picks a free one).
+///
+/// # Errors
+/// The address is exposed without `--auth`/`--read-only-public`, the port cannot be bound, the
+/// auth file is bad, or the database cannot be opened.
+pub async fn run(
+    db: &Path,
+    settings: &ServeSettings,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<()> {
+    check_exposure(settings)?;
+    // Open (and upgrade) once with write access when possible, so read-only connections see
+    // the current schema; this also says at once when the file is not an archive.
+    drop(Store::open_read_only(db)?);
+    let app = router(db, settings)?;
+    let listener = tokio::net::TcpListener::bind(settings.bind)
+        .await
+        .with_context(|| format!("cannot listen on {}", settings.bind))?;
+    ready(listener.local_addr()?);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                    .expect("SIGTERM handler");
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        })
+        .await
+        .context("serving the archive")
+}

@@ -1,0 +1,494 @@
+//! The reader's HTML pages (maud, compiled; no JavaScript): the blogs, a blog's posts by
+//! month, author and tag, a post (article, threaded comments, versions, captures), the word
+//! diff of two versions, search, and `/go` (an archived address to what the archive holds).
+
+use super::memento::{timestamp, web_href};
+use super::views::{self, go_href, query_value, sanitize, BlogView, ListParams, SearchParams};
+use super::{Failure, Reader};
+use crate::store::{Comment, Post, PostVersion};
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::{DateTime, FixedOffset};
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+const STYLE: &str = include_str!("style.css");
+
+type Page = Result<Markup, Failure>;
+
+/// `/assets/style.css`, the only file the reader serves (compiled in).
+pub async fn stylesheet() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "max-age=3600"),
+        ],
+        STYLE,
+    )
+        .into_response()
+}
+
+fn layout(title: &str, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · everblog" }
+                link rel="stylesheet" href="/assets/style.css";
+            }
+            body {
+                header.site {
+                    a.home href="/" { "everblog" }
+                    form.search action="/search" method="get" {
+                        input type="search" name="q" placeholder="Search the archive" aria-label="Search";
+                        button { "Search" }
+                    }
+                }
+                main { (body) }
+            }
+        }
+    }
+}
+
+/// A page saying `text`, for errors.
+pub fn message(status: StatusCode, text: &str) -> Markup {
+    layout(
+        status.canonical_reason().unwrap_or("Error"),
+        html! { h1 { (status.as_u16()) " " (status.canonical_reason().unwrap_or("")) } p { (text) } },
+    )
+}
+
+fn date(d: Option<DateTime<FixedOffset>>) -> String {
+    d.map(|d| d.format("%Y-%m-%d").to_string())
+        .unwrap_or_else(|| "undated".into())
+}
+
+fn month_of(p: &crate::store::PostSummary) -> String {
+    p.published
+        .map(|d| d.format("%B %Y").to_string())
+        .unwrap_or_else(|| "Undated".into())
+}
+
+fn post_href(url: &str) -> String {
+    format!("/post?url={}", query_value(url))
+}
+
+/// `/`: every blog with what the archive holds of it.
+pub async fn blogs(State(reader): State<Arc<Reader>>) -> Page {
+    let blogs = reader
+        .read(|s| {
+            let mut out = Vec::new();
+            for b in s.blogs()? {
+                out.push(BlogView::of(s, b)?);
+            }
+            Ok(out)
+        })
+        .await?;
+    Ok(layout(
+        "Blogs",
+        html! {
+            h1 { "Blogs" }
+            @if blogs.is_empty() {
+                p { "The archive holds no blog yet: " code { "archive add URL" } ", then " code { "archive crawl" } "." }
+            }
+            table.blogs {
+                thead { tr { th { "Blog" } th { "Posts" } th { "Comments" } th { "From – to" } th { "Last update" } th { "Rules learned" } } }
+                tbody {
+                    @for b in &blogs {
+                        tr {
+                            td {
+                                a href={ "/blog/" (b.id) } { (b.name()) }
+                                br; small { (b.home_url) " · " a href=(go_href(&b.feed_url)) { "feed" } }
+                            }
+                            td { (b.coverage.posts_archived) " of " (b.coverage.posts_known) " known"
+                                @if b.coverage.posts_gone > 0 { br; small { (b.coverage.posts_gone) " deleted by the blog" } } }
+                            td { (b.coverage.comments_archived)
+                                @if b.coverage.comments_declared > 0 { " (" (b.coverage.comments_declared) " declared)" } }
+                            td { (date(b.coverage.oldest_post)) " – " (date(b.coverage.newest_post)) }
+                            td { (b.last_update.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "never".into())) }
+                            td { (b.rules.join(", ")) }
+                        }
+                    }
+                }
+            }
+        },
+    ))
+}
+
+/// `/blog/{id}?page=&month=&author=&tag=`: the blog's posts, newest first, by month.
+pub async fn blog(
+    State(reader): State<Arc<Reader>>,
+    Path(id): Path<i64>,
+    Query(p): Query<ListParams>,
+) -> Page {
+    let filter = p.filter()?;
+    let size = reader.page_size;
+    let page = p.page();
+    let f = filter.clone();
+    let (blog, (posts, total), months, authors, tags) = reader
+        .read(move |s| {
+            let blog = BlogView::of(s, views::blog(s, id)?)?;
+            let list = s.post_page(id, &f, size, (page - 1).saturating_mul(size))?;
+            Ok((
+                blog,
+                list,
+                s.post_months(id)?,
+                s.post_authors(id)?,
+                s.post_tags(id)?,
+            ))
+        })
+        .await?;
+    let base = format!("/blog/{id}");
+    let with = |page: u32| {
+        let mut q = vec![format!("page={page}")];
+        if let Some(m) = &p.month {
+            q.push(format!("month={}", query_value(m)));
+        }
+        if let Some(a) = &filter.author {
+            q.push(format!("author={}", query_value(a)));
+        }
+        if let Some(t) = &filter.tag {
+            q.push(format!("tag={}", query_value(t)));
+        }
+        format!("{base}?{}", q.join("&"))
+    };
+    let pages = total.div_ceil(size as u64).max(1);
+    let mut years: Vec<(String, Vec<(String, u64)>)> = Vec::new();
+    for (m, n) in months {
+        let y = m.get(..4).unwrap_or("").to_string();
+        match years.last_mut() {
+            Some((ly, list)) if *ly == y => list.push((m, n)),
+            _ => years.push((y, vec![(m, n)])),
+        }
+    }
+    let heading = match (&filter.month, &filter.author, &filter.tag) {
+        (Some((y, m)), _, _) => format!("Posts of {y}-{m:02}"),
+        (_, Some(a), _) => format!("Posts by {a}"),
+        (_, _, Some(t)) => format!("Posts in {t}"),
+        _ => "Posts".into(),
+    };
+    Ok(layout(
+        blog.name(),
+        html! {
+            h1 { (blog.name()) }
+            p.meta { a href=(go_href(&blog.home_url)) { (blog.home_url) } " · "
+                (blog.coverage.posts_archived) " posts, " (blog.coverage.comments_archived) " comments archived" }
+            div.columns {
+                section.posts {
+                    h2 { (heading) " " small { "(" (total) ")" } }
+                    @if filter != Default::default() { p { a href=(base) { "All posts" } } }
+                    @for (i, post) in posts.iter().enumerate() {
+                        @if i == 0 || month_of(post) != month_of(&posts[i - 1]) {
+                            h3.month { (month_of(post)) }
+                        }
+                        article.summary {
+                            a href=(post_href(&post.url)) { (post.title.as_deref().unwrap_or(&post.url)) }
+                            div.meta {
+                                (date(post.published))
+                                @if !post.authors.is_empty() { " · " (post.authors.join(", ")) }
+                                @if post.comments > 0 { " · " (post.comments) " comments" }
+                                @if post.version > 1 { " · " span.badge { (post.version) " versions" } }
+                                @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
+                            }
+                        }
+                    }
+                    nav.pager {
+                        @if page > 1 { a rel="prev" href=(with(page - 1)) { "← Newer" } }
+                        span { "Page " (page) " of " (pages) }
+                        @if (page as u64) < pages { a rel="next" href=(with(page + 1)) { "Older →" } }
+                    }
+                }
+                aside {
+                    h2 { "Archive" }
+                    @for (y, list) in &years {
+                        details open[years.first().is_some_and(|f| &f.0 == y)] {
+                            summary { (y) }
+                            ul { @for (m, n) in list { li { a href={ (base) "?month=" (m) } { (m) } " (" (n) ")" } } }
+                        }
+                    }
+                    @if !authors.is_empty() {
+                        h2 { "Authors" }
+                        ul { @for (a, n) in authors.iter().take(50) { li { a href={ (base) "?author=" (query_value(a)) } { (a) } " (" (n) ")" } } }
+                    }
+                    @if !tags.is_empty() {
+                        h2 { "Tags" }
+                        p.tags { @for (t, n) in tags.iter().take(80) { a href={ (base) "?tag=" (query_value(t)) } { (t) } sup { (n) } " " } }
+                    }
+                }
+            }
+        },
+    ))
+}
+
+/// Query `?url=`.
+#[derive(Debug, serde::Deserialize)]
+pub struct UrlParam {
+    /// An archived address.
+    pub url: String,
+}
+
+/// `/post?url=`: the post, its comments, versions and captures.
+pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) -> Page {
+    let url = q.url.clone();
+    let (post, versions, captures) = reader
+        .read(move |s| {
+            let Some(post) = s.post(&url)? else {
+                return Err(Failure::NotFound(format!("{url} is not an archived post.")));
+            };
+            Ok((post, s.post_versions(&url)?, s.captures_of(&url)?))
+        })
+        .await?;
+    let title = post.title.clone().unwrap_or_else(|| post.url.clone());
+    let article = sanitize(&post.content_html, &post.url, post.fetched_at);
+    Ok(layout(
+        &title,
+        html! {
+            article.post {
+                h1 { (title) }
+                p.meta {
+                    (date(post.published))
+                    @if !post.authors.is_empty() { " · by " (post.authors.join(", ")) }
+                    " · " a href=(go_href(&post.url)) { "archived page" }
+                    @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
+                }
+                @if !post.tags.is_empty() {
+                    p.tags { @for t in &post.tags { span.tag { (t) } " " } }
+                }
+                div.content { (PreEscaped(article)) }
+            }
+            section.comments id="comments" {
+                h2 { (post.comments.len()) " comments" }
+                (comment_thread(&post))
+            }
+            section.versions id="versions" {
+                h2 { "Versions" }
+                @if versions.is_empty() {
+                    p { "One version: the blog has not changed this post since it was archived." }
+                } @else {
+                    ol {
+                        @for v in &versions { li { "Version " (v.version) ", fetched " (v.fetched_at.format("%Y-%m-%d %H:%M UTC")) } }
+                        li { "Version " (post.version) " (current), fetched " (post.fetched_at.format("%Y-%m-%d %H:%M UTC")) }
+                    }
+                    form.diff action="/diff" method="get" {
+                        input type="hidden" name="url" value=(post.url);
+                        label { "Compare " select name="from" { @for v in &versions { option value=(v.version) selected[v.version + 1 == post.version] { (v.version) } } } }
+                        label { " with " select name="to" { @for v in &versions { option value=(v.version) { (v.version) } } option value=(post.version) selected { (post.version) } } }
+                        " " button { "Show the differences" }
+                    }
+                }
+            }
+            section.captures id="captures" {
+                h2 { "Captures" }
+                ul {
+                    @for c in &captures {
+                        li { a href=(web_href(&timestamp(c.fetched_at), false, &c.url)) { (c.fetched_at.format("%Y-%m-%d %H:%M:%S UTC")) } " (HTTP " (c.status) ")" }
+                    }
+                }
+                p { a href={ "/timemap/link/" (post.url) } { "TimeMap" } " (Memento)" }
+            }
+        },
+    ))
+}
+
+/// The comments of `post` as nested lists, in archive order; a reply whose parent is unknown
+/// is shown at the top level; nesting past 12 levels continues flat.
+fn comment_thread(post: &Post) -> Markup {
+    let ids: HashMap<&str, usize> = post
+        .comments
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut roots = Vec::new();
+    for (i, c) in post.comments.iter().enumerate() {
+        match c.parent.as_deref().and_then(|p| ids.get(p)) {
+            Some(&p) if p != i => children.entry(p).or_default().push(i),
+            _ => roots.push(i),
+        }
+    }
+    fn one(
+        post: &Post,
+        c: &Comment,
+        i: usize,
+        kids: &HashMap<usize, Vec<usize>>,
+        depth: u32,
+    ) -> Markup {
+        let body = sanitize(&c.content_html, &post.url, post.fetched_at);
+        html! {
+            li.comment id={ "comment-" (c.id) } {
+                div.meta { b { (c.author.as_deref().unwrap_or("Anonymous")) } " · " (date(c.published)) }
+                div.content { (PreEscaped(body)) }
+                @if let Some(k) = kids.get(&i) {
+                    @if depth < 12 {
+                        ol.replies { @for &j in k { (one(post, &post.comments[j], j, kids, depth + 1)) } }
+                    }
+                }
+            }
+            @if depth >= 12 {
+                @if let Some(k) = kids.get(&i) { @for &j in k { (one(post, &post.comments[j], j, kids, depth)) } }
+            }
+        }
+    }
+    html! { ol.thread { @for &i in &roots { (one(post, &post.comments[i], i, &children, 0)) } } }
+}
+
+/// Query of `/diff`.
+#[derive(Debug, serde::Deserialize)]
+pub struct DiffParams {
+    /// The post.
+    pub url: String,
+    /// The older version.
+    pub from: u32,
+    /// The newer version.
+    pub to: u32,
+}
+
+/// `/diff?url=&from=&to=`: the word diff of two versions of a post (title and text).
+pub async fn diff(State(reader): State<Arc<Reader>>, Query(q): Query<DiffParams>) -> Page {
+    let url = q.url.clone();
+    let (post, versions) = reader
+        .read(move |s| {
+            let Some(post) = s.post(&url)? else {
+                return Err(Failure::NotFound(format!("{url} is not an archived post.")));
+            };
+            Ok((post, s.post_versions(&url)?))
+        })
+        .await?;
+    let text_of = |n: u32| -> Option<(Option<String>, String)> {
+        if n == post.version {
+            return Some((post.title.clone(), post.content_text.clone()));
+        }
+        versions
+            .iter()
+            .find(|v: &&PostVersion| v.version == n)
+            .map(|v| (v.title.clone(), v.content_text.clone()))
+    };
+    let (Some(a), Some(b)) = (text_of(q.from), text_of(q.to)) else {
+        return Err(Failure::NotFound(format!(
+            "{} has versions 1 to {}.",
+            q.url, post.version
+        )));
+    };
+    let title = post.title.clone().unwrap_or_else(|| post.url.clone());
+    Ok(layout(
+        &format!("{title}: versions {} and {}", q.from, q.to),
+        html! {
+            h1 { "Version " (q.from) " → " (q.to) }
+            p { a href=(post_href(&post.url)) { "← " (title) } }
+            h2.diff-title { (word_diff(a.0.as_deref().unwrap_or(""), b.0.as_deref().unwrap_or(""))) }
+            div.diff { (word_diff(&a.1, &b.1)) }
+        },
+    ))
+}
+
+/// `old` → `new` word by word: removed words in `<del>`, added ones in `<ins>` (similar).
+pub fn word_diff(old: &str, new: &str) -> Markup {
+    use similar::{ChangeTag, TextDiff};
+    let diff = TextDiff::configure()
+        .timeout(std::time::Duration::from_secs(2))
+        .diff_words(old, new);
+    html! {
+        @for change in diff.iter_all_changes() {
+            @match change.tag() {
+                ChangeTag::Equal => (change.value()),
+                ChangeTag::Delete => del { (change.value()) },
+                ChangeTag::Insert => ins { (change.value()) },
+            }
+        }
+    }
+}
+
+/// `/search?q=&blog=&author=&from=&to=&page=`.
+pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchParams>) -> Page {
+    let size = reader.page_size;
+    let q = p.query(size)?;
+    let (mut hits, blogs) = reader
+        .read(move |s| Ok((s.search(&q)?, s.blogs()?)))
+        .await?;
+    let more = hits.len() > size as usize;
+    hits.truncate(size as usize);
+    let text = p.q.clone().unwrap_or_default();
+    let page = p.page();
+    let link = |page: u32| {
+        let v = |o: &Option<String>| query_value(o.as_deref().unwrap_or(""));
+        format!(
+            "/search?q={}&blog={}&author={}&from={}&to={}&page={page}",
+            v(&p.q),
+            v(&p.blog),
+            v(&p.author),
+            v(&p.from),
+            v(&p.to)
+        )
+    };
+    Ok(layout(
+        if text.is_empty() { "Search" } else { &text },
+        html! {
+            h1 { "Search" }
+            form.filters action="/search" method="get" {
+                input type="search" name="q" value=(text) aria-label="Words";
+                select name="blog" aria-label="Blog" {
+                    option value="" { "All blogs" }
+                    @for b in &blogs {
+                        option value=(b.id) selected[p.blog.as_deref() == Some(b.id.to_string().as_str())] { (b.title.as_deref().unwrap_or(&b.home_url)) }
+                    }
+                }
+                input type="text" name="author" placeholder="Author" value=(p.author.clone().unwrap_or_default()) aria-label="Author";
+                label { "From " input type="date" name="from" value=(p.from.clone().unwrap_or_default()); }
+                label { " to " input type="date" name="to" value=(p.to.clone().unwrap_or_default()); }
+                button { "Search" }
+            }
+            @if !text.trim().is_empty() {
+                @if hits.is_empty() { p { "Nothing found." } }
+                ol.hits {
+                    @for h in &hits {
+                        @let href = match &h.comment { Some(c) => format!("{}#comment-{}", post_href(&h.url), c.id), None => post_href(&h.url) };
+                        li.hit {
+                            a href=(href) { (h.title.as_deref().unwrap_or(&h.url)) }
+                            @if let Some(c) = &h.comment { " " span.badge { "comment by " (c.author.as_deref().unwrap_or("Anonymous")) } }
+                            div.meta { (date(h.published)) " · " (h.blog) }
+                            p.snippet { (PreEscaped(views::snippet_html(&h.marked))) }
+                        }
+                    }
+                }
+                nav.pager {
+                    @if page > 1 { a rel="prev" href=(link(page - 1)) { "← Previous" } }
+                    span { "Page " (page) }
+                    @if more { a rel="next" href=(link(page + 1)) { "Next →" } }
+                }
+            }
+        },
+    ))
+}
+
+/// `/go?url=`: an address as the archive holds it: the post's page, else its latest
+/// capture, else a page saying it is not archived (the live address shown, not followed).
+pub async fn go(
+    State(reader): State<Arc<Reader>>,
+    Query(q): Query<UrlParam>,
+) -> Result<Response, Failure> {
+    let url = q.url.clone();
+    let (is_post, capture) = reader
+        .read(move |s| Ok((s.has_post(&url)?, s.capture_near(&url, chrono::Utc::now())?)))
+        .await?;
+    if is_post {
+        return Ok(Redirect::to(&post_href(&q.url)).into_response());
+    }
+    if let Some(c) = capture {
+        return Ok(
+            Redirect::to(&web_href(&timestamp(c.fetched_at), false, &c.url)).into_response(),
+        );
+    }
+    Ok((
+        StatusCode::NOT_FOUND,
+        layout(
+            "Not archived",
+            html! { h1 { "Not in the archive" } p { "The archive holds no capture of " code { (q.url) } "." } },
+        ),
+    )
+        .into_response())
+}

@@ -1,0 +1,282 @@
+//! What the reader's pages and its JSON API both show, gathered once from the store: a blog's
+//! overview, a page of posts, search parameters, and the HTML a snippet or an article becomes.
+
+use super::Failure;
+use crate::store::{Blog, Coverage, PostFilter, SearchQuery, Store};
+use chrono::{DateTime, NaiveDate, Utc};
+use std::borrow::Cow;
+
+/// A blog as the reader lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BlogView {
+    /// Row id (`/blog/{id}`).
+    pub id: i64,
+    /// Feed title.
+    pub title: Option<String>,
+    /// Home page.
+    pub home_url: String,
+    /// Feed it was added with.
+    pub feed_url: String,
+    /// What the archive holds of it.
+    pub coverage: Coverage,
+    /// When it was last brought up to date (UpdateCrawl, else NewCrawl).
+    #[serde(serialize_with = "utc_opt")]
+    pub last_update: Option<DateTime<Utc>>,
+    /// The fields it has learned extraction rules for (`article`, `title`, `author`, …).
+    pub rules: Vec<String>,
+}
+
+fn utc_opt<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+    match t {
+        Some(t) => s.serialize_str(&t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+        None => s.serialize_none(),
+    }
+}
+
+impl BlogView {
+    /// The overview of `blog`.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn of(store: &Store, blog: Blog) -> anyhow::Result<BlogView> {
+        let coverage = store.coverage(blog.id)?;
+        let mut rules: Vec<String> = store
+            .rules(blog.id)?
+            .into_iter()
+            .map(|r| r.field.to_string())
+            .collect();
+        rules.sort();
+        rules.dedup();
+        Ok(BlogView {
+            id: blog.id,
+            title: blog.title,
+            home_url: blog.home_url,
+            feed_url: blog.feed_url,
+            coverage,
+            last_update: blog.last_update_at.or(blog.crawled_at),
+            rules,
+        })
+    }
+
+    /// The blog's name for a person: its feed title, else its home page.
+    pub fn name(&self) -> &str {
+        self.title.as_deref().unwrap_or(&self.home_url)
+    }
+}
+
+/// The blog of id `id`.
+///
+/// # Errors
+/// [`Failure::NotFound`] when there is none.
+pub fn blog(store: &Store, id: i64) -> Result<Blog, Failure> {
+    store
+        .blog(id)?
+        .ok_or_else(|| Failure::NotFound(format!("There is no blog {id} in this archive.")))
+}
+
+/// Query parameters of a blog's post list (`?page=&month=YYYY-MM&author=&tag=`).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct ListParams {
+    /// 1-based page.
+    pub page: Option<u32>,
+    /// `YYYY-MM`.
+    pub month: Option<String>,
+    /// An author name.
+    pub author: Option<String>,
+    /// A category or tag.
+    pub tag: Option<String>,
+}
+
+impl ListParams {
+    /// The store's filter.
+    ///
+    /// # Errors
+    /// [`Failure::BadRequest`] when `month` is not `YYYY-MM`.
+    pub fn filter(&self) -> Result<PostFilter, Failure> {
+        let month = match self.month.as_deref().filter(|m| !m.is_empty()) {
+            None => None,
+            Some(m) => Some(
+                NaiveDate::parse_from_str(&format!("{m}-01"), "%Y-%m-%d")
+                    .map(|d| {
+                        use chrono::Datelike;
+                        (d.year(), d.month())
+                    })
+                    .map_err(|_| Failure::BadRequest(format!("month {m:?} is not YYYY-MM")))?,
+            ),
+        };
+        let nonempty = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
+        Ok(PostFilter {
+            month,
+            author: nonempty(&self.author),
+            tag: nonempty(&self.tag),
+        })
+    }
+
+    /// The 1-based page asked for.
+    pub fn page(&self) -> u32 {
+        self.page.unwrap_or(1).max(1)
+    }
+}
+
+/// Query parameters of a search (`?q=&blog=&author=&from=YYYY-MM-DD&to=YYYY-MM-DD&page=`).
+#[derive(Debug, Default, Clone, serde::Deserialize)]
+pub struct SearchParams {
+    /// The words.
+    pub q: Option<String>,
+    /// A blog id.
+    pub blog: Option<String>,
+    /// An author (of the post or of a comment).
+    pub author: Option<String>,
+    /// First day.
+    pub from: Option<String>,
+    /// Last day.
+    pub to: Option<String>,
+    /// 1-based page.
+    pub page: Option<u32>,
+}
+
+impl SearchParams {
+    /// The store's query for page [`Self::page`] of `page_size` hits, asking one more to know
+    /// whether a next page exists.
+    ///
+    /// # Errors
+    /// [`Failure::BadRequest`] naming a date that is not `YYYY-MM-DD` or a blog that is not a
+    /// number.
+    pub fn query(&self, page_size: u32) -> Result<SearchQuery, Failure> {
+        let day = |name: &str, v: &Option<String>| -> Result<Option<NaiveDate>, Failure> {
+            match v.as_deref().filter(|s| !s.is_empty()) {
+                None => Ok(None),
+                Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
+                    .map(Some)
+                    .map_err(|_| Failure::BadRequest(format!("{name} {s:?} is not YYYY-MM-DD"))),
+            }
+        };
+        let blog = match self.blog.as_deref().filter(|s| !s.is_empty()) {
+            None => None,
+            Some(b) => Some(
+                b.parse()
+                    .map_err(|_| Failure::BadRequest(format!("blog {b:?} is not a blog id")))?,
+            ),
+        };
+        Ok(SearchQuery {
+            text: self.q.clone().unwrap_or_default(),
+            blog,
+            author: self.author.clone().filter(|s| !s.is_empty()),
+            from: day("from", &self.from)?,
+            to: day("to", &self.to)?,
+            limit: page_size + 1,
+            offset: (self.page() - 1).saturating_mul(page_size),
+        })
+    }
+
+    /// The 1-based page asked for.
+    pub fn page(&self) -> u32 {
+        self.page.unwrap_or(1).clamp(1, 10_000)
+    }
+}
+
+/// A search snippet as HTML: the text escaped, each match in `<mark>`.
+pub fn snippet_html(marked: &str) -> String {
+    html_escape(marked)
+        .replace('\u{1}', "<mark>")
+        .replace('\u{2}', "</mark>")
+}
+
+/// `s` with `& < > " '` escaped for HTML text and attributes.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `value` encoded for a query string.
+pub fn query_value(value: &str) -> String {
+    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}
+
+/// The reader's link to what `url` is in the archive (`/go?url=`): the post, else its capture.
+pub fn go_href(url: &str) -> String {
+    format!("/go?url={}", query_value(url))
+}
+
+/// Archived HTML (an article, a comment) made safe to show in the reader (ammonia: no
+/// script, no style, no event handler, no form), with every image served from the archive's
+/// capture nearest to `at` and every link going through [`go_href`]; relative addresses are
+/// resolved against `base` first. Addresses that are not http(s) or mailto are dropped.
+pub fn sanitize(html: &str, base: &str, at: DateTime<Utc>) -> String {
+    let base = url::Url::parse(base).ok();
+    let stamp = super::memento::timestamp(at);
+    let mut b = ammonia::Builder::default();
+    b.link_rel(Some("noopener noreferrer nofollow"))
+        .attribute_filter(move |element, attribute, value| {
+            let is_url = matches!(
+                (element, attribute),
+                (_, "href") | (_, "src") | (_, "cite") | ("img", "longdesc")
+            );
+            if !is_url {
+                return Some(Cow::Borrowed(value));
+            }
+            if value.starts_with('#') {
+                return Some(Cow::Borrowed(value));
+            }
+            let abs = match &base {
+                Some(b) => b.join(value.trim()).ok()?,
+                None => url::Url::parse(value.trim()).ok()?,
+            };
+            match abs.scheme() {
+                "http" | "https" => {}
+                "mailto" if attribute == "href" => return Some(Cow::Owned(abs.to_string())),
+                _ => return None,
+            }
+            Some(Cow::Owned(if element == "img" && attribute == "src" {
+                super::memento::web_href(&stamp, true, abs.as_str())
+            } else {
+                go_href(abs.as_str())
+            }))
+        });
+    b.clean(html).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitized_articles_run_nothing_and_load_nothing_live() {
+        let at = DateTime::parse_from_rfc3339("2026-01-02T03:04:05Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let html = r#"<p onclick="x()">Hi <script>alert(1)</script><img src="/a.png" srcset="b.png 2x"> <a href="../other/">o</a> <a href="javascript:alert(1)">j</a></p><style>p{}</style><form><input></form>"#;
+        let out = sanitize(html, "http://blog.test/2020/post/", at);
+        assert!(!out.contains("script") && !out.contains("onclick") && !out.contains("<form"));
+        assert!(
+            out.contains(r#"src="/web/20260102030405id_/http://blog.test/a.png""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"href="/go?url=http%3A%2F%2Fblog.test%2F2020%2Fother%2F""#),
+            "{out}"
+        );
+        assert!(
+            !out.contains("javascript") && !out.contains("srcset"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn snippets_are_escaped_around_their_marks() {
+        assert_eq!(
+            snippet_html("a <b> \u{1}night\u{2} & day"),
+            "a &lt;b&gt; <mark>night</mark> &amp; day"
+        );
+    }
+}

@@ -1,0 +1,395 @@
+//! What the reader (`archive serve`) asks of the archive: a blog's posts a page at a time (by
+//! month, author or tag), the months, authors and tags to browse by, full-text search over
+//! posts and comments (FTS5 table `search`, kept by triggers, migration 14), and the captures
+//! of a URL for Memento (RFC 7089).
+
+use super::{decompress, local_col, parse_list, utc_req, Store};
+use crate::fetch::Response;
+use anyhow::Result;
+use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
+use rusqlite::{params, OptionalExtension};
+
+/// Which of a blog's posts to list: all, or those of one month, author or tag.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PostFilter {
+    /// A month, `(year, month 1–12)`, in the blog's own offset.
+    pub month: Option<(i32, u32)>,
+    /// An author name, exactly as archived.
+    pub author: Option<String>,
+    /// A category or tag, exactly as archived.
+    pub tag: Option<String>,
+}
+
+/// One line of a post list.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PostSummary {
+    /// Permalink.
+    pub url: String,
+    /// Title.
+    pub title: Option<String>,
+    /// Author names.
+    pub authors: Vec<String>,
+    /// Publication time, with the blog's offset.
+    #[serde(serialize_with = "super::records::rfc3339::local")]
+    pub published: Option<DateTime<FixedOffset>>,
+    /// Comments archived.
+    pub comments: u64,
+    /// 1, or more when the blog changed the post (earlier texts kept).
+    pub version: u32,
+    /// When the blog deleted it (it stays archived).
+    #[serde(serialize_with = "super::records::rfc3339::utc_opt")]
+    pub gone_at: Option<DateTime<Utc>>,
+}
+
+/// A full-text search: the words, and filters.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    /// What the user typed, any characters: each whitespace-separated word must occur (in the
+    /// title, the article, a comment or an author name); a word ending in `*` is a prefix.
+    pub text: String,
+    /// Only this blog.
+    pub blog: Option<i64>,
+    /// Only posts by this author, or comments by them (case-insensitive, whole name).
+    pub author: Option<String>,
+    /// Only posts published on or after this day (UTC).
+    pub from: Option<NaiveDate>,
+    /// Only posts published on or before this day (UTC).
+    pub to: Option<NaiveDate>,
+    /// Hits per page.
+    pub limit: u32,
+    /// Hits skipped (paging).
+    pub offset: u32,
+}
+
+/// One search hit: a post, or a comment of it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Hit {
+    /// The post's permalink.
+    pub url: String,
+    /// The post's title.
+    pub title: Option<String>,
+    /// The blog's home page.
+    pub blog: String,
+    /// The post's publication time.
+    #[serde(serialize_with = "super::records::rfc3339::local")]
+    pub published: Option<DateTime<FixedOffset>>,
+    /// Text around the matches, plain text with each match between `\u{1}` and `\u{2}`.
+    #[serde(skip)]
+    pub marked: String,
+    /// When the hit is a comment: its id within the post (`Comment::id`) and author.
+    pub comment: Option<HitComment>,
+}
+
+/// The comment a search hit is in.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HitComment {
+    /// Its id within the post.
+    pub id: String,
+    /// Its author.
+    pub author: Option<String>,
+}
+
+/// One capture of a URL (a stored response), as Memento lists it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Capture {
+    /// Row id of the response.
+    pub id: i64,
+    /// The URL requested.
+    pub url: String,
+    /// HTTP status received.
+    pub status: u16,
+    /// When it was fetched.
+    #[serde(serialize_with = "super::records::rfc3339::utc")]
+    pub fetched_at: DateTime<Utc>,
+}
+
+/// Captures are what arrived from the network: renderings (`x-everblog-rendered`, derived
+/// from a capture) are left out.
+const NOT_RENDERED: &str = "headers NOT LIKE '%x-everblog-rendered%'";
+
+/// The FTS5 query for what a user typed: each word quoted (quotes doubled), so no character
+/// is FTS5 syntax; a trailing `*` makes a word a prefix. `None` when nothing is left.
+pub fn fts_query(text: &str) -> Option<String> {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .filter_map(|w| {
+            let (w, prefix) = match w.strip_suffix('*') {
+                Some(w) => (w, true),
+                None => (w, false),
+            };
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            (!w.is_empty()).then(|| {
+                let quoted = format!("\"{}\"", w.replace('"', "\"\""));
+                if prefix {
+                    quoted + "*"
+                } else {
+                    quoted
+                }
+            })
+        })
+        .take(32)
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+impl Store {
+    /// A page of a blog's posts, newest first, and how many match `filter` in all.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_page(
+        &self,
+        blog_id: i64,
+        filter: &PostFilter,
+        limit: u32,
+        offset: u32,
+    ) -> Result<(Vec<PostSummary>, u64)> {
+        let (from, until) = match filter.month {
+            Some((y, m)) => {
+                let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+                (
+                    Some(format!("{y:04}-{m:02}")),
+                    Some(format!("{ny:04}-{nm:02}")),
+                )
+            }
+            None => (None, None),
+        };
+        const WHERE: &str = "p.blog_id = ?1
+              AND (?2 IS NULL OR (p.published >= ?2 AND p.published < ?3))
+              AND (?4 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.authors) WHERE value = ?4))
+              AND (?5 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.tags) WHERE value = ?5))";
+        let total: i64 = self.conn.query_row(
+            &format!("SELECT COUNT(*) FROM posts p WHERE {WHERE}"),
+            params![blog_id, from, until, filter.author, filter.tag],
+            |r| r.get(0),
+        )?;
+        let posts = self.rows(
+            &format!(
+                "SELECT p.url, p.title, p.authors, p.published, p.version, p.gone_at,
+                        (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
+                 FROM posts p WHERE {WHERE}
+                 ORDER BY p.published IS NULL, p.published DESC, p.url LIMIT ?6 OFFSET ?7"
+            ),
+            params![
+                blog_id,
+                from,
+                until,
+                filter.author,
+                filter.tag,
+                limit,
+                offset
+            ],
+            |r| {
+                Ok(PostSummary {
+                    url: r.get(0)?,
+                    title: r.get(1)?,
+                    authors: parse_list(r.get(2)?),
+                    published: local_col(r, 3)?,
+                    version: r.get(4)?,
+                    gone_at: super::utc_col(r, 5)?,
+                    comments: r.get::<_, i64>(6)? as u64,
+                })
+            },
+        )?;
+        Ok((posts, total as u64))
+    }
+
+    /// The months a blog posted in, newest first: (`"YYYY-MM"` in the blog's offset, posts).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_months(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        self.rows(
+            "SELECT substr(published, 1, 7) AS m, COUNT(*) FROM posts
+             WHERE blog_id = ?1 AND published IS NOT NULL GROUP BY m ORDER BY m DESC",
+            [blog_id],
+            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
+        )
+    }
+
+    /// A blog's authors with their post counts, most posts first.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_authors(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        self.rows(
+            "SELECT a.value, COUNT(*) AS n FROM posts p, json_each(p.authors) a
+             WHERE p.blog_id = ?1 GROUP BY a.value ORDER BY n DESC, a.value",
+            [blog_id],
+            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
+        )
+    }
+
+    /// A blog's categories and tags with their post counts, most posts first.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_tags(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        self.rows(
+            "SELECT t.value, COUNT(*) AS n FROM posts p, json_each(p.tags) t
+             WHERE p.blog_id = ?1 GROUP BY t.value ORDER BY n DESC, t.value",
+            [blog_id],
+            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
+        )
+    }
+
+    /// Full-text search over titles, articles, comments and author names, best first (BM25:
+    /// title × 8, author × 2, text × 1), at most `q.limit` hits from `q.offset`. A query with no
+    /// word gives no hit.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
+        let Some(fts) = fts_query(&q.text) else {
+            return Ok(Vec::new());
+        };
+        let day = |d: Option<NaiveDate>| d.map(|d| d.format("%Y-%m-%d").to_string());
+        self.rows(
+            "SELECT s.post_url, p.title, b.home_url, p.published,
+                    snippet(search, -1, char(1), char(2), '…', 24), c.key, c.author
+             FROM search s
+             JOIN posts p ON p.url = s.post_url
+             JOIN blogs b ON b.id = p.blog_id
+             LEFT JOIN comments c ON s.rowid % 2 = 1 AND c.id = (s.rowid - 1) / 2
+             WHERE search MATCH ?1
+               AND (?2 IS NULL OR p.blog_id = ?2)
+               AND (?3 IS NULL
+                    OR EXISTS (SELECT 1 FROM json_each(p.authors) WHERE lower(value) = lower(?3))
+                    OR lower(c.author) = lower(?3))
+               AND (?4 IS NULL OR julianday(p.published) >= julianday(?4))
+               AND (?5 IS NULL OR julianday(p.published) < julianday(?5, '+1 day'))
+             ORDER BY bm25(search, 8.0, 1.0, 2.0), s.rowid
+             LIMIT ?6 OFFSET ?7",
+            params![
+                fts,
+                q.blog,
+                q.author,
+                day(q.from),
+                day(q.to),
+                q.limit,
+                q.offset
+            ],
+            |r| {
+                let key: Option<String> = r.get(5)?;
+                Ok(Hit {
+                    url: r.get(0)?,
+                    title: r.get(1)?,
+                    blog: r.get(2)?,
+                    published: local_col(r, 3)?,
+                    marked: r.get(4)?,
+                    comment: key.map(|id| HitComment {
+                        id,
+                        author: r.get(6).ok().flatten(),
+                    }),
+                })
+            },
+        )
+    }
+
+    /// Every capture of `url` (any blog), oldest first: the Memento TimeMap.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
+        self.rows(
+            &format!(
+                "SELECT id, url, status, fetched_at FROM responses
+                 WHERE url = ?1 AND {NOT_RENDERED} ORDER BY fetched_at, id LIMIT 10000"
+            ),
+            [url],
+            capture_row,
+        )
+    }
+
+    /// The capture of `url` nearest to `at` (the latest one on a tie), if any: the Memento
+    /// TimeGate's choice.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn capture_near(&self, url: &str, at: DateTime<Utc>) -> Result<Option<Capture>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT id, url, status, fetched_at FROM responses
+                     WHERE url = ?1 AND {NOT_RENDERED}
+                     ORDER BY abs(julianday(fetched_at) - julianday(?2)), fetched_at DESC, id DESC
+                     LIMIT 1"
+                ),
+                params![url, super::ts(at)],
+                capture_row,
+            )
+            .optional()?)
+    }
+
+    /// One stored response in full, by row id.
+    ///
+    /// # Errors
+    /// The database failed, or the body did not inflate.
+    pub fn capture_response(&self, id: i64) -> Result<Option<Response>> {
+        let row = self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT url, final_url, status, headers, {}, fetched_at FROM responses WHERE id = ?1",
+                    super::responses::BODY
+                ),
+                [id],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, u16>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, Vec<u8>>(4)?,
+                        utc_req(r, 5)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((url, final_url, status, headers, body, fetched_at)) = row else {
+            return Ok(None);
+        };
+        Ok(Some(Response {
+            url,
+            final_url,
+            status,
+            headers: serde_json::from_str(&headers).unwrap_or_default(),
+            body: decompress(&body)?,
+            fetched_at,
+        }))
+    }
+}
+
+fn capture_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Capture> {
+    Ok(Capture {
+        id: r.get(0)?,
+        url: r.get(1)?,
+        status: r.get(2)?,
+        fetched_at: utc_req(r, 3)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fts_query;
+
+    #[test]
+    fn any_characters_make_a_safe_query() {
+        assert_eq!(fts_query("  "), None);
+        assert_eq!(fts_query("\"*) ( ^"), None);
+        // FTS5 operators become plain words.
+        assert_eq!(
+            fts_query("\"*) OR NEAR("),
+            Some("\"OR\" \"NEAR\"".into())
+        );
+        assert_eq!(
+            fts_query("night train*"),
+            Some("\"night\" \"train\"*".into())
+        );
+        assert_eq!(
+            fts_query("l'été \"x\"y"),
+            Some("\"l'été\" \"x\"\"y\"".into())
+        );
+    }
+}
