@@ -379,10 +379,7 @@ mod tests {
         assert_eq!(fts_query("  "), None);
         assert_eq!(fts_query("\"*) ( ^"), None);
         // FTS5 operators become plain words.
-        assert_eq!(
-            fts_query("\"*) OR NEAR("),
-            Some("\"OR\" \"NEAR\"".into())
-        );
+        assert_eq!(fts_query("\"*) OR NEAR("), Some("\"OR\" \"NEAR\"".into()));
         assert_eq!(
             fts_query("night train*"),
             Some("\"night\" \"train\"*".into())

@@ -1,0 +1,423 @@
+//! `archive serve` end to end (issue 14, Done when): a WordPress blog built by the real engine
+//! (`fixtures/updates/wordpress`) is archived, then changes (an edited post, new and edited
+//! comments) and is updated; the real `archive serve` is started on it and driven in headless
+//! Chromium: the blogs, the blog, a post with its comments and versions, the word diff, a search
+//! whose hit is in a comment, a TimeMap link to a capture whose inline `<script>` must not run
+//! (checked in the live DOM, and the capture's Content-Security-Policy), the JSON API, and
+//! hostile addresses (path traversal, a 10 KB URL) that answer 404/414.
+
+mod common;
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::cdp::browser_protocol::dom::{GetDocumentParams, GetOuterHtmlParams};
+use chromiumoxide::cdp::browser_protocol::network::EventResponseReceived;
+use chromiumoxide::Page;
+use common::*;
+use everblog::fixture_server::{Root, Server};
+use everblog::store::Store;
+use futures::StreamExt;
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/updates/wordpress")
+}
+
+fn switch(link: &Path, version: &str) {
+    let tmp = link.with_extension("new");
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(fixtures().join(version), &tmp).unwrap();
+    std::fs::rename(&tmp, link).unwrap();
+}
+
+/// The page's live DOM as HTML, read over CDP's DOM domain (works where scripts cannot run).
+async fn dom(page: &Page) -> String {
+    let doc = page
+        .execute(GetDocumentParams::builder().depth(0).build())
+        .await
+        .unwrap();
+    page.execute(
+        GetOuterHtmlParams::builder()
+            .backend_node_id(doc.result.root.backend_node_id)
+            .build(),
+    )
+    .await
+    .unwrap()
+    .result
+    .outer_html
+}
+
+/// Clicks the first element matching `css` and waits until the page is another one, loaded.
+async fn click_and_wait(page: &Page, css: &str) {
+    let before = page.url().await.unwrap();
+    page.find_element(css)
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+    for _ in 0..100 {
+        if page.url().await.unwrap() != before {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_ne!(
+        page.url().await.unwrap(),
+        before,
+        "clicking {css} went nowhere"
+    );
+    page.wait_for_navigation().await.unwrap();
+}
+
+/// One raw HTTP/1.1 request (the path sent as is, no client normalising it): (status, body).
+fn raw_get(port: u16, target: &str) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, text)
+}
+
+#[test]
+fn the_archive_reads_in_a_browser() {
+    if !fixtures().join("v2").is_dir() {
+        eprintln!("skipped: fixtures/updates/wordpress missing");
+        return;
+    }
+    let changes: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("changes.json")).unwrap())
+            .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("site");
+    switch(&link, "v1");
+    let server = Server::start(
+        Root::Disk(link.clone()),
+        changes["base_url"].as_str().map(str::to_string),
+    )
+    .unwrap();
+    let db = dir.path().join("a.db");
+    let feed = format!(
+        "{}{}",
+        server.origin,
+        changes["feed_path"].as_str().unwrap()
+    );
+    ok(&archive(&db, &["add", &feed]));
+    ok(&archive(&db, &["crawl"]));
+    switch(&link, "v2");
+    ok(&archive(&db, &["update"]));
+
+    let edited = format!(
+        "{}{}",
+        server.origin,
+        changes["edited_posts"][0]["path"].as_str().unwrap()
+    );
+    let store = Store::open(&db).unwrap();
+    let post = store.post(&edited).unwrap().expect("edited post archived");
+    assert_eq!(post.version, 2, "the edit is a second version");
+    let commented = format!(
+        "{}{}",
+        server.origin,
+        changes["edited_comments"][0]["post_path"].as_str().unwrap()
+    );
+    let commented = store
+        .post(&commented)
+        .unwrap()
+        .expect("commented post archived");
+    assert!(
+        commented.comments.len() >= 2,
+        "the commented post has comments"
+    );
+    // A word that is in a comment of some post and in no title or article: the search hit
+    // must be that comment.
+    let posts = store.posts(None).unwrap();
+    let in_posts = |w: &str| {
+        posts.iter().any(|p| {
+            p.content_text.to_lowercase().contains(w)
+                || p.title.as_deref().unwrap_or("").to_lowercase().contains(w)
+        })
+    };
+    let (comment_word, _, _) = posts
+        .iter()
+        .flat_map(|p| p.comments.iter().map(move |c| (p, c)))
+        .find_map(|(p, c)| {
+            c.content_text
+                .split(|ch: char| !ch.is_alphanumeric())
+                .map(str::to_lowercase)
+                .find(|w| w.len() >= 6 && !in_posts(w))
+                .map(|w| (w, p.url.clone(), c.id.clone()))
+        })
+        .expect("a word found only in comments");
+    let holders: Vec<String> = posts
+        .iter()
+        .flat_map(|p| p.comments.iter().map(move |c| (p, c)))
+        .filter(|(_, c)| c.content_text.to_lowercase().contains(&comment_word))
+        .map(|(p, c)| format!("{}#comment-{}", url_encode(&p.url), c.id))
+        .collect();
+    drop(store);
+
+    let port = free_port();
+    let mut serve = Serving(Some(
+        archive_command()
+            .args(["--db", db.to_str().unwrap(), "serve", "--bind"])
+            .arg(format!("127.0.0.1:{port}"))
+            .spawn()
+            .unwrap(),
+    ));
+    wait_for("archive serve to answer", Duration::from_secs(20), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let base = format!("http://127.0.0.1:{port}");
+
+    // Hostile addresses: nothing from the disk, no crash.
+    for target in [
+        "/assets/../../../../etc/passwd",
+        "/assets/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "/../../../../etc/passwd",
+        "/web/2026/file:///etc/passwd",
+        "/timemap/link/file:///etc/passwd",
+        "/post?url=/etc/passwd",
+    ] {
+        let (status, text) = raw_get(port, target);
+        assert_eq!(status, 404, "{target}");
+        assert!(!text.contains("root:"), "{target} leaked a file");
+    }
+    let long = format!("/web/2026/{}/{}", server.origin, "a".repeat(10 * 1024));
+    assert_eq!(raw_get(port, &long).0, 414);
+    // A bind beyond loopback needs credentials or an explicit public switch.
+    let exposed = archive(&db, &["serve", "--bind", "0.0.0.0:0"]);
+    assert!(!exposed.status.success());
+    assert!(String::from_utf8_lossy(&exposed.stderr).contains("--read-only-public"));
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let profile = tempfile::tempdir().unwrap();
+        let config = BrowserConfig::builder()
+            .chrome_executable("/usr/bin/chromium")
+            .no_sandbox()
+            .user_data_dir(profile.path())
+            .window_size(1100, 800)
+            .arg("disable-gpu")
+            .build()
+            .unwrap();
+        let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
+        let events = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let page = browser.new_page("about:blank").await.unwrap();
+
+        // The blogs, then the blog, then the edited post from the blog's list.
+        page.goto(format!("{base}/")).await.unwrap();
+        let html = dom(&page).await;
+        assert!(html.contains("table class=\"blogs\""), "{html}");
+        click_and_wait(&page, "table.blogs a").await;
+        let html = dom(&page).await;
+        assert!(html.contains("Posts <small>("), "blog page: {html}");
+        assert!(
+            html.contains("Authors") && html.contains("Tags"),
+            "blog page sidebar"
+        );
+        let title = post.title.clone().unwrap();
+        let href = format!("/post?url={}", url_encode(&edited));
+        let selector = format!("a[href=\"{href}\"]");
+        if page.find_element(&selector).await.is_ok() {
+            click_and_wait(&page, &selector).await;
+        } else {
+            page.goto(format!("{base}{href}")).await.unwrap();
+        }
+        let html = dom(&page).await;
+        assert!(html.contains(&escape(&title)), "post title: {html}");
+        assert!(html.contains("Version 2 (current)"), "versions listed");
+        // Live images of the blog never load in the reader: every <img> points into it.
+        assert!(!html.contains(&format!("src=\"{}", server.origin)));
+
+        // The word diff of the two versions.
+        click_and_wait(&page, "form.diff button").await;
+        let html = dom(&page).await;
+        assert!(
+            html.contains("<del>") && html.contains("<ins>"),
+            "diff: {html}"
+        );
+
+        // A post's threaded comments: each shown once, replies inside their parent.
+        page.goto(format!("{base}/post?url={}", url_encode(&commented.url)))
+            .await
+            .unwrap();
+        let html = dom(&page).await;
+        for c in &commented.comments {
+            let id = format!("id=\"comment-{}\"", c.id);
+            assert_eq!(html.matches(&id).count(), 1, "comment {} shown once", c.id);
+            if let Some(parent) = &c.parent {
+                let (at_parent, at_child) = (
+                    html.find(&format!("id=\"comment-{parent}\"")).unwrap(),
+                    html.find(&id).unwrap(),
+                );
+                assert!(at_parent < at_child, "reply {} after its parent", c.id);
+            }
+        }
+        assert!(
+            html.contains(&format!("{} comments", commented.comments.len())),
+            "comment count"
+        );
+
+        // A search whose hit is a comment, typed into the form.
+        page.goto(format!("{base}/search")).await.unwrap();
+        page.find_element("form.filters input[name=q]")
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap()
+            .type_str(&comment_word)
+            .await
+            .unwrap();
+        click_and_wait(&page, "form.filters button").await;
+        let html = dom(&page).await;
+        assert!(
+            html.contains("comment by"),
+            "search for {comment_word}: {html}"
+        );
+        assert!(html.contains("<mark>"), "highlighted");
+        click_and_wait(&page, "li.hit a").await;
+        let at = page.url().await.unwrap().unwrap();
+        assert!(
+            holders.iter().any(|h| at.ends_with(h.as_str())),
+            "{at} is not a comment with {comment_word:?}: {holders:?}"
+        );
+        let anchor = at.rsplit_once('#').unwrap().1;
+        assert!(dom(&page).await.contains(&format!("id=\"{anchor}\"")));
+
+        // Screenshot for README (small PNG), of the post page.
+        page.goto(format!("{base}{href}")).await.unwrap();
+        let png = page
+            .screenshot(
+                chromiumoxide::page::ScreenshotParams::builder()
+                    .format(
+                        chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat::Png,
+                    )
+                    .build(),
+            )
+            .await
+            .unwrap();
+        let shot = std::env::var_os("EVERBLOG_SCREENSHOT")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| dir.path().join("reader.png"));
+        std::fs::write(&shot, &png).unwrap();
+
+        // The TimeMap, followed to a capture: its inline script must not run.
+        let (status, timemap) = raw_get(port, &format!("/timemap/link/{edited}"));
+        assert_eq!(status, 200, "{timemap}");
+        assert!(timemap
+            .to_ascii_lowercase()
+            .contains("content-type: application/link-format"));
+        let memento = timemap
+            .split('<')
+            .find_map(|l| l.split_once(">; rel=\"first").map(|(u, _)| u.to_string()))
+            .unwrap_or_else(|| panic!("no memento in {timemap}"));
+        assert!(memento.starts_with(&format!("{base}/web/")), "{memento}");
+        let mut responses = page
+            .event_listener::<EventResponseReceived>()
+            .await
+            .unwrap();
+        page.goto(&memento).await.unwrap();
+        let html = dom(&page).await;
+        assert!(
+            html.contains("document.body.classList.remove(\"no-js\")"),
+            "the capture keeps its inline script"
+        );
+        let body_class = html
+            .split("<body")
+            .nth(1)
+            .and_then(|b| b.split('>').next())
+            .unwrap_or("");
+        assert!(
+            body_class.contains("no-js"),
+            "the inline script ran: <body{body_class}>"
+        );
+        let mut policy = None;
+        while let Ok(Some(e)) =
+            tokio::time::timeout(Duration::from_millis(500), responses.next()).await
+        {
+            if e.response.url == memento {
+                let h = serde_json::to_value(&e.response.headers).unwrap();
+                policy = h
+                    .as_object()
+                    .and_then(|o| {
+                        o.iter()
+                            .find(|(k, _)| k.eq_ignore_ascii_case("content-security-policy"))
+                    })
+                    .and_then(|(_, v)| v.as_str().map(str::to_string));
+            }
+        }
+        let policy = policy.expect("the capture's response seen");
+        assert!(
+            policy.contains("script-src 'none'") && policy.starts_with("sandbox"),
+            "{policy}"
+        );
+        assert!(!policy.contains("allow-scripts"), "{policy}");
+
+        // The JSON API: the post as exported.
+        page.goto(format!("{base}/api/post?url={}", url_encode(&edited)))
+            .await
+            .unwrap();
+        let text = dom(&page).await;
+        let json = text
+            .split_once("<pre")
+            .and_then(|(_, r)| r.split_once('>'))
+            .and_then(|(_, r)| r.split_once("</pre>"))
+            .map(|(j, _)| unescape(j))
+            .expect("JSON shown");
+        let v: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["url"], edited.as_str());
+        assert_eq!(v["version"], 2);
+        assert_eq!(
+            v["comments"].as_array().map(Vec::len),
+            Some(post.comments.len())
+        );
+
+        browser.close().await.unwrap();
+        let _ = events.await;
+    });
+    assert!(
+        terminate(serve.0.take().unwrap()).success(),
+        "serve stops on SIGTERM"
+    );
+}
+
+/// The `archive serve` child, killed if the test fails before stopping it.
+struct Serving(Option<std::process::Child>);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn url_encode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
