@@ -1,8 +1,12 @@
-//! `archive export`: JSON Lines of the posts, or the captures as WARC, CDXJ or WACZ.
+//! `archive export`: JSON Lines of the posts, the captures as WARC, CDXJ or WACZ, or each
+//! blog as Atom, JSON Feed or WXR documents in a directory of its own.
 
 use super::{find, open_to_read, Format};
-use crate::export::webarchive;
+use crate::export::feeds::{blog_slug, Documents};
+use crate::export::{atom, jsonfeed, webarchive, wxr};
+use crate::store::{Blog, Store};
 use anyhow::{bail, Context, Result};
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -14,12 +18,20 @@ pub(super) fn export(
     format: Format,
     output: Option<PathBuf>,
     warc_name: Option<String>,
+    atom_page_size: u64,
 ) -> Result<()> {
     let store = open_to_read(db)?;
     let found = blog.map(|b| find(&store, b)).transpose()?;
     let id = found.as_ref().map(|b| b.id);
     let file_name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
     match format {
+        Format::Atom | Format::Jsonfeed | Format::Wxr => {
+            let blogs = match found {
+                Some(b) => vec![b],
+                None => store.blogs()?,
+            };
+            blog_native(&store, &blogs, format, output, atom_page_size)
+        }
         Format::Jsonl => write_out(output, |out| {
             let n = store.for_each_post(id, |p| Ok(crate::export::write_jsonl(&p, out)?))?;
             Ok(format!("{n} posts"))
@@ -92,6 +104,21 @@ fn partial(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Runs `write` on a buffered file written beside `path` and renamed into place once synced.
+fn write_file<T>(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<T> {
+    let tmp = partial(path);
+    let mut f = std::io::BufWriter::new(
+        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?,
+    );
+    let out = write(&mut f)?;
+    f.into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(out)
+}
+
 /// Runs `write` on a buffered `output` file (then renamed into place) or on stdout, and says
 /// on stderr what was written to a file.
 fn write_out(
@@ -100,17 +127,7 @@ fn write_out(
 ) -> Result<()> {
     match output {
         Some(path) => {
-            let tmp = partial(&path);
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(&tmp)
-                    .with_context(|| format!("creating {}", tmp.display()))?,
-            );
-            let what = write(&mut f)?;
-            f.into_inner()
-                .map_err(|e| e.into_error())
-                .and_then(|f| f.sync_all())
-                .with_context(|| format!("writing {}", tmp.display()))?;
-            std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+            let what = write_file(&path, write)?;
             eprintln!("exported {what} to {}", path.display());
         }
         None => {
@@ -128,4 +145,153 @@ fn write_out(
         }
     }
     Ok(())
+}
+
+/// `--format atom|jsonfeed|wxr`: each blog's documents in `DIR/<blog slug>/` (slugs made
+/// unique with the blog's id), or one blog's single document on stdout. Refuses, before
+/// writing anything, stdout for several blogs or for an Atom feed that needs archive
+/// documents. Each blog is read in one snapshot; stale `archive-N.atom` files (a smaller page
+/// size, fewer posts) are removed.
+fn blog_native(
+    store: &Store,
+    blogs: &[Blog],
+    format: Format,
+    output: Option<PathBuf>,
+    atom_page_size: u64,
+) -> Result<()> {
+    let name = match format {
+        Format::Atom => "atom",
+        Format::Jsonfeed => "jsonfeed",
+        _ => "wxr",
+    };
+    let Some(dir) = output else {
+        let [blog] = blogs else {
+            bail!(
+                "--format {name} writes each blog's documents apart and the archive holds {} blogs: pass --output DIR (or --blog URL for one on stdout)",
+                blogs.len()
+            );
+        };
+        return write_out(None, |out| {
+            let mut docs = Stdout { out, used: false };
+            store.snapshot(|s| write_blog(s, blog, format, atom_page_size, &mut docs, true))?;
+            Ok(String::new())
+        });
+    };
+    let mut taken = HashSet::new();
+    for blog in blogs {
+        let mut slug = blog_slug(&blog.home_url);
+        if !taken.insert(slug.clone()) {
+            slug = format!("{slug}-{}", blog.id);
+            taken.insert(slug.clone());
+        }
+        let blog_dir = dir.join(&slug);
+        std::fs::create_dir_all(&blog_dir)
+            .with_context(|| format!("creating {}", blog_dir.display()))?;
+        let mut docs = Directory(blog_dir.clone());
+        let (what, archives) =
+            store.snapshot(|s| write_blog(s, blog, format, atom_page_size, &mut docs, false))?;
+        if let Some(archives) = archives {
+            remove_stale_archives(&blog_dir, archives)?;
+        }
+        eprintln!(
+            "exported {what} of {} to {}",
+            blog.home_url,
+            blog_dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// One blog's documents; says what was written ("36 posts, 4 archive documents") and, for
+/// Atom, how many archive documents there are.
+fn write_blog(
+    store: &Store,
+    blog: &Blog,
+    format: Format,
+    atom_page_size: u64,
+    docs: &mut dyn Documents,
+    stdout: bool,
+) -> Result<(String, Option<u64>)> {
+    match format {
+        Format::Atom => {
+            let layout = atom::Layout::new(store.post_count(blog.id)?, atom_page_size);
+            if stdout && layout.documents() > 1 {
+                bail!(
+                    "{} has {} posts, more than one Atom document holds ({}): pass --output DIR to write its archive documents",
+                    blog.home_url,
+                    layout.posts,
+                    layout.page_size
+                );
+            }
+            let n = atom::write_atom(store, blog, layout, docs)?;
+            Ok((
+                format!("{n} posts, {} archive documents", layout.archives),
+                Some(layout.archives),
+            ))
+        }
+        Format::Jsonfeed => {
+            let mut n = 0;
+            docs.document(jsonfeed::FILE, &mut |out| {
+                n = jsonfeed::write_jsonfeed(store, blog, out)?;
+                Ok(())
+            })?;
+            Ok((format!("{n} posts"), None))
+        }
+        _ => {
+            let mut n = (0, 0);
+            docs.document(wxr::FILE, &mut |out| {
+                n = wxr::write_wxr(store, blog, out)?;
+                Ok(())
+            })?;
+            Ok((format!("{} posts, {} comments", n.0, n.1), None))
+        }
+    }
+}
+
+/// `archive-N.atom` files in `dir` past the `archives` just written.
+fn remove_stale_archives(dir: &Path, archives: u64) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        let n = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("archive-")?.strip_suffix(".atom"))
+            .and_then(|n| n.parse::<u64>().ok());
+        if n.is_some_and(|n| n > archives) {
+            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// A blog's directory: each document written beside its name and renamed once synced.
+struct Directory(PathBuf);
+
+/// Stdout: one document.
+struct Stdout<'a> {
+    out: &'a mut dyn Write,
+    used: bool,
+}
+
+impl Documents for Directory {
+    fn document(
+        &mut self,
+        name: &str,
+        write: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+    ) -> Result<()> {
+        write_file(&self.0.join(name), write)
+    }
+}
+
+impl Documents for Stdout<'_> {
+    fn document(
+        &mut self,
+        name: &str,
+        write: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+    ) -> Result<()> {
+        if std::mem::replace(&mut self.used, true) {
+            bail!("{name} is a second document and stdout takes one: pass --output DIR");
+        }
+        write(self.out)
+    }
 }

@@ -142,7 +142,9 @@ pub enum Command {
     },
     /// Export the archive: posts as JSON Lines (default, on stdout), or every capture as a web
     /// archive that pywb and ReplayWeb.page replay: WARC 1.1, its CDXJ index, or both packaged
-    /// as WACZ. Formats in README.md ("Export format", "Web archive output").
+    /// as WACZ; or each blog as a feed or site export of its own: Atom (RFC 5005 archived
+    /// feed), JSON Feed 1.1, WordPress WXR 1.2, written to `--output DIR/<blog>/`. Formats in
+    /// README.md ("Export format", "Web archive output", "Blog-native exports").
     Export {
         /// Only this blog (feed or home URL).
         #[arg(long, value_name = "BLOG")]
@@ -151,8 +153,10 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Jsonl)]
         format: Format,
         /// Write to this file instead of stdout (required for wacz). Written beside it and
-        /// renamed at the end: an interrupted export never leaves a truncated file.
-        #[arg(short, long, value_name = "FILE")]
+        /// renamed at the end: an interrupted export never leaves a truncated file. For atom,
+        /// jsonfeed and wxr, a directory: each blog's documents go to `DIR/<blog host slug>/`
+        /// (stdout takes one blog's single document only).
+        #[arg(short, long, value_name = "FILE|DIR")]
         output: Option<PathBuf>,
         /// The WARC's file name, as recorded in its `warcinfo` and in the index's `filename`
         /// (default: the name of `--output` for warc, `everblog.warc.gz` for cdxj). For an
@@ -160,6 +164,9 @@ pub enum Command {
         /// exports to the same bytes, so the offsets match.
         #[arg(long, value_name = "NAME")]
         warc_name: Option<String>,
+        /// Posts per Atom archive document (RFC 5005); for tests.
+        #[arg(long, value_name = "POSTS", hide = true, default_value_t = crate::export::atom::DEFAULT_PAGE_SIZE)]
+        atom_page_size: u64,
     },
     /// What the archive holds of each blog against what is known to exist: posts known (by
     /// source: feed, older feed pages, sitemaps, listing pages, links) vs archived vs missing
@@ -265,6 +272,12 @@ pub enum Format {
     Cdxj,
     /// WACZ 1.1.1: the WARC, its index, the posts as pages, datapackage.json (a zip).
     Wacz,
+    /// Atom 1.0 per blog: `index.atom` (newest posts) and RFC 5005 `archive-N.atom` pages.
+    Atom,
+    /// JSON Feed 1.1 per blog: `feed.json`.
+    Jsonfeed,
+    /// WordPress eXtended RSS 1.2 per blog (posts, tags, threaded comments): `wordpress.xml`.
+    Wxr,
 }
 
 impl ValueEnum for RenderMode {
@@ -358,7 +371,15 @@ pub async fn run(cli: Cli) -> Result<()> {
             format,
             output,
             warc_name,
-        } => export::export(&db, blog.as_deref(), format, output, warc_name),
+            atom_page_size,
+        } => export::export(
+            &db,
+            blog.as_deref(),
+            format,
+            output,
+            warc_name,
+            atom_page_size,
+        ),
         Command::Serve {
             bind,
             auth,

@@ -1,12 +1,18 @@
 //! Export: the archive written out in standard formats. JSON Lines of the posts (`jsonl`, our
-//! own stable format, README "Export format"), and the captures as a web archive (`warc`
+//! own stable format, README "Export format"); the captures as a web archive (`warc`
 //! records, their `cdxj` index, both packaged by `webarchive` as WACZ; the daemon's
-//! continuous WARC files, `rolling`).
+//! continuous WARC files, `rolling`); and each blog as a blog-native feed or site export
+//! (`atom` with RFC 5005 archive documents, `jsonfeed`, `wxr` for WordPress), one directory
+//! of documents per blog (`feeds`).
 
+pub mod atom;
 pub mod cdxj;
+pub mod feeds;
+pub mod jsonfeed;
 mod jsonl;
 pub mod rolling;
 pub mod warc;
 pub mod webarchive;
+pub mod wxr;
 
 pub use jsonl::write_jsonl;

@@ -322,6 +322,23 @@ impl Store {
         Ok(())
     }
 
+    /// Runs `f` in one read transaction, so that every query it makes sees the same
+    /// snapshot of the archive (a crawl committing meanwhile is not seen): an export that
+    /// counts posts, then streams them, gets as many as it counted.
+    ///
+    /// # Errors
+    /// The database failed, or `f` did.
+    pub fn snapshot<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+        self.conn.execute_batch("BEGIN DEFERRED")?;
+        let out = f(self);
+        let end = self
+            .conn
+            .execute_batch(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        let out = out?;
+        end?;
+        Ok(out)
+    }
+
     /// Runs `f` in one `BEGIN IMMEDIATE` transaction, committed when `f` succeeds.
     fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
         let tx = self

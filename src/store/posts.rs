@@ -12,6 +12,7 @@ use super::{
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, Transaction};
+use std::collections::HashSet;
 
 /// Inserts or updates a post. When the archived title or text differs from the new one, the
 /// archived one is kept in `post_versions` first and the version number goes up: archived
@@ -282,6 +283,49 @@ impl Store {
             n += 1;
         }
         Ok(n)
+    }
+
+    /// The number of archived posts of one blog (gone ones included, as
+    /// [`Store::for_each_post`] yields them).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_count(&self, blog_id: i64) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM posts WHERE blog_id = ?1",
+            [blog_id],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// The author names and the categories/tags of one blog's posts, each once, in the order
+    /// they first appear in [`Store::for_each_post`]'s order (newest post first, page order
+    /// within a post). Reads only those two columns, for exports that declare them before the
+    /// posts (WXR).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn authors_and_tags(&self, blog_id: i64) -> Result<(Vec<String>, Vec<String>)> {
+        let lists = self.rows(
+            &format!("SELECT p.authors, p.tags FROM posts p WHERE p.blog_id = ?1 {POST_ORDER}"),
+            [blog_id],
+            |r| Ok((parse_list(r.get(0)?), parse_list(r.get(1)?))),
+        )?;
+        let (mut authors, mut tags) = (Vec::new(), Vec::new());
+        let (mut seen_a, mut seen_t) = (HashSet::new(), HashSet::new());
+        for (a, t) in lists {
+            for a in a {
+                if seen_a.insert(a.clone()) {
+                    authors.push(a);
+                }
+            }
+            for t in t {
+                if seen_t.insert(t.clone()) {
+                    tags.push(t);
+                }
+            }
+        }
+        Ok((authors, tags))
     }
 
     /// One post by its URL, with its comments.
