@@ -310,4 +310,10 @@ pub const MIGRATIONS: &[&str] = &[
     END;
     CREATE INDEX responses_by_capture_url ON responses(url, fetched_at);
     "#,
+    // 15: the reader's lists without reading posts' rows (their articles sit before `tags`, in
+    // overflow pages): a blog's posts newest first, and its authors and tags, from one
+    // covering index (benches/reader.sh: a 10,000-post blog's page from 250 ms to under 50).
+    r#"
+    CREATE INDEX posts_listing ON posts(blog_id, published, url, authors, tags);
+    "#,
 ];

@@ -133,7 +133,8 @@ pub fn fts_query(text: &str) -> Option<String> {
 }
 
 impl Store {
-    /// A page of a blog's posts, newest first, and how many match `filter` in all.
+    /// A page of a blog's posts, newest first (undated ones last), and how many match `filter`
+    /// in all. Reads the covering index `posts_listing`, then only the page's rows.
     ///
     /// # Errors
     /// The database failed.
@@ -167,8 +168,10 @@ impl Store {
             &format!(
                 "SELECT p.url, p.title, p.authors, p.published, p.version, p.gone_at,
                         (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
-                 FROM posts p WHERE {WHERE}
-                 ORDER BY p.published IS NULL, p.published DESC, p.url LIMIT ?6 OFFSET ?7"
+                 FROM (SELECT p.url FROM posts p WHERE {WHERE}
+                       ORDER BY p.published DESC, p.url DESC LIMIT ?6 OFFSET ?7) page
+                 JOIN posts p ON p.url = page.url
+                 ORDER BY p.published DESC, p.url DESC"
             ),
             params![
                 blog_id,
