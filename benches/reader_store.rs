@@ -19,7 +19,6 @@ use everblog::fetch::Response;
 use everblog::store::{
     Comment, CommentSource, CommentWrite, NewPost, PageOutcome, PageState, Store,
 };
-use std::path::PathBuf;
 
 const AUTHORS: [&str; 12] = [
     "Ada Quill",
@@ -37,15 +36,7 @@ const AUTHORS: [&str; 12] = [
 ];
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    let Some(db) = args.first().map(PathBuf::from) else {
-        anyhow::bail!("usage: cargo bench --bench reader_store -- DB [N]");
-    };
-    let n: usize = args.get(1).map_or(Ok(10_000), |a| a.parse())?;
-    anyhow::ensure!(!db.exists(), "{} exists: give a new file", db.display());
+    let (db, n) = common::new_archive_args("reader_store", 10_000)?;
     let paras = common::real_paragraphs();
     anyhow::ensure!(!paras.is_empty(), "no paragraphs to build posts from");
     let mut store = Store::open(&db)?;

@@ -73,19 +73,7 @@ fn image(rng: &mut Rng) -> Vec<u8> {
 }
 
 fn main() -> anyhow::Result<()> {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    let Some(db) = args.first().map(PathBuf::from) else {
-        anyhow::bail!("usage: cargo bench --bench warc_store -- DB [N]");
-    };
-    let n: usize = args.get(1).map_or(Ok(10_000), |a| a.parse())?;
-    anyhow::ensure!(
-        !db.exists(),
-        "{} exists: give a new file, the captures are added to an empty archive",
-        db.display()
-    );
+    let (db, n) = common::new_archive_args("warc_store", 10_000)?;
     let (pages, source) = real_pages()?;
     let mut store = Store::open(&db)?;
     let home = "http://127.0.0.1:8010/";

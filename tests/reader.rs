@@ -25,10 +25,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn switch(link: &Path, version: &str) {
-    let tmp = link.with_extension("new");
-    let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(fixtures().join(version), &tmp).unwrap();
-    std::fs::rename(&tmp, link).unwrap();
+    switch_to(link, &fixtures().join(version));
 }
 
 /// The page's live DOM as HTML, read over CDP's DOM domain (works where scripts cannot run).

@@ -30,13 +30,9 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/updates")
 }
 
-/// Points the served directory at `version` atomically (a symlink renamed over the old one), so
-/// a crawl never sees half of each state.
+/// Points the served directory at `version` of blog `name` ([`switch_to`]).
 fn switch(link: &Path, name: &str, version: &str) {
-    let tmp = link.with_extension("new");
-    let _ = std::fs::remove_file(&tmp);
-    std::os::unix::fs::symlink(fixtures().join(name).join(version), &tmp).unwrap();
-    std::fs::rename(&tmp, link).unwrap();
+    switch_to(link, &fixtures().join(name).join(version));
 }
 
 fn serve_versions(dir: &Path, name: &'static str) -> Site {

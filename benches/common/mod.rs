@@ -21,6 +21,26 @@ pub const SYN_ARTICLE: &str = "//*[@class='entry']";
 /// Title rule of the synthetic template.
 pub const SYN_TITLE: &str = "//*[@class='post-title']";
 
+/// The arguments of a benchmark that fills a new archive: `DB [N]` (after cargo's `--bench`),
+/// N defaulting to `default_n`. Fails, with the usage of `bench`, without a DB or when it
+/// already exists.
+pub fn new_archive_args(bench: &str, default_n: usize) -> anyhow::Result<(PathBuf, usize)> {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let Some(db) = args.first().map(PathBuf::from) else {
+        anyhow::bail!("usage: cargo bench --bench {bench} -- DB [N]");
+    };
+    let n: usize = args.get(1).map_or(Ok(default_n), |a| a.parse())?;
+    anyhow::ensure!(
+        !db.exists(),
+        "{} exists: give a new file, the benchmark fills an empty archive",
+        db.display()
+    );
+    Ok((db, n))
+}
+
 /// The crate root.
 pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

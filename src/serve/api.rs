@@ -2,7 +2,7 @@
 //! `/api/blogs`, `/api/blog/{id}/posts`, `/api/post?url=`, `/api/search?q=`. Errors are
 //! `{"error": "…"}` with the HTTP status.
 
-use super::views::{self, BlogView, ListParams, SearchParams};
+use super::views::{self, BlogView, ListParams, SearchParams, UrlParam};
 use super::{Failure, Reader};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
@@ -40,15 +40,7 @@ type ApiResult = Result<Response, ApiFailure>;
 
 /// `/api/blogs`: every blog, as [`BlogView`].
 pub async fn blogs(State(reader): State<Arc<Reader>>) -> ApiResult {
-    let list = reader
-        .read(|s| {
-            let mut out = Vec::new();
-            for b in s.blogs()? {
-                out.push(BlogView::of(s, b)?);
-            }
-            Ok(out)
-        })
-        .await?;
+    let list = reader.read(|s| Ok(BlogView::all(s)?)).await?;
     Ok(Json(list).into_response())
 }
 
@@ -72,13 +64,6 @@ pub async fn posts(
         "total": total, "page": page, "page_size": size, "posts": posts,
     }))
     .into_response())
-}
-
-/// Query `?url=`.
-#[derive(Debug, serde::Deserialize)]
-pub struct UrlParam {
-    /// A post's permalink.
-    pub url: String,
 }
 
 /// `/api/post?url=`: the post's record exactly as `archive export` writes it (JSON Lines

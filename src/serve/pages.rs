@@ -3,7 +3,9 @@
 //! diff of two versions, search, and `/go` (an archived address to what the archive holds).
 
 use super::memento::{timestamp, web_href};
-use super::views::{self, go_href, query_value, sanitize, BlogView, ListParams, SearchParams};
+use super::views::{
+    self, go_href, query_value, sanitize, BlogView, ListParams, SearchParams, UrlParam,
+};
 use super::{Failure, Reader};
 use crate::store::{Comment, Post, PostVersion};
 use axum::extract::{Path, Query, State};
@@ -79,15 +81,7 @@ fn post_href(url: &str) -> String {
 
 /// `/`: every blog with what the archive holds of it.
 pub async fn blogs(State(reader): State<Arc<Reader>>) -> Page {
-    let blogs = reader
-        .read(|s| {
-            let mut out = Vec::new();
-            for b in s.blogs()? {
-                out.push(BlogView::of(s, b)?);
-            }
-            Ok(out)
-        })
-        .await?;
+    let blogs = reader.read(|s| Ok(BlogView::all(s)?)).await?;
     Ok(layout(
         "Blogs",
         html! {
@@ -222,13 +216,6 @@ pub async fn blog(
             }
         },
     ))
-}
-
-/// Query `?url=`.
-#[derive(Debug, serde::Deserialize)]
-pub struct UrlParam {
-    /// An archived address.
-    pub url: String,
 }
 
 /// `/post?url=`: the post, its comments, versions and captures.

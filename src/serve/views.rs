@@ -20,17 +20,10 @@ pub struct BlogView {
     /// What the archive holds of it.
     pub coverage: Coverage,
     /// When it was last brought up to date (UpdateCrawl, else NewCrawl).
-    #[serde(serialize_with = "utc_opt")]
+    #[serde(serialize_with = "crate::store::records::rfc3339::utc_opt")]
     pub last_update: Option<DateTime<Utc>>,
     /// The fields it has learned extraction rules for (`article`, `title`, `author`, …).
     pub rules: Vec<String>,
-}
-
-fn utc_opt<S: serde::Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
-    match t {
-        Some(t) => s.serialize_str(&t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
-        None => s.serialize_none(),
-    }
 }
 
 impl BlogView {
@@ -56,6 +49,18 @@ impl BlogView {
             last_update: blog.last_update_at.or(blog.crawled_at),
             rules,
         })
+    }
+
+    /// Every blog of the archive, in id order.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn all(store: &Store) -> anyhow::Result<Vec<BlogView>> {
+        store
+            .blogs()?
+            .into_iter()
+            .map(|b| BlogView::of(store, b))
+            .collect()
     }
 
     /// The blog's name for a person: its feed title, else its home page.
@@ -177,25 +182,16 @@ impl SearchParams {
 
 /// A search snippet as HTML: the text escaped, each match in `<mark>`.
 pub fn snippet_html(marked: &str) -> String {
-    html_escape(marked)
+    quick_xml::escape::escape(marked)
         .replace('\u{1}', "<mark>")
         .replace('\u{2}', "</mark>")
 }
 
-/// `s` with `& < > " '` escaped for HTML text and attributes.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+/// Query `?url=`.
+#[derive(Debug, serde::Deserialize)]
+pub struct UrlParam {
+    /// An archived address (a permalink, any captured URL).
+    pub url: String,
 }
 
 /// `value` encoded for a query string.

@@ -3,7 +3,7 @@
 //! posts and comments (FTS5 table `search`, kept by triggers, migration 14), and the captures
 //! of a URL for Memento (RFC 7089).
 
-use super::{decompress, local_col, parse_list, utc_req, Store};
+use super::{local_col, parse_list, utc_req, Store};
 use crate::fetch::Response;
 use anyhow::Result;
 use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
@@ -330,37 +330,15 @@ impl Store {
     /// # Errors
     /// The database failed, or the body did not inflate.
     pub fn capture_response(&self, id: i64) -> Result<Option<Response>> {
-        let row = self
-            .conn
-            .query_row(
-                &format!(
-                    "SELECT url, final_url, status, headers, {}, fetched_at FROM responses WHERE id = ?1",
-                    super::responses::BODY
-                ),
-                [id],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, u16>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, Vec<u8>>(4)?,
-                        utc_req(r, 5)?,
-                    ))
-                },
-            )
-            .optional()?;
-        let Some((url, final_url, status, headers, body, fetched_at)) = row else {
-            return Ok(None);
-        };
-        Ok(Some(Response {
-            url,
-            final_url,
-            status,
-            headers: serde_json::from_str(&headers).unwrap_or_default(),
-            body: decompress(&body)?,
-            fetched_at,
-        }))
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT {} FROM responses WHERE id = ?1",
+            super::responses::response_columns()
+        ))?;
+        let mut rows = st.query([id])?;
+        match rows.next()? {
+            Some(r) => Ok(Some(super::responses::response_row(r, 0)?)),
+            None => Ok(None),
+        }
     }
 }
 

@@ -213,7 +213,7 @@ pub struct StoredRule {
 
 /// Times as RFC 3339 in exports: a blog's times with the offset it wrote (`+01:00`, `+00:00`),
 /// the archive's own UTC times with `Z`; fractional seconds only when there are some.
-pub(super) mod rfc3339 {
+pub(crate) mod rfc3339 {
     use chrono::{DateTime, FixedOffset, SecondsFormat, Utc};
     use serde::Serializer;
 

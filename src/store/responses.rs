@@ -61,6 +61,26 @@ pub(super) const NOT_REDIRECT: &str = "NOT (status BETWEEN 300 AND 399)";
 pub(super) const BODY: &str =
     "COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body)";
 
+/// The columns [`response_row`] reads, in its order.
+pub(super) fn response_columns() -> String {
+    format!("url, final_url, status, headers, {BODY}, fetched_at")
+}
+
+/// A stored response from a row whose columns from `at` on are [`response_columns`]; the
+/// body inflated.
+pub(super) fn response_row(r: &rusqlite::Row<'_>, at: usize) -> Result<Response> {
+    let headers: String = r.get(at + 3)?;
+    let body: Vec<u8> = r.get(at + 4)?;
+    Ok(Response {
+        url: r.get(at)?,
+        final_url: r.get(at + 1)?,
+        status: r.get(at + 2)?,
+        headers: serde_json::from_str(&headers).unwrap_or_default(),
+        body: decompress(&body)?,
+        fetched_at: utc_req(r, at + 5)?,
+    })
+}
+
 /// When the response `id` arrived, as stored (now, if there is no such response).
 pub(super) fn response_time(tx: &Transaction<'_>, id: Option<i64>) -> Result<String> {
     Ok(match id {
@@ -128,41 +148,16 @@ impl Store {
 
     /// The latest stored response for `url` of a blog, whatever its status: (id, response).
     pub fn latest_response(&self, blog_id: i64, url: &str) -> Result<Option<(i64, Response)>> {
-        let row = self
-            .conn
-            .query_row(
-                &format!(
-                    "SELECT id, url, final_url, status, headers, {BODY}, fetched_at FROM responses
-                     WHERE blog_id = ?1 AND url = ?2 AND {NOT_REDIRECT} ORDER BY id DESC LIMIT 1"
-                ),
-                params![blog_id, url],
-                |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, String>(2)?,
-                        r.get::<_, u16>(3)?,
-                        r.get::<_, String>(4)?,
-                        r.get::<_, Vec<u8>>(5)?,
-                        utc_req(r, 6)?,
-                    ))
-                },
-            )
-            .optional()?;
-        let Some((id, url, final_url, status, headers, body, fetched_at)) = row else {
-            return Ok(None);
-        };
-        Ok(Some((
-            id,
-            Response {
-                url,
-                final_url,
-                status,
-                headers: serde_json::from_str(&headers).unwrap_or_default(),
-                body: decompress(&body)?,
-                fetched_at,
-            },
-        )))
+        let mut st = self.conn.prepare_cached(&format!(
+            "SELECT id, {} FROM responses
+             WHERE blog_id = ?1 AND url = ?2 AND {NOT_REDIRECT} ORDER BY id DESC LIMIT 1",
+            response_columns()
+        ))?;
+        let mut rows = st.query(params![blog_id, url])?;
+        match rows.next()? {
+            Some(r) => Ok(Some((r.get(0)?, response_row(r, 1)?))),
+            None => Ok(None),
+        }
     }
 
     /// Calls `f` with every stored response (raw and rendered), oldest first, one at a time
@@ -179,22 +174,14 @@ impl Store {
         mut f: impl FnMut(i64, Response) -> Result<()>,
     ) -> Result<u64> {
         let mut st = self.conn.prepare(&format!(
-            "SELECT id, url, final_url, status, headers, {BODY}, fetched_at FROM responses
-             WHERE (?1 IS NULL OR blog_id = ?1) AND id > ?2 ORDER BY id"
+            "SELECT id, {} FROM responses
+             WHERE (?1 IS NULL OR blog_id = ?1) AND id > ?2 ORDER BY id",
+            response_columns()
         ))?;
         let mut rows = st.query(rusqlite::params![blog, after])?;
         let mut n = 0;
         while let Some(r) = rows.next()? {
-            let headers: String = r.get(4)?;
-            let body: Vec<u8> = r.get(5)?;
-            let response = Response {
-                url: r.get(1)?,
-                final_url: r.get(2)?,
-                status: r.get(3)?,
-                headers: serde_json::from_str(&headers).unwrap_or_default(),
-                body: decompress(&body)?,
-                fetched_at: utc_req(r, 6)?,
-            };
+            let response = response_row(r, 1)?;
             f(r.get(0)?, response)?;
             n += 1;
         }

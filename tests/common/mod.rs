@@ -274,6 +274,15 @@ pub fn archive_command() -> std::process::Command {
     c
 }
 
+/// Points the served directory `link` at `target` (one state of a fixture blog) atomically: a
+/// symlink renamed over the old one, so a crawl never sees half of each state.
+pub fn switch_to(link: &Path, target: &Path) {
+    let tmp = link.with_extension("new");
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(target, &tmp).unwrap();
+    std::fs::rename(&tmp, link).unwrap();
+}
+
 /// A free TCP port on 127.0.0.1.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
