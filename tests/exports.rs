@@ -544,3 +544,183 @@ fn stdout_takes_one_blog_and_one_document() {
     let feed = feed_rs::parser::parse(out.as_bytes()).unwrap();
     assert_same_posts(&a.posts[home], &feed.entries, "atom on stdout");
 }
+
+/// Every file of `dir`, recursively, as paths relative to it.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every `href`/`src` value of an HTML document, as written (entities decoded).
+fn addresses(html: &str) -> Vec<(String, String)> {
+    let doc = scraper::Html::parse_document(html);
+    let sel = scraper::Selector::parse("[href], [src]").unwrap();
+    let mut out = Vec::new();
+    for el in doc.select(&sel) {
+        for attr in ["href", "src"] {
+            if let Some(v) = el.value().attr(attr) {
+                out.push((attr.to_string(), v.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// `--format html`: the static copy of both blogs. Every archived post has one page holding its
+/// title, its article and each of its comments; the listing pages link every post exactly once;
+/// every relative address resolves to a file of the copy; nothing is loaded from the web and no
+/// page has a script; a second export writes the same bytes.
+#[test]
+fn html_copy_holds_every_post_and_comment_and_resolves_every_link() {
+    let a = archive_once();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("site");
+    let export = archive(
+        &a.db,
+        &["export", "--format", "html", "-o", dir.to_str().unwrap()],
+    );
+    ok(&export);
+    let said = String::from_utf8_lossy(&export.stderr);
+    assert!(said.contains("index.html"), "{said}");
+    let files = files_under(&dir);
+    assert!(files.contains(&PathBuf::from("index.html")), "{files:?}");
+    assert!(files.contains(&PathBuf::from("style.css")), "{files:?}");
+
+    // Every relative address of every page is a file of the copy; no page loads anything
+    // from the web or holds a script.
+    let mut pages = HashMap::new();
+    for f in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "html"))
+    {
+        let html = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(!html.contains("<script"), "{}: a script", f.display());
+        assert!(
+            html.contains("script-src 'none'"),
+            "{}: no policy",
+            f.display()
+        );
+        for (attr, v) in addresses(&html) {
+            if v.starts_with('#') || v.starts_with("mailto:") {
+                continue;
+            }
+            if v.starts_with("http://") || v.starts_with("https://") {
+                assert_eq!(
+                    attr,
+                    "href",
+                    "{}: {attr}={v} loads from the web",
+                    f.display()
+                );
+                continue;
+            }
+            let target = dir
+                .join(f.parent().unwrap())
+                .join(v.split('#').next().unwrap());
+            assert!(
+                target.is_file(),
+                "{}: {attr}={v} is no file of the copy",
+                f.display()
+            );
+        }
+        pages.insert(f.clone(), html);
+    }
+
+    for (home, rows) in &a.posts {
+        let slug = everblog::export::feeds::blog_slug(home);
+        assert!(
+            pages[&PathBuf::from("index.html")].contains(&format!("href=\"{slug}/index.html\"")),
+            "the index links {slug}"
+        );
+        // The listing pages link each post's page exactly once.
+        let mut linked: HashMap<String, usize> = HashMap::new();
+        for (f, html) in &pages {
+            let listing = f.starts_with(&slug)
+                && f.parent() == Some(Path::new(&slug))
+                && f.file_name().is_some_and(|n| {
+                    let n = n.to_string_lossy();
+                    n == "index.html" || n.starts_with("page-")
+                });
+            if listing {
+                for (_, v) in addresses(html) {
+                    if let Some(p) = v.strip_prefix("posts/") {
+                        *linked.entry(p.to_string()).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let post_files: Vec<&PathBuf> = files
+            .iter()
+            .filter(|f| f.starts_with(Path::new(&slug).join("posts")))
+            .collect();
+        assert_eq!(post_files.len(), rows.len(), "{slug}: a page per post");
+        assert_eq!(linked.len(), rows.len(), "{slug}: every post listed");
+        assert!(linked.values().all(|&n| n == 1), "{slug}: each listed once");
+        // Each post's page: its title, its article's words, each comment once.
+        let mut found = 0;
+        for row in rows {
+            let title = row["title"].as_str().unwrap();
+            let page = post_files
+                .iter()
+                .map(|f| &pages[*f])
+                .find(|html| {
+                    scraper::Html::parse_document(html)
+                        .select(&scraper::Selector::parse("article.post h1").unwrap())
+                        .any(|h| h.text().collect::<String>() == title)
+                })
+                .unwrap_or_else(|| panic!("{slug}: no page titled {title:?}"));
+            let text = squash(
+                &scraper::Html::parse_document(page)
+                    .select(&scraper::Selector::parse("article.post .content").unwrap())
+                    .map(|c| c.text().collect::<Vec<_>>().join(" "))
+                    .collect::<String>(),
+            );
+            assert!(
+                token_f1(&text, row["content_text"].as_str().unwrap()) > 0.99,
+                "{title}: article"
+            );
+            let comments = row["comments"].as_array().unwrap();
+            for c in comments {
+                let id = format!("id=\"comment-{}\"", c["id"].as_str().unwrap());
+                assert_eq!(page.matches(&id).count(), 1, "{title}: comment {id}");
+            }
+            found += comments.len();
+        }
+        if a.names[home] == "wordpress" {
+            assert!(found > 20, "the WordPress comments are shown: {found}");
+        }
+    }
+
+    // The same archive exports to the same bytes.
+    let again = out.path().join("again");
+    ok(&archive(
+        &a.db,
+        &["export", "--format", "html", "-o", again.to_str().unwrap()],
+    ));
+    assert_eq!(files_under(&again), files);
+    for f in &files {
+        assert_eq!(
+            std::fs::read(dir.join(f)).unwrap(),
+            std::fs::read(again.join(f)).unwrap(),
+            "{} differs",
+            f.display()
+        );
+    }
+    // A directory is needed.
+    let out = archive(&a.db, &["export", "--format", "html"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(err.contains("--output DIR"), "{err}");
+}

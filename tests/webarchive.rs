@@ -246,12 +246,6 @@ fn pywb_replays_the_posts_with_the_live_site_gone() {
     }
 }
 
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// The media fixture blog (`fixtures/media`: Pelican, every kind of image, audio, video, a PDF,
 /// an image on another host, Isso comments) archived and exported as WACZ, with every server
 /// stopped afterwards: (truth, origin the posts were archived at, the WACZ).
@@ -510,6 +504,139 @@ fn pywb_replays_images_and_comments_with_every_server_gone() {
             }
             assert!(n as usize > images.len(), "{url}: only {n} responses seen");
         }
+        browser.close().await.ok();
+        events.abort();
+    });
+}
+
+/// The static copy (`archive export --format html`) of the media fixture opened from disk in
+/// headless Chromium with every server stopped: each post's page shows its title, its article,
+/// every image it holds (`naturalWidth > 0`, copied out of the archive) and its Isso comments
+/// (archived from the rendered widget), and the browser asks for nothing but files.
+#[test]
+fn static_copy_opens_from_disk_with_images_and_comments() {
+    use chromiumoxide::browser::{Browser, BrowserConfig};
+    use chromiumoxide::cdp::browser_protocol::network::EventRequestWillBeSent;
+    use futures::StreamExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (t, _, _) = media_archived(dir.path());
+    let site = dir.path().join("site");
+    let out = archive(
+        &dir.path().join("a.db"),
+        &["export", "--format", "html", "-o", site.to_str().unwrap()],
+    );
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("images"), "{said}");
+    let blog_dir = std::fs::read_dir(&site)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .unwrap();
+    let post_pages: Vec<PathBuf> = std::fs::read_dir(blog_dir.join("posts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let posts = t["posts"].as_array().unwrap();
+    assert_eq!(post_pages.len(), posts.len(), "a page per post");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let profile = tempfile::tempdir().unwrap();
+        let config = BrowserConfig::builder()
+            .chrome_executable("/usr/bin/chromium")
+            .no_sandbox()
+            .user_data_dir(profile.path())
+            .arg("disable-gpu")
+            .build()
+            .unwrap();
+        let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
+        let events = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let mut images_seen = 0;
+        for post in posts {
+            let title = post["title"].as_str().unwrap();
+            let page = browser.new_page("about:blank").await.unwrap();
+            let mut requests = page
+                .event_listener::<EventRequestWillBeSent>()
+                .await
+                .unwrap();
+            // Find the post's file by its title (each page names its post in <h1>).
+            let mut found = None;
+            for f in &post_pages {
+                let html = std::fs::read_to_string(f).unwrap();
+                if html.contains(&format!("<h1>{}</h1>", html_escape(title))) {
+                    found = Some(f.clone());
+                }
+            }
+            let file = found.unwrap_or_else(|| panic!("no page for {title:?}"));
+            let url = format!("file://{}", file.display());
+            page.goto(&url).await.unwrap();
+            let seen: serde_json::Value = page
+                .evaluate(
+                    "(async () => {
+                        for (let i = 0; i < 50; i++) {
+                            const imgs = [...document.images];
+                            if (imgs.every(i => i.complete)) break;
+                            await new Promise(r => setTimeout(r, 100));
+                        }
+                        return {
+                            text: document.querySelector('article.post').innerText,
+                            images: [...document.images].map(i => [i.src, i.naturalWidth]),
+                            comments: [...document.querySelectorAll('li.comment > .content')].map(c => c.innerText).filter(t => t.trim()),
+                        };
+                    })()",
+                )
+                .await
+                .unwrap()
+                .into_value()
+                .unwrap();
+            let text = seen["text"].as_str().unwrap();
+            assert!(text.contains(title), "{url}: no title:\n{text}");
+            let words: Vec<&str> = post["body_text"]
+                .as_str()
+                .unwrap()
+                .split_whitespace()
+                .take(6)
+                .collect();
+            assert!(
+                text.split_whitespace().collect::<Vec<_>>().join(" ").contains(&words.join(" ")),
+                "{url}: article text missing"
+            );
+            let shown_in_post = post["requisites"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["scope"] == "post" && r["kind"] == "image" && r["via"] == "src");
+            let images = seen["images"].as_array().unwrap();
+            if shown_in_post {
+                assert!(!images.is_empty(), "{url}: no images");
+            }
+            for img in images {
+                assert!(
+                    img[0].as_str().unwrap().starts_with("file://"),
+                    "{url}: {img} is not a file of the copy"
+                );
+                assert!(img[1].as_u64().unwrap() > 0, "{url}: image not shown: {img}");
+                images_seen += 1;
+            }
+            let comments = seen["comments"].as_array().unwrap();
+            assert_eq!(
+                comments.len() as u64,
+                post["comment_count"].as_u64().unwrap(),
+                "{url}: {comments:?}"
+            );
+            page.close().await.unwrap();
+            while let Ok(Some(ev)) =
+                tokio::time::timeout(Duration::from_millis(200), requests.next()).await
+            {
+                let u = &ev.request.url;
+                assert!(
+                    u.starts_with("file://") || u.starts_with("data:") || u == "about:blank",
+                    "{url} asked for {u}"
+                );
+            }
+        }
+        assert!(images_seen >= 10, "only {images_seen} images shown");
         browser.close().await.ok();
         events.abort();
     });

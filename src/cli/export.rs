@@ -1,9 +1,11 @@
-//! `archive export`: JSON Lines of the posts, the captures as WARC, CDXJ or WACZ, or each
-//! blog as Atom, JSON Feed or WXR documents in a directory of its own.
+//! `archive export`: JSON Lines of the posts, the captures as WARC, CDXJ or WACZ, each blog
+//! as Atom, JSON Feed or WXR documents in a directory of its own, or a static copy of the
+//! reader's pages (HTML) that opens from disk.
 
 use super::{find, open_to_read, Format};
 use crate::export::feeds::{blog_slug, Documents};
 use crate::export::{atom, jsonfeed, webarchive, wxr};
+use crate::serve::site;
 use crate::store::{Blog, Store};
 use anyhow::{bail, Context, Result};
 use std::collections::HashSet;
@@ -19,6 +21,7 @@ pub(super) fn export(
     output: Option<PathBuf>,
     warc_name: Option<String>,
     atom_page_size: u64,
+    page_size: u32,
 ) -> Result<()> {
     let store = open_to_read(db)?;
     let found = blog.map(|b| find(&store, b)).transpose()?;
@@ -31,6 +34,16 @@ pub(super) fn export(
                 None => store.blogs()?,
             };
             blog_native(&store, &blogs, format, output, atom_page_size)
+        }
+        Format::Html => {
+            let Some(dir) = output else {
+                bail!("--format html writes a directory of pages: pass --output DIR");
+            };
+            let blogs = match found {
+                Some(b) => vec![b],
+                None => store.blogs()?,
+            };
+            static_site(&store, blogs, &dir, page_size)
         }
         Format::Jsonl => write_out(output, |out| {
             let n = store.for_each_post(id, |p| Ok(crate::export::write_jsonl(&p, out)?))?;
@@ -177,13 +190,8 @@ fn blog_native(
             Ok(String::new())
         });
     };
-    let mut taken = HashSet::new();
-    for blog in blogs {
-        let mut slug = blog_slug(&blog.home_url);
-        if !taken.insert(slug.clone()) {
-            slug = format!("{slug}-{}", blog.id);
-            taken.insert(slug.clone());
-        }
+    for (blog, slug) in blog_dirs(blogs.to_vec()) {
+        let blog = &blog;
         let blog_dir = dir.join(&slug);
         std::fs::create_dir_all(&blog_dir)
             .with_context(|| format!("creating {}", blog_dir.display()))?;
@@ -199,6 +207,46 @@ fn blog_native(
             blog_dir.display()
         );
     }
+    Ok(())
+}
+
+/// Each blog with its directory's name: its [`blog_slug`], with the blog's id appended when an
+/// earlier blog has the same slug.
+fn blog_dirs(blogs: Vec<Blog>) -> Vec<(Blog, String)> {
+    let mut taken = HashSet::new();
+    blogs
+        .into_iter()
+        .map(|blog| {
+            let mut slug = blog_slug(&blog.home_url);
+            if !taken.insert(slug.clone()) {
+                slug = format!("{slug}-{}", blog.id);
+                taken.insert(slug.clone());
+            }
+            (blog, slug)
+        })
+        .collect()
+}
+
+/// `--format html`: the static copy in `dir` (`serve::site`), each blog read in one snapshot,
+/// then the index of the blogs.
+fn static_site(store: &Store, blogs: Vec<Blog>, dir: &Path, page_size: u32) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let blogs = blog_dirs(blogs);
+    let mut docs = Directory(dir.to_path_buf());
+    for (blog, slug) in &blogs {
+        let w = store.snapshot(|s| site::write_blog(s, blog, slug, page_size, &mut docs))?;
+        eprintln!(
+            "exported {} posts, {} comments, {} images ({:.1} MB) of {} to {}",
+            w.posts,
+            w.comments,
+            w.images,
+            w.image_bytes as f64 / 1e6,
+            blog.home_url,
+            dir.join(slug).display()
+        );
+    }
+    site::write_index(store, &blogs, &mut docs)?;
+    eprintln!("open {} in a browser", dir.join("index.html").display());
     Ok(())
 }
 
@@ -264,7 +312,8 @@ fn remove_stale_archives(dir: &Path, archives: u64) -> Result<()> {
     Ok(())
 }
 
-/// A blog's directory: each document written beside its name and renamed once synced.
+/// A directory: each document (a name, or a path below it) written beside its name and
+/// renamed once synced.
 struct Directory(PathBuf);
 
 /// Stdout: one document.
@@ -279,7 +328,12 @@ impl Documents for Directory {
         name: &str,
         write: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
     ) -> Result<()> {
-        write_file(&self.0.join(name), write)
+        let path = self.0.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        write_file(&path, write)
     }
 }
 

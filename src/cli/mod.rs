@@ -143,8 +143,9 @@ pub enum Command {
     /// Export the archive: posts as JSON Lines (default, on stdout), or every capture as a web
     /// archive that pywb and ReplayWeb.page replay: WARC 1.1, its CDXJ index, or both packaged
     /// as WACZ; or each blog as a feed or site export of its own: Atom (RFC 5005 archived
-    /// feed), JSON Feed 1.1, WordPress WXR 1.2, written to `--output DIR/<blog>/`. Formats in
-    /// README.md ("Export format", "Web archive output", "Blog-native exports").
+    /// feed), JSON Feed 1.1, WordPress WXR 1.2, written to `--output DIR/<blog>/`; or a static
+    /// copy of the reader's pages (html) that opens from disk. Formats in README.md ("Export
+    /// format", "Web archive output", "Blog-native exports").
     Export {
         /// Only this blog (feed or home URL).
         #[arg(long, value_name = "BLOG")]
@@ -154,8 +155,8 @@ pub enum Command {
         format: Format,
         /// Write to this file instead of stdout (required for wacz). Written beside it and
         /// renamed at the end: an interrupted export never leaves a truncated file. For atom,
-        /// jsonfeed and wxr, a directory: each blog's documents go to `DIR/<blog host slug>/`
-        /// (stdout takes one blog's single document only).
+        /// jsonfeed, wxr and html, a directory: each blog's documents go to `DIR/<blog host
+        /// slug>/` (stdout takes one blog's single document only; html needs a directory).
         #[arg(short, long, value_name = "FILE|DIR")]
         output: Option<PathBuf>,
         /// The WARC's file name, as recorded in its `warcinfo` and in the index's `filename`
@@ -278,6 +279,10 @@ pub enum Format {
     Jsonfeed,
     /// WordPress eXtended RSS 1.2 per blog (posts, tags, threaded comments): `wordpress.xml`.
     Wxr,
+    /// A static copy of the reader's pages that opens from disk: `index.html`, then per blog
+    /// its posts ([serve] page_size a page), each post with its comments and versions, and
+    /// the images they show.
+    Html,
 }
 
 impl ValueEnum for RenderMode {
@@ -379,6 +384,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             output,
             warc_name,
             atom_page_size,
+            config.serve.page_size,
         ),
         Command::Serve {
             bind,

@@ -13,6 +13,7 @@
 pub mod api;
 pub mod memento;
 pub mod pages;
+pub mod site;
 pub mod views;
 
 use crate::store::Store;

@@ -7,6 +7,7 @@ use super::views::{
     self, go_href, query_value, sanitize, BlogView, ListParams, SearchParams, UrlParam,
 };
 use super::{Failure, Reader};
+use crate::store::PostSummary;
 use crate::store::{Comment, Post, PostVersion};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
@@ -32,7 +33,54 @@ pub async fn stylesheet() -> Response {
         .into_response()
 }
 
-fn layout(title: &str, body: Markup) -> Markup {
+/// The stylesheet every page uses, compiled in (the static copy writes it beside its pages).
+pub const STYLESHEET: &str = STYLE;
+
+/// Where a page's own links lead: the running reader's routes ([`Routes`]) or the files of a
+/// static copy (`serve::site`). Each answer is an address relative to the page or to the
+/// server's root, ready for `href`.
+pub trait Links {
+    /// The stylesheet.
+    fn stylesheet(&self) -> String;
+    /// The list of blogs.
+    fn home(&self) -> String;
+    /// The first page of blog `id`'s posts.
+    fn blog(&self, id: i64) -> String;
+    /// The page of the archived post `url`.
+    fn post(&self, url: &str) -> String;
+    /// Any other address (a feed, a home page): what the archive holds of it, or the address
+    /// itself where the copy cannot tell.
+    fn go(&self, url: &str) -> String;
+    /// The search form's action; `None` where there is no search (a static copy).
+    fn search(&self) -> Option<String>;
+}
+
+/// The running reader's routes (`/`, `/blog/{id}`, `/post?url=`, `/go?url=`, `/search`).
+pub struct Routes;
+
+impl Links for Routes {
+    fn stylesheet(&self) -> String {
+        "/assets/style.css".into()
+    }
+    fn home(&self) -> String {
+        "/".into()
+    }
+    fn blog(&self, id: i64) -> String {
+        format!("/blog/{id}")
+    }
+    fn post(&self, url: &str) -> String {
+        post_href(url)
+    }
+    fn go(&self, url: &str) -> String {
+        go_href(url)
+    }
+    fn search(&self) -> Option<String> {
+        Some("/search".into())
+    }
+}
+
+/// A whole page: `body` under the site header, `title` in the window's title.
+pub fn layout(links: &dyn Links, title: &str, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -40,14 +88,16 @@ fn layout(title: &str, body: Markup) -> Markup {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · everblog" }
-                link rel="stylesheet" href="/assets/style.css";
+                link rel="stylesheet" href=(links.stylesheet());
             }
             body {
                 header.site {
-                    a.home href="/" { "everblog" }
-                    form.search action="/search" method="get" {
-                        input type="search" name="q" placeholder="Search the archive" aria-label="Search";
-                        button { "Search" }
+                    a.home href=(links.home()) { "everblog" }
+                    @if let Some(action) = links.search() {
+                        form.search action=(action) method="get" {
+                            input type="search" name="q" placeholder="Search the archive" aria-label="Search";
+                            button { "Search" }
+                        }
                     }
                 }
                 main { (body) }
@@ -59,17 +109,19 @@ fn layout(title: &str, body: Markup) -> Markup {
 /// A page saying `text`, for errors.
 pub fn message(status: StatusCode, text: &str) -> Markup {
     layout(
+        &Routes,
         status.canonical_reason().unwrap_or("Error"),
         html! { h1 { (status.as_u16()) " " (status.canonical_reason().unwrap_or("")) } p { (text) } },
     )
 }
 
-fn date(d: Option<DateTime<FixedOffset>>) -> String {
+/// `d` as `YYYY-MM-DD`, or "undated".
+pub fn date(d: Option<DateTime<FixedOffset>>) -> String {
     d.map(|d| d.format("%Y-%m-%d").to_string())
         .unwrap_or_else(|| "undated".into())
 }
 
-fn month_of(p: &crate::store::PostSummary) -> String {
+fn month_of(p: &PostSummary) -> String {
     p.published
         .map(|d| d.format("%B %Y").to_string())
         .unwrap_or_else(|| "Undated".into())
@@ -82,7 +134,13 @@ fn post_href(url: &str) -> String {
 /// `/`: every blog with what the archive holds of it.
 pub async fn blogs(State(reader): State<Arc<Reader>>) -> Page {
     let blogs = reader.read(|s| Ok(BlogView::all(s)?)).await?;
-    Ok(layout(
+    Ok(blogs_page(&Routes, &blogs))
+}
+
+/// The list of blogs with what the archive holds of each.
+pub fn blogs_page(links: &dyn Links, blogs: &[BlogView]) -> Markup {
+    layout(
+        links,
         "Blogs",
         html! {
             h1 { "Blogs" }
@@ -92,11 +150,11 @@ pub async fn blogs(State(reader): State<Arc<Reader>>) -> Page {
             table.blogs {
                 thead { tr { th { "Blog" } th { "Posts" } th { "Comments" } th { "From – to" } th { "Last update" } th { "Rules learned" } } }
                 tbody {
-                    @for b in &blogs {
+                    @for b in blogs {
                         tr {
                             td {
-                                a href={ "/blog/" (b.id) } { (b.name()) }
-                                br; small { (b.home_url) " · " a href=(go_href(&b.feed_url)) { "feed" } }
+                                a href=(links.blog(b.id)) { (b.name()) }
+                                br; small { (b.home_url) " · " a href=(links.go(&b.feed_url)) { "feed" } }
                             }
                             td { (b.coverage.posts_archived) " of " (b.coverage.posts_known) " known"
                                 @if b.coverage.posts_gone > 0 { br; small { (b.coverage.posts_gone) " deleted by the blog" } } }
@@ -110,7 +168,7 @@ pub async fn blogs(State(reader): State<Arc<Reader>>) -> Page {
                 }
             }
         },
-    ))
+    )
 }
 
 /// `/blog/{id}?page=&month=&author=&tag=`: the blog's posts, newest first, by month.
@@ -166,6 +224,7 @@ pub async fn blog(
         _ => "Posts".into(),
     };
     Ok(layout(
+        &Routes,
         blog.name(),
         html! {
             h1 { (blog.name()) }
@@ -175,21 +234,7 @@ pub async fn blog(
                 section.posts {
                     h2 { (heading) " " small { "(" (total) ")" } }
                     @if filter != Default::default() { p { a href=(base) { "All posts" } } }
-                    @for (i, post) in posts.iter().enumerate() {
-                        @if i == 0 || month_of(post) != month_of(&posts[i - 1]) {
-                            h3.month { (month_of(post)) }
-                        }
-                        article.summary {
-                            a href=(post_href(&post.url)) { (post.title.as_deref().unwrap_or(&post.url)) }
-                            div.meta {
-                                (date(post.published))
-                                @if !post.authors.is_empty() { " · " (post.authors.join(", ")) }
-                                @if post.comments > 0 { " · " (post.comments) " comments" }
-                                @if post.version > 1 { " · " span.badge { (post.version) " versions" } }
-                                @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
-                            }
-                        }
-                    }
+                    (post_list(&Routes, &posts))
                     nav.pager {
                         @if page > 1 { a rel="prev" href=(with(page - 1)) { "← Newer" } }
                         span { "Page " (page) " of " (pages) }
@@ -218,6 +263,28 @@ pub async fn blog(
     ))
 }
 
+/// `posts` (newest first) under a heading per month, each with its date, authors, comments,
+/// versions and whether the blog deleted it.
+pub fn post_list(links: &dyn Links, posts: &[PostSummary]) -> Markup {
+    html! {
+        @for (i, post) in posts.iter().enumerate() {
+            @if i == 0 || month_of(post) != month_of(&posts[i - 1]) {
+                h3.month { (month_of(post)) }
+            }
+            article.summary {
+                a href=(links.post(&post.url)) { (post.title.as_deref().unwrap_or(&post.url)) }
+                div.meta {
+                    (date(post.published))
+                    @if !post.authors.is_empty() { " · " (post.authors.join(", ")) }
+                    @if post.comments > 0 { " · " (post.comments) " comments" }
+                    @if post.version > 1 { " · " span.badge { (post.version) " versions" } }
+                    @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
+                }
+            }
+        }
+    }
+}
+
 /// `/post?url=`: the post, its comments, versions and captures.
 pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) -> Page {
     let url = q.url.clone();
@@ -230,27 +297,13 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
         })
         .await?;
     let title = post.title.clone().unwrap_or_else(|| post.url.clone());
-    let article = sanitize(&post.content_html, &post.url, post.fetched_at);
+    let at = post.fetched_at;
+    let clean = |html: &str| sanitize(html, &post.url, at);
     Ok(layout(
+        &Routes,
         &title,
         html! {
-            article.post {
-                h1 { (title) }
-                p.meta {
-                    (date(post.published))
-                    @if !post.authors.is_empty() { " · by " (post.authors.join(", ")) }
-                    " · " a href=(go_href(&post.url)) { "archived page" }
-                    @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
-                }
-                @if !post.tags.is_empty() {
-                    p.tags { @for t in &post.tags { span.tag { (t) } " " } }
-                }
-                div.content { (PreEscaped(article)) }
-            }
-            section.comments id="comments" {
-                h2 { (post.comments.len()) " comments" }
-                (comment_thread(&post))
-            }
+            (article_and_comments(&post, &clean, html! { a href=(go_href(&post.url)) { "archived page" } }))
             section.versions id="versions" {
                 h2 { "Versions" }
                 @if versions.is_empty() {
@@ -281,9 +334,35 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
     ))
 }
 
+/// The post's title, byline, tags and article, then its threaded comments; `clean` makes
+/// archived HTML safe (and points its addresses where the page's links go); `source` is put
+/// in the byline (a link to the archived page).
+pub fn article_and_comments(post: &Post, clean: &dyn Fn(&str) -> String, source: Markup) -> Markup {
+    let title = post.title.as_deref().unwrap_or(&post.url);
+    html! {
+        article.post {
+            h1 { (title) }
+            p.meta {
+                (date(post.published))
+                @if !post.authors.is_empty() { " · by " (post.authors.join(", ")) }
+                " · " (source)
+                @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
+            }
+            @if !post.tags.is_empty() {
+                p.tags { @for t in &post.tags { span.tag { (t) } " " } }
+            }
+            div.content { (PreEscaped(clean(&post.content_html))) }
+        }
+        section.comments id="comments" {
+            h2 { (post.comments.len()) " comments" }
+            (comment_thread(post, clean))
+        }
+    }
+}
+
 /// The comments of `post` as nested lists, in archive order; a reply whose parent is unknown
 /// is shown at the top level; nesting past 12 levels continues flat.
-fn comment_thread(post: &Post) -> Markup {
+fn comment_thread(post: &Post, clean: &dyn Fn(&str) -> String) -> Markup {
     let ids: HashMap<&str, usize> = post
         .comments
         .iter()
@@ -304,24 +383,25 @@ fn comment_thread(post: &Post) -> Markup {
         i: usize,
         kids: &HashMap<usize, Vec<usize>>,
         depth: u32,
+        clean: &dyn Fn(&str) -> String,
     ) -> Markup {
-        let body = sanitize(&c.content_html, &post.url, post.fetched_at);
+        let body = clean(&c.content_html);
         html! {
             li.comment id={ "comment-" (c.id) } {
                 div.meta { b { (c.author.as_deref().unwrap_or("Anonymous")) } " · " (date(c.published)) }
                 div.content { (PreEscaped(body)) }
                 @if let Some(k) = kids.get(&i) {
                     @if depth < 12 {
-                        ol.replies { @for &j in k { (one(post, &post.comments[j], j, kids, depth + 1)) } }
+                        ol.replies { @for &j in k { (one(post, &post.comments[j], j, kids, depth + 1, clean)) } }
                     }
                 }
             }
             @if depth >= 12 {
-                @if let Some(k) = kids.get(&i) { @for &j in k { (one(post, &post.comments[j], j, kids, depth)) } }
+                @if let Some(k) = kids.get(&i) { @for &j in k { (one(post, &post.comments[j], j, kids, depth, clean)) } }
             }
         }
     }
-    html! { ol.thread { @for &i in &roots { (one(post, &post.comments[i], i, &children, 0)) } } }
+    html! { ol.thread { @for &i in &roots { (one(post, &post.comments[i], i, &children, 0, clean)) } } }
 }
 
 /// Query of `/diff`.
@@ -363,6 +443,7 @@ pub async fn diff(State(reader): State<Arc<Reader>>, Query(q): Query<DiffParams>
     };
     let title = post.title.clone().unwrap_or_else(|| post.url.clone());
     Ok(layout(
+        &Routes,
         &format!("{title}: versions {} and {}", q.from, q.to),
         html! {
             h1 { "Version " (q.from) " → " (q.to) }
@@ -413,6 +494,7 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
         )
     };
     Ok(layout(
+        &Routes,
         if text.is_empty() { "Search" } else { &text },
         html! {
             h1 { "Search" }
@@ -473,6 +555,7 @@ pub async fn go(
     Ok((
         StatusCode::NOT_FOUND,
         layout(
+            &Routes,
             "Not archived",
             html! { h1 { "Not in the archive" } p { "The archive holds no capture of " code { (q.url) } "." } },
         ),

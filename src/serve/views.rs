@@ -204,13 +204,39 @@ pub fn go_href(url: &str) -> String {
     format!("/go?url={}", query_value(url))
 }
 
+/// What an address in archived HTML is for, when [`sanitize_with`] rewrites it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// An image to show (`<img src>`): never loaded from the live site.
+    Image,
+    /// A link to follow (`href`, `cite`, `longdesc`).
+    Link,
+}
+
 /// Archived HTML (an article, a comment) made safe to show in the reader (ammonia: no
 /// script, no style, no event handler, no form), with every image served from the archive's
 /// capture nearest to `at` and every link going through [`go_href`]; relative addresses are
 /// resolved against `base` first. Addresses that are not http(s) or mailto are dropped.
 pub fn sanitize(html: &str, base: &str, at: DateTime<Utc>) -> String {
-    let base = url::Url::parse(base).ok();
     let stamp = super::memento::timestamp(at);
+    sanitize_with(html, base, move |target, url| {
+        Some(match target {
+            Target::Image => super::memento::web_href(&stamp, true, url.as_str()),
+            Target::Link => go_href(url.as_str()),
+        })
+    })
+}
+
+/// Archived HTML made safe as [`sanitize`] makes it, each absolute http(s) address (relative
+/// ones resolved against `base`) given to `rewrite`, which says where it leads now (`None`
+/// drops the attribute: an image the archive does not hold). Fragments (`#id`) stay; mailto
+/// links are kept as they are; other schemes are dropped.
+pub fn sanitize_with(
+    html: &str,
+    base: &str,
+    rewrite: impl Fn(Target, &url::Url) -> Option<String> + Send + Sync + 'static,
+) -> String {
+    let base = url::Url::parse(base).ok();
     let mut b = ammonia::Builder::default();
     b.link_rel(Some("noopener noreferrer nofollow"))
         .attribute_filter(move |element, attribute, value| {
@@ -218,10 +244,7 @@ pub fn sanitize(html: &str, base: &str, at: DateTime<Utc>) -> String {
                 (element, attribute),
                 (_, "href") | (_, "src") | (_, "cite") | ("img", "longdesc")
             );
-            if !is_url {
-                return Some(Cow::Borrowed(value));
-            }
-            if value.starts_with('#') {
+            if !is_url || value.starts_with('#') {
                 return Some(Cow::Borrowed(value));
             }
             let abs = match &base {
@@ -233,11 +256,12 @@ pub fn sanitize(html: &str, base: &str, at: DateTime<Utc>) -> String {
                 "mailto" if attribute == "href" => return Some(Cow::Owned(abs.to_string())),
                 _ => return None,
             }
-            Some(Cow::Owned(if element == "img" && attribute == "src" {
-                super::memento::web_href(&stamp, true, abs.as_str())
+            let target = if element == "img" && attribute == "src" {
+                Target::Image
             } else {
-                go_href(abs.as_str())
-            }))
+                Target::Link
+            };
+            rewrite(target, &abs).map(Cow::Owned)
         });
     b.clean(html).to_string()
 }

@@ -323,3 +323,10 @@ pub fn start_isso(script: &Path, dir: &Path, port: u16, blog_origin: &str) -> Is
     );
     isso
 }
+
+/// `s` with `&`, `<` and `>` escaped as HTML text.
+pub fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
