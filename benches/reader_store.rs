@@ -8,7 +8,9 @@
 //! Each post is written as a crawl writes it (`Store::record_page`: its page as a stored
 //! response, the post, its comments, one transaction): 3–12 real paragraphs of the corpus (or
 //! the fixture blogs), one of 12 authors, 2 of 40 tags, a date spread over 15 years (about 55
-//! posts a month), 0–8 comments, every 50th post edited once (a second version).
+//! posts a month), 0–8 comments (the count declared on the page, as WordPress does), links to
+//! the posts before and after it (the frontier holds every post, as after a crawl), every 50th
+//! post edited once (a second version).
 
 mod common;
 
@@ -17,7 +19,7 @@ use common::Rng;
 use everblog::core::feed::FeedKind;
 use everblog::fetch::Response;
 use everblog::store::{
-    Comment, CommentSource, CommentWrite, NewPost, PageOutcome, PageState, Store,
+    Comment, CommentSource, CommentWrite, Link, NewPost, PageOutcome, PageState, Source, Store,
 };
 
 const AUTHORS: [&str; 12] = [
@@ -53,8 +55,9 @@ fn main() -> anyhow::Result<()> {
     let first = offset.with_ymd_and_hms(2011, 1, 1, 9, 0, 0).unwrap();
     let fetched = Utc.with_ymd_and_hms(2026, 6, 1, 0, 0, 0).unwrap();
     let (mut comments_total, mut bytes) = (0usize, 0usize);
+    let url_of = |i: usize| format!("{home}{}/post-{i}.html", 2011 + i * 15 / n.max(1));
     for i in 0..n {
-        let url = format!("{home}{}/post-{i}.html", 2011 + i * 15 / n.max(1));
+        let url = url_of(i);
         let published = first + Duration::minutes((i as i64) * 15 * 365 * 24 * 60 / n as i64);
         let mut html = String::new();
         let mut text = String::new();
@@ -127,12 +130,21 @@ fn main() -> anyhow::Result<()> {
                     gaps: Vec::new(),
                     tags: tags.clone(),
                     comments_feed: None,
-                    comments_declared: None,
+                    comments_declared: Some(comments.len() as u32),
                     comments_closed: false,
                     next_comment_check: None,
                 }),
-                links: Vec::new(),
-                post_links: None,
+                links: [i.wrapping_sub(1), i + 1]
+                    .into_iter()
+                    .filter(|&j| j < n)
+                    .map(|j| Link {
+                        url: url_of(j),
+                        depth: 1,
+                        source: Source::Link,
+                        post: true,
+                    })
+                    .collect(),
+                post_links: Some(2),
                 state: PageState::Done,
                 retry_at: None,
                 error: None,

@@ -195,6 +195,11 @@ bind = "127.0.0.1:8080"
 read_only_public = false
 # Posts (or search hits) per page.
 page_size = 50
+# Read-only database connections kept open between requests.
+connections = 16
+# A search ranks (BM25) the newest this many matches of its words; older matches follow,
+# newest first. Bounds the work of a word found in nearly every post.
+search_rank_window = 2000
 "#;
 
 /// The whole configuration: one section per concern.

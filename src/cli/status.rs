@@ -73,10 +73,10 @@ pub(super) fn status(db: &Path) -> Result<()> {
 pub(crate) fn coverage_line(c: &Coverage) -> String {
     format!(
         "{}/{} posts · {}/{} declared comments · {} missing",
-        c.posts_archived,
-        c.posts_known,
-        c.comments_archived,
-        c.comments_declared,
+        c.counts.posts_archived,
+        c.counts.posts_known,
+        c.counts.comments_archived,
+        c.counts.comments_declared,
         c.missing()
     )
 }
@@ -120,16 +120,16 @@ fn print_coverage(title: &str, c: &Coverage) {
         .collect();
     println!(
         "  posts     {} known ({}) · {} archived · {} missing · {} gone from the blog (kept)",
-        c.posts_known,
+        c.counts.posts_known,
         by.join(", "),
-        c.posts_archived,
+        c.counts.posts_archived,
         c.posts_missing.len(),
-        c.posts_gone
+        c.counts.posts_gone
     );
     println!(
         "  comments  {} declared · {} archived · {} missing",
-        c.comments_declared,
-        c.comments_archived,
+        c.counts.comments_declared,
+        c.counts.comments_archived,
         c.comments_missing
             .iter()
             .map(|m| m.declared.saturating_sub(m.archived))
@@ -137,9 +137,9 @@ fn print_coverage(title: &str, c: &Coverage) {
     );
     println!(
         "  dates     {} … {} · last verified {}",
-        date(c.oldest_post),
-        date(c.newest_post),
-        when(c.verified_at, "never")
+        date(c.counts.oldest_post),
+        date(c.counts.newest_post),
+        when(c.counts.verified_at, "never")
     );
     for m in &c.posts_missing {
         println!(

@@ -222,8 +222,8 @@ impl Worker {
                     super::sd_notify(&format!(
                         "STATUS=idle; {}: {}/{} posts, {} missing",
                         blog.home_url,
-                        c.posts_archived,
-                        c.posts_known,
+                        c.counts.posts_archived,
+                        c.counts.posts_known,
                         c.missing()
                     ));
                 }

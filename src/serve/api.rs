@@ -82,7 +82,7 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
 /// `{id, author}` when the hit is in a comment, else null.
 pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchParams>) -> ApiResult {
     let size = reader.page_size;
-    let q = p.query(size)?;
+    let q = p.query(size, reader.search_rank_window)?;
     let mut hits = reader.read(move |s| Ok(s.search(&q)?)).await?;
     hits.truncate(size as usize);
     let out: Vec<serde_json::Value> = hits

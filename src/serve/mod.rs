@@ -44,6 +44,13 @@ pub struct ServeSettings {
     pub read_only_public: bool,
     /// Posts or hits per page.
     pub page_size: u32,
+    /// Read-only database connections kept open between requests (more requests at once
+    /// each open their own, closed after).
+    pub connections: u32,
+    /// A search ranks (BM25) the newest this many matches of its words; older matches follow,
+    /// newest first. Ranking reads every ranked match's statistics: this bounds the work of a
+    /// word found in nearly every post (benches/reader.sh: `the` over a 10,000-post blog).
+    pub search_rank_window: u32,
 }
 
 impl Default for ServeSettings {
@@ -53,6 +60,8 @@ impl Default for ServeSettings {
             auth: None,
             read_only_public: false,
             page_size: 50,
+            connections: 16,
+            search_rank_window: 2000,
         }
     }
 }
@@ -72,6 +81,10 @@ pub struct Reader {
     auth: Option<Credentials>,
     /// Posts or hits per page.
     pub page_size: u32,
+    /// Connections kept in `pool`.
+    connections: usize,
+    /// [`ServeSettings::search_rank_window`].
+    pub search_rank_window: u32,
 }
 
 /// The accepted users: name → argon2 PHC string, and the credentials already verified (their
@@ -133,7 +146,7 @@ impl Reader {
             };
             let out = f(&store);
             let mut pool = me.pool.lock().expect("pool lock");
-            if pool.len() < 16 {
+            if pool.len() < me.connections {
                 pool.push(store);
             }
             out
@@ -243,6 +256,8 @@ pub fn router(db: &Path, settings: &ServeSettings) -> Result<Router> {
         pool: Mutex::new(Vec::new()),
         auth,
         page_size: settings.page_size.clamp(1, 1000),
+        connections: settings.connections as usize,
+        search_rank_window: settings.search_rank_window.max(1),
     });
     Ok(Router::new()
         .route("/", get(pages::blogs))

@@ -454,11 +454,17 @@ pub async fn diff(State(reader): State<Arc<Reader>>, Query(q): Query<DiffParams>
     ))
 }
 
-/// `old` → `new` word by word: removed words in `<del>`, added ones in `<ins>` (similar).
+/// How long a word diff may search for the smallest difference; past it, `similar` gives a
+/// correct but coarser diff (whole runs of words replaced), so a page never waits longer on
+/// two very different versions.
+pub const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `old` → `new` word by word: removed words in `<del>`, added ones in `<ins>` (similar),
+/// within [`DIFF_TIMEOUT`].
 pub fn word_diff(old: &str, new: &str) -> Markup {
     use similar::{ChangeTag, TextDiff};
     let diff = TextDiff::configure()
-        .timeout(std::time::Duration::from_secs(2))
+        .timeout(DIFF_TIMEOUT)
         .diff_words(old, new);
     html! {
         @for change in diff.iter_all_changes() {
@@ -474,9 +480,9 @@ pub fn word_diff(old: &str, new: &str) -> Markup {
 /// `/search?q=&blog=&author=&from=&to=&page=`.
 pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchParams>) -> Page {
     let size = reader.page_size;
-    let q = p.query(size)?;
-    let (mut hits, blogs) = reader
-        .read(move |s| Ok((s.search(&q)?, s.blogs()?)))
+    let q = p.query(size, reader.search_rank_window)?;
+    let (mut hits, blogs, matches) = reader
+        .read(move |s| Ok((s.search(&q)?, s.blogs()?, s.search_matches(&q.text)?)))
         .await?;
     let more = hits.len() > size as usize;
     hits.truncate(size as usize);
@@ -513,6 +519,7 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
             }
             @if !text.trim().is_empty() {
                 @if hits.is_empty() { p { "Nothing found." } }
+                @else { p.meta { (matches) " posts and comments hold these words (before filters)." } }
                 ol.hits {
                     @for h in &hits {
                         @let href = match &h.comment { Some(c) => format!("{}#comment-{}", post_href(&h.url), c.id), None => post_href(&h.url) };

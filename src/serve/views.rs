@@ -2,7 +2,7 @@
 //! overview, a page of posts, search parameters, and the HTML a snippet or an article becomes.
 
 use super::Failure;
-use crate::store::{Blog, Coverage, PostFilter, SearchQuery, Store};
+use crate::store::{Blog, CoverageCounts, PostFilter, SearchQuery, Store};
 use chrono::{DateTime, NaiveDate, Utc};
 use std::borrow::Cow;
 
@@ -18,7 +18,7 @@ pub struct BlogView {
     /// Feed it was added with.
     pub feed_url: String,
     /// What the archive holds of it.
-    pub coverage: Coverage,
+    pub coverage: CoverageCounts,
     /// When it was last brought up to date (UpdateCrawl, else NewCrawl).
     #[serde(serialize_with = "crate::store::records::rfc3339::utc_opt")]
     pub last_update: Option<DateTime<Utc>>,
@@ -32,7 +32,7 @@ impl BlogView {
     /// # Errors
     /// The database failed.
     pub fn of(store: &Store, blog: Blog) -> anyhow::Result<BlogView> {
-        let coverage = store.coverage(blog.id)?;
+        let coverage = store.coverage_counts(blog.id)?;
         let mut rules: Vec<String> = store
             .rules(blog.id)?
             .into_iter()
@@ -142,12 +142,12 @@ pub struct SearchParams {
 
 impl SearchParams {
     /// The store's query for page [`Self::page`] of `page_size` hits, asking one more to know
-    /// whether a next page exists.
+    /// whether a next page exists, ranking the newest `rank_window` matches.
     ///
     /// # Errors
     /// [`Failure::BadRequest`] naming a date that is not `YYYY-MM-DD` or a blog that is not a
     /// number.
-    pub fn query(&self, page_size: u32) -> Result<SearchQuery, Failure> {
+    pub fn query(&self, page_size: u32, rank_window: u32) -> Result<SearchQuery, Failure> {
         let day = |name: &str, v: &Option<String>| -> Result<Option<NaiveDate>, Failure> {
             match v.as_deref().filter(|s| !s.is_empty()) {
                 None => Ok(None),
@@ -171,6 +171,7 @@ impl SearchParams {
             to: day("to", &self.to)?,
             limit: page_size + 1,
             offset: (self.page() - 1).saturating_mul(page_size),
+            rank_window,
         })
     }
 

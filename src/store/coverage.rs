@@ -1,41 +1,83 @@
 //! Coverage: what the archive holds of a blog against what is known to exist — posts known
 //! (by source) vs archived vs missing with the reason, comments declared vs archived, the
 //! oldest and newest post, when the blog was last verified. Read for `archive coverage`,
-//! `archive status` and the daemon's status line.
+//! `archive status`, the daemon's status line, and (the counts alone) every blog the reader
+//! lists. Each figure is read from an index (`posts_coverage`, `frontier_posts`,
+//! `comments_by_post`): a 10,000-post blog's counts in about 15 ms (benches/reader.sh).
 
-use super::{local_col, utc_col, Coverage, MissingComments, MissingPost, PageState, Source, Store};
+use super::{
+    local_col, utc_col, Coverage, CoverageCounts, MissingComments, MissingPost, PageState, Source,
+    Store,
+};
 use anyhow::{Context, Result};
-use rusqlite::params;
 
 impl Store {
-    /// The coverage of one blog.
-    pub fn coverage(&self, blog_id: i64) -> Result<Coverage> {
+    /// The counts of one blog's coverage, without the lists of what is missing.
+    ///
+    /// # Errors
+    /// There is no blog `blog_id`, or the database failed.
+    pub fn coverage_counts(&self, blog_id: i64) -> Result<CoverageCounts> {
         let blog = self.blog(blog_id)?.context("no such blog")?;
         let count = |sql: &str| -> Result<u64> {
             Ok(self
                 .conn
-                .query_row(sql, [blog_id], |r| r.get::<_, i64>(0))? as u64)
+                .query_row(sql, [blog_id], |r| r.get::<_, Option<i64>>(0))?
+                .unwrap_or(0) as u64)
         };
-        let posts_archived = count("SELECT COUNT(*) FROM posts WHERE blog_id = ?1")?;
-        let posts_gone =
-            count("SELECT COUNT(*) FROM posts WHERE blog_id = ?1 AND gone_at IS NOT NULL")?;
         // Known: post URLs in the frontier, and archived posts the frontier never saw.
         let posts_known = count(
-            "SELECT COUNT(*) FROM (
-               SELECT url FROM frontier WHERE blog_id = ?1 AND is_post = 1
-               UNION SELECT url FROM posts WHERE blog_id = ?1)",
+            "SELECT (SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND is_post = 1)
+                  + (SELECT COUNT(*) FROM posts p WHERE p.blog_id = ?1 AND NOT EXISTS
+                       (SELECT 1 FROM frontier f WHERE f.blog_id = ?1 AND f.url = p.url AND f.is_post = 1))",
         )?;
-        let mut posts_known_by = std::collections::BTreeMap::new();
-        for s in Source::ALL {
-            let n: i64 = self.conn.query_row(
-                "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND is_post = 1 AND (sources & ?2) != 0",
-                params![blog_id, s.bit()],
-                |r| r.get(0),
-            )?;
-            if n > 0 {
-                posts_known_by.insert(*s, n as u64);
-            }
-        }
+        let (oldest_post, newest_post) = self.conn.query_row(
+            "SELECT (SELECT MIN(published) FROM posts WHERE blog_id = ?1),
+                    (SELECT MAX(published) FROM posts WHERE blog_id = ?1)",
+            [blog_id],
+            |r| Ok((local_col(r, 0)?, local_col(r, 1)?)),
+        )?;
+        Ok(CoverageCounts {
+            posts_known,
+            posts_archived: count("SELECT COUNT(*) FROM posts WHERE blog_id = ?1")?,
+            posts_gone: count(
+                "SELECT COUNT(*) FROM posts WHERE blog_id = ?1 AND gone_at IS NOT NULL",
+            )?,
+            comments_declared: count(
+                "SELECT SUM(comments_declared) FROM posts
+                 WHERE blog_id = ?1 AND gone_at IS NULL AND comments_declared IS NOT NULL",
+            )?,
+            comments_archived: count(
+                "SELECT COUNT(*) FROM comments c JOIN posts p ON p.url = c.post_url WHERE p.blog_id = ?1",
+            )?,
+            oldest_post,
+            newest_post,
+            verified_at: blog.last_update_at.or(blog.crawled_at),
+        })
+    }
+
+    /// The coverage of one blog: the counts, posts known by source, and what is missing.
+    ///
+    /// # Errors
+    /// There is no blog `blog_id`, or the database failed.
+    pub fn coverage(&self, blog_id: i64) -> Result<Coverage> {
+        let blog = self.blog(blog_id)?.context("no such blog")?;
+        let counts = self.coverage_counts(blog_id)?;
+        // One pass over the blog's known posts, a sum per source.
+        let sums = Source::ALL
+            .iter()
+            .map(|s| format!("SUM((sources & {}) != 0)", s.bit()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let per_source: Vec<Option<i64>> = self.conn.query_row(
+            &format!("SELECT {sums} FROM frontier WHERE blog_id = ?1 AND is_post = 1"),
+            [blog_id],
+            |r| (0..Source::ALL.len()).map(|i| r.get(i)).collect(),
+        )?;
+        let posts_known_by = Source::ALL
+            .iter()
+            .zip(per_source)
+            .filter_map(|(s, n)| n.filter(|&n| n > 0).map(|n| (*s, n as u64)))
+            .collect();
         let posts_missing = self.rows(
             "SELECT f.url, f.state, f.error, f.last_attempt FROM frontier f
              WHERE f.blog_id = ?1 AND f.is_post = 1
@@ -57,10 +99,13 @@ impl Store {
             .into_iter()
             .filter(|m| m.state != PageState::Done)
             .collect();
-        let declared = self.rows(
-            "SELECT p.url, p.comments_declared, (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
-             FROM posts p WHERE p.blog_id = ?1 AND p.comments_declared IS NOT NULL AND p.gone_at IS NULL
-             ORDER BY p.url",
+        let mut comments_missing = self.rows(
+            "SELECT url, declared, archived FROM (
+               SELECT p.url, p.comments_declared AS declared,
+                      (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url) AS archived
+               FROM posts p
+               WHERE p.blog_id = ?1 AND p.gone_at IS NULL AND p.comments_declared > 0)
+             WHERE archived < declared",
             [blog_id],
             |r| {
                 Ok(MissingComments {
@@ -70,32 +115,13 @@ impl Store {
                 })
             },
         )?;
-        let comments_declared = declared.iter().map(|d| d.declared).sum();
-        let comments_archived = count(
-            "SELECT COUNT(*) FROM comments c JOIN posts p ON p.url = c.post_url WHERE p.blog_id = ?1",
-        )?;
-        let comments_missing = declared
-            .into_iter()
-            .filter(|d| d.archived < d.declared)
-            .collect();
-        let (oldest_post, newest_post) = self.conn.query_row(
-            "SELECT MIN(published), MAX(published) FROM posts WHERE blog_id = ?1",
-            [blog_id],
-            |r| Ok((local_col(r, 0)?, local_col(r, 1)?)),
-        )?;
+        comments_missing.sort_by(|a, b| a.url.cmp(&b.url));
         Ok(Coverage {
             blog: blog.home_url,
-            posts_known,
+            counts,
             posts_known_by,
-            posts_archived,
-            posts_gone,
             posts_missing,
-            comments_declared,
-            comments_archived,
             comments_missing,
-            oldest_post,
-            newest_post,
-            verified_at: blog.last_update_at.or(blog.crawled_at),
         })
     }
 }

@@ -316,4 +316,10 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     CREATE INDEX posts_listing ON posts(blog_id, published, url, authors, tags);
     "#,
+    // 16: coverage counts without reading posts' rows: deleted posts, declared comment counts
+    // and the posts declaring them from one covering index (benches/reader.sh: the blogs page
+    // of a 10,000-post blog from 58 ms to under 20).
+    r#"
+    CREATE INDEX posts_coverage ON posts(blog_id, gone_at, comments_declared, url);
+    "#,
 ];

@@ -59,6 +59,10 @@ pub struct SearchQuery {
     pub limit: u32,
     /// Hits skipped (paging).
     pub offset: u32,
+    /// BM25 ranks the most recently archived this many matches of the words (before filters); older matches
+    /// follow, newest first (`[serve] search_rank_window`). Ranking reads each match's
+    /// statistics, so this bounds the work of a word found nearly everywhere.
+    pub rank_window: u32,
 }
 
 /// One search hit: a post, or a comment of it.
@@ -236,9 +240,30 @@ impl Store {
         )
     }
 
+    /// How many rows (posts and comments) hold every word of `text` (no filter), counted
+    /// from the index alone.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn search_matches(&self, text: &str) -> Result<u64> {
+        let Some(fts) = fts_query(text) else {
+            return Ok(0);
+        };
+        Ok(self.conn.query_row(
+            "SELECT COUNT(*) FROM search WHERE search MATCH ?1",
+            [fts],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
     /// Full-text search over titles, articles, comments and author names, best first (BM25:
-    /// title × 8, author × 2, text × 1), at most `q.limit` hits from `q.offset`. A query with no
+    /// title × 8, author × 2, text × 1, over the most recently archived `q.rank_window` matches; older ones
+    /// after them, newest first), at most `q.limit` hits from `q.offset`. A query with no
     /// word gives no hit.
+    ///
+    /// Two steps, so that a word found in every post stays cheap: the page's rows are chosen
+    /// from the index (and, with filters, the posts' and comments' own rows, joined by id),
+    /// without reading the indexed text; only then are the page's snippets made.
     ///
     /// # Errors
     /// The database failed.
@@ -247,22 +272,43 @@ impl Store {
             return Ok(Vec::new());
         };
         let day = |d: Option<NaiveDate>| d.map(|d| d.format("%Y-%m-%d").to_string());
-        self.rows(
-            "SELECT s.post_url, p.title, b.home_url, p.published,
-                    snippet(search, -1, char(1), char(2), '…', 24), c.key, c.author
-             FROM search s
-             JOIN posts p ON p.url = s.post_url
-             JOIN blogs b ON b.id = p.blog_id
-             LEFT JOIN comments c ON s.rowid % 2 = 1 AND c.id = (s.rowid - 1) / 2
-             WHERE search MATCH ?1
-               AND (?2 IS NULL OR p.blog_id = ?2)
-               AND (?3 IS NULL
-                    OR EXISTS (SELECT 1 FROM json_each(p.authors) WHERE lower(value) = lower(?3))
-                    OR lower(c.author) = lower(?3))
-               AND (?4 IS NULL OR julianday(p.published) >= julianday(?4))
-               AND (?5 IS NULL OR julianday(p.published) < julianday(?5, '+1 day'))
-             ORDER BY bm25(search, 8.0, 1.0, 2.0), s.rowid
-             LIMIT ?6 OFFSET ?7",
+        let filtered = q.blog.is_some() || q.author.is_some() || q.from.is_some() || q.to.is_some();
+        // The newest `rank_window` matches (by row: the most recently archived) are ranked; the
+        // rest follow, newest first.
+        let hits = "WITH floor(f) AS (SELECT COALESCE(
+                       (SELECT rowid FROM search WHERE search MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?8), -1)),
+                   hits(r, band, score) AS (
+                       SELECT rowid, 0, bm25(search, 8.0, 1.0, 2.0) FROM search
+                       WHERE search MATCH ?1 AND rowid >= (SELECT f FROM floor)
+                       UNION ALL
+                       SELECT rowid, 1, -rowid FROM search
+                       WHERE search MATCH ?1 AND rowid < (SELECT f FROM floor))";
+        let sql = if filtered {
+            // A post's row is 2 × posts.id, a comment's 2 × comments.id + 1.
+            format!(
+                "{hits}
+                 SELECT h.r FROM hits h
+                 LEFT JOIN comments c ON h.r % 2 = 1 AND c.id = (h.r - 1) / 2
+                 JOIN posts p ON p.id = (CASE WHEN h.r % 2 = 0 THEN h.r / 2
+                                         ELSE (SELECT id FROM posts WHERE url = c.post_url) END)
+                 WHERE (?2 IS NULL OR p.blog_id = ?2)
+                   AND (?3 IS NULL
+                        OR EXISTS (SELECT 1 FROM json_each(p.authors) WHERE lower(value) = lower(?3))
+                        OR lower(c.author) = lower(?3))
+                   AND (?4 IS NULL OR julianday(p.published) >= julianday(?4))
+                   AND (?5 IS NULL OR julianday(p.published) < julianday(?5, '+1 day'))
+                 ORDER BY h.band, h.score, h.r
+                 LIMIT ?6 OFFSET ?7"
+            )
+        } else {
+            format!(
+                "{hits}
+                 SELECT r FROM hits ORDER BY band, score, r
+                 LIMIT ?6 OFFSET ?7"
+            )
+        };
+        let rows: Vec<i64> = self.rows(
+            &sql,
             params![
                 fts,
                 q.blog,
@@ -270,23 +316,42 @@ impl Store {
                 day(q.from),
                 day(q.to),
                 q.limit,
-                q.offset
+                q.offset,
+                q.rank_window.max(1) - 1
             ],
-            |r| {
-                let key: Option<String> = r.get(5)?;
-                Ok(Hit {
-                    url: r.get(0)?,
-                    title: r.get(1)?,
-                    blog: r.get(2)?,
-                    published: local_col(r, 3)?,
-                    marked: r.get(4)?,
-                    comment: key.map(|id| HitComment {
-                        id,
-                        author: r.get(6).ok().flatten(),
-                    }),
+            |r| r.get(0),
+        )?;
+        let mut hit = self.conn.prepare_cached(
+            "SELECT p.url, p.title, b.home_url, p.published,
+                    snippet(search, -1, char(1), char(2), '…', 24), c.key, c.author
+             FROM search s
+             LEFT JOIN comments c ON s.rowid % 2 = 1 AND c.id = (s.rowid - 1) / 2
+             JOIN posts p ON p.id = (CASE WHEN s.rowid % 2 = 0 THEN s.rowid / 2
+                                     ELSE (SELECT id FROM posts WHERE url = c.post_url) END)
+             JOIN blogs b ON b.id = p.blog_id
+             WHERE search MATCH ?1 AND s.rowid = ?2",
+        )?;
+        let mut out = Vec::with_capacity(rows.len());
+        for rowid in rows {
+            let found = hit
+                .query_row(params![fts, rowid], |r| {
+                    let key: Option<String> = r.get(5)?;
+                    Ok(Hit {
+                        url: r.get(0)?,
+                        title: r.get(1)?,
+                        blog: r.get(2)?,
+                        published: local_col(r, 3)?,
+                        marked: r.get(4)?,
+                        comment: key.map(|id| HitComment {
+                            id,
+                            author: r.get(6).ok().flatten(),
+                        }),
+                    })
                 })
-            },
-        )
+                .optional()?;
+            out.extend(found);
+        }
+        Ok(out)
     }
 
     /// Every capture of `url` (any blog), oldest first: the Memento TimeMap.
@@ -353,7 +418,94 @@ fn capture_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Capture> {
 
 #[cfg(test)]
 mod tests {
-    use super::fts_query;
+    use super::{fts_query, SearchQuery};
+    use crate::store::Store;
+
+    /// Five posts holding "lantern" (post 1 in its title, so BM25 puts it first when it is
+    /// ranked) and a comment on post 2 holding it, by Bea (search rows 2, 4, 6, 8, 10 for the
+    /// posts, 3 for the comment).
+    fn archive(dir: &std::path::Path) -> Store {
+        let store = Store::open(&dir.join("a.db")).unwrap();
+        store
+            .conn
+            .execute_batch(
+                "INSERT INTO blogs (id, home_url, feed_url, feed_kind, added_at)
+                   VALUES (1, 'http://b/', 'http://b/feed', 'rss', '2026-01-01T00:00:00Z');
+                 INSERT INTO posts (id, blog_id, url, title, authors, published, content_html,
+                                    content_text, fetched_at, extracted_at)
+                 SELECT n, 1, 'http://b/' || n, CASE n WHEN 1 THEN 'Lantern' ELSE 'Post ' || n END,
+                        '[\"Ann\"]', '2026-0' || n || '-01T00:00:00+00:00', '',
+                        'a long text about a lantern and many other words to weigh it down', '', ''
+                 FROM (SELECT 1 AS n UNION SELECT 2 UNION SELECT 3 UNION SELECT 4 UNION SELECT 5);
+                 INSERT INTO comments (post_url, key, author, content_html, content_text, source, position)
+                   VALUES ('http://b/2', 'c1', 'Bea', '', 'my lantern too', 'page', 0);",
+            )
+            .unwrap();
+        store
+    }
+
+    fn urls(store: &Store, q: &SearchQuery) -> Vec<(String, bool)> {
+        store
+            .search(q)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.url, h.comment.is_some()))
+            .collect()
+    }
+
+    #[test]
+    fn search_ranks_a_window_of_the_newest_matches_then_the_rest_newest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = archive(dir.path());
+        let q = |rank_window| SearchQuery {
+            text: "lantern".into(),
+            limit: 10,
+            rank_window,
+            ..SearchQuery::default()
+        };
+        assert_eq!(store.search_matches("lantern").unwrap(), 6);
+        // Every match ranked: the title hit first.
+        let all = urls(&store, &q(100));
+        assert_eq!(all.len(), 6);
+        assert_eq!(all[0], ("http://b/1".into(), false));
+        // A window of 2: posts 5 and 4 (the newest rows) ranked, then post 3, post 2, the
+        // comment on post 2 (archived after post 2), post 1.
+        let windowed = urls(&store, &q(2));
+        let rest = [("3", false), ("2", false), ("2", true), ("1", false)]
+            .map(|(n, comment)| (format!("http://b/{n}"), comment));
+        assert_eq!(windowed[2..], rest);
+        // Paging over the two bands loses and repeats nothing.
+        let mut paged = Vec::new();
+        for offset in 0..6 {
+            paged.extend(urls(
+                &store,
+                &SearchQuery {
+                    limit: 1,
+                    offset,
+                    ..q(2)
+                },
+            ));
+        }
+        assert_eq!(paged, urls(&store, &q(2)));
+        // Filters: the comment's author; a date range.
+        let by_bea = SearchQuery {
+            author: Some("bea".into()),
+            ..q(2)
+        };
+        assert_eq!(urls(&store, &by_bea), [("http://b/2".to_string(), true)]);
+        let spring = SearchQuery {
+            from: chrono::NaiveDate::from_ymd_opt(2026, 3, 1),
+            to: chrono::NaiveDate::from_ymd_opt(2026, 4, 1),
+            ..q(1)
+        };
+        assert_eq!(
+            urls(&store, &spring),
+            [
+                ("http://b/4".to_string(), false),
+                ("http://b/3".to_string(), false)
+            ]
+        );
+    }
 
     #[test]
     fn any_characters_make_a_safe_query() {

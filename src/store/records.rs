@@ -572,27 +572,20 @@ pub struct MissingComments {
     pub archived: u64,
 }
 
-/// What the archive holds of a blog against what is known to exist (`archive coverage`).
+/// What the archive holds of a blog, counted: the figures every report of a blog shows (the
+/// reader's lists, `archive status`), read without listing what is missing.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Coverage {
-    /// The blog's home page.
-    pub blog: String,
+pub struct CoverageCounts {
     /// Post URLs known, from every source.
     pub posts_known: u64,
-    /// Post URLs known per source (a post found several ways counts in each).
-    pub posts_known_by: std::collections::BTreeMap<Source, u64>,
     /// Posts archived.
     pub posts_archived: u64,
     /// Archived posts the blog has deleted since (kept).
     pub posts_gone: u64,
-    /// Known posts not archived: failed, blocked, refused, or not crawled yet.
-    pub posts_missing: Vec<MissingPost>,
     /// Comments the blog declares, over the posts that declare a count.
     pub comments_declared: u64,
     /// Comments archived.
     pub comments_archived: u64,
-    /// Posts with fewer comments archived than declared.
-    pub comments_missing: Vec<MissingComments>,
     /// The oldest archived post's date.
     #[serde(serialize_with = "rfc3339::local")]
     pub oldest_post: Option<DateTime<FixedOffset>>,
@@ -602,6 +595,23 @@ pub struct Coverage {
     /// When the blog was last verified complete: its last UpdateCrawl, else its NewCrawl.
     #[serde(serialize_with = "rfc3339::utc_opt")]
     pub verified_at: Option<DateTime<Utc>>,
+}
+
+/// What the archive holds of a blog against what is known to exist (`archive coverage`): the
+/// counts, then by source and what is missing.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Coverage {
+    /// The blog's home page.
+    pub blog: String,
+    /// The figures.
+    #[serde(flatten)]
+    pub counts: CoverageCounts,
+    /// Post URLs known per source (a post found several ways counts in each).
+    pub posts_known_by: std::collections::BTreeMap<Source, u64>,
+    /// Known posts not archived: failed, blocked, refused, or not crawled yet.
+    pub posts_missing: Vec<MissingPost>,
+    /// Posts with fewer comments archived than declared.
+    pub comments_missing: Vec<MissingComments>,
 }
 
 impl Coverage {
