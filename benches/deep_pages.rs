@@ -42,6 +42,7 @@ fn main() {
         title: Some(Rule::parse("//title").unwrap()),
         exclude: Vec::new(),
         author: Vec::new(),
+        declared_authors: true,
         date: None,
     };
     let ctx = ExtractContext {

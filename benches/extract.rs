@@ -40,6 +40,7 @@ fn benches(c: &mut Criterion) {
         title: Some(Rule::parse(common::SYN_TITLE).unwrap()),
         exclude: Vec::new(),
         author: Vec::new(),
+        declared_authors: true,
         date: None,
     };
     let sxd = || RuleSet {
@@ -47,6 +48,7 @@ fn benches(c: &mut Criterion) {
         title: Some(Rule::parse(&sxd_spelling(common::SYN_TITLE)).unwrap()),
         exclude: Vec::new(),
         author: Vec::new(),
+        declared_authors: true,
         date: None,
     };
     let (fast, sxd) = (fast(), sxd());

@@ -151,6 +151,7 @@ fn run(job: &Job, reps: usize) -> Value {
             .map(|x| Rule::parse(x).expect("exclude rule"))
             .collect(),
         author: Vec::new(),
+        declared_authors: true,
         date: None,
     };
     let mut pages = Vec::new();

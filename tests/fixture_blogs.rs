@@ -5,7 +5,8 @@
 mod common;
 use common::*;
 
-fn archive_blog(name: &str) -> Score {
+/// The blog's score, and how many entries its feed has.
+fn archive_blog(name: &str) -> (Score, usize) {
     let blog = serve(name);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("archive.db");
@@ -16,12 +17,14 @@ fn archive_blog(name: &str) -> Score {
     let export = ok(&archive(&db, &["export", "--format", "jsonl"]));
     let s = score(&blog.truth, &export);
     eprintln!(
-        "{name}: {}/{} posts, article {}/{}, title {}/{}, {} not posts\n{}",
+        "{name}: {}/{} posts, article {}/{}, title {}/{}, authors {}/{}, {} not posts\n{}",
         s.found,
         s.posts,
         s.article_ok,
         s.posts,
         s.title_ok,
+        s.posts,
+        s.authors_ok,
         s.posts,
         s.false_positives,
         s.failures.join("\n")
@@ -29,11 +32,14 @@ fn archive_blog(name: &str) -> Score {
     // Every post is reachable and every feed lists only 10: the crawl must find the rest.
     let feed_entries = blog.truth["feed_entries"].as_u64().unwrap() as usize;
     assert!(s.posts > feed_entries);
-    s
+    (s, feed_entries)
 }
 
-fn assert_accurate(name: &str) {
-    let s = archive_blog(name);
+/// `authors_shown`: every post page names its authors (Hexo's theme shows none: its
+/// `article:author` and its footer name the site's owner on every post, so only the feed's
+/// posts can have theirs).
+fn assert_accurate(name: &str, authors_shown: bool) {
+    let (s, feed_entries) = archive_blog(name);
     let pct = |n: usize| n as f64 / s.posts as f64;
     assert!(
         pct(s.found) >= 0.95,
@@ -53,6 +59,23 @@ fn assert_accurate(name: &str) {
         s.title_ok,
         s.posts
     );
+    // Never a wrong name (a footer, the site's owner, a joined byline): each post's authors
+    // as separate names (co-authored posts included), or none.
+    assert_eq!(
+        s.authors_ok + s.authors_missing,
+        s.posts,
+        "{name}: wrong authors on {} posts",
+        s.posts - s.authors_ok - s.authors_missing
+    );
+    if authors_shown {
+        assert_eq!(s.authors_missing, 0, "{name}: posts without authors");
+    } else {
+        assert!(
+            s.authors_ok >= feed_entries,
+            "{name}: authors {}",
+            s.authors_ok
+        );
+    }
     assert_eq!(
         s.false_positives, 0,
         "{name}: pages archived that are not posts"
@@ -61,15 +84,15 @@ fn assert_accurate(name: &str) {
 
 #[test]
 fn pelican_summary_only_feed() {
-    assert_accurate("pelican");
+    assert_accurate("pelican", true);
 }
 
 #[test]
 fn hexo_atom_feed() {
-    assert_accurate("hexo");
+    assert_accurate("hexo", false);
 }
 
 #[test]
 fn nikola_rss_feed() {
-    assert_accurate("nikola");
+    assert_accurate("nikola", true);
 }

@@ -7,7 +7,8 @@
 //! the page has one (it carries the offset), else parsed from the shown text in the blog's
 //! offset. Whatever could not be extracted is listed in [`Extracted::gaps`] with the reason.
 
-use super::meta::{parse_instant, parse_page_date, split_authors};
+use super::authors::split_authors;
+use super::meta::{parse_instant, parse_page_date};
 use super::page::{ElementIdx, Page};
 use super::rules::Rule;
 use chrono::{DateTime, FixedOffset, Utc};
@@ -23,6 +24,11 @@ pub struct RuleSet {
     pub exclude: Vec<Rule>,
     /// Byline rules (paper §3.5), tried in order.
     pub author: Vec<Rule>,
+    /// Whether the page's own author metadata (JSON-LD, `meta name=author`, `rel=author`,
+    /// h-card) names the post's authors when no byline rule does: false when learning found
+    /// it the same on every page of a blog with several authors
+    /// ([`crate::core::meta::DECLARED_AUTHORS`]).
+    pub declared_authors: bool,
     /// Date rule (paper §3.5) and the format its dates are shown in.
     pub date: Option<(Rule, Option<String>)>,
 }
@@ -130,11 +136,13 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         .find_map(|r| r.apply_first(page))
         .map(|a| byline_authors(page, a))
         .unwrap_or_default();
-    if authors.is_empty() {
+    if authors.is_empty() && rules.declared_authors {
         authors = declared_authors(page);
     }
     if authors.is_empty() {
-        let why = if !rules.author.is_empty() {
+        let why = if !rules.declared_authors {
+            "no byline names the post's author and the page's author metadata names the site's owner on every post"
+        } else if !rules.author.is_empty() {
             "the author rule matched no name on this page and the page declares none"
         } else {
             "no author rule was learned and the page declares none"
@@ -387,13 +395,62 @@ fn byline_authors(page: &Page, node: ElementIdx) -> Vec<String> {
     nodes.sort_unstable();
     let mut names: Vec<String> = Vec::new();
     for n in nodes {
-        for name in split_authors(&page.text_of(n)) {
+        let found = match author_elements(page, n) {
+            Some(each) => each
+                .into_iter()
+                .flat_map(|e| split_authors(&page.text_of(e)))
+                .collect(),
+            None => split_authors(&page.text_of(n)),
+        };
+        for name in found {
             if !names.contains(&name) {
                 names.push(name);
             }
         }
     }
     names
+}
+
+/// One element per author inside the byline `node`, when it has them: two or more children
+/// of one tag and class (or links to author pages), each a short text, that together make
+/// most of the byline's text — Pelican's `<address>By <a class="url fn">A</a> <a class="url
+/// fn">B</a></address>`, whose text alone would run the names together.
+fn author_elements(page: &Page, node: ElementIdx) -> Option<Vec<ElementIdx>> {
+    let letters = |i: ElementIdx| {
+        page.text_of(i)
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .count()
+    };
+    let children = &page.elements[node as usize].children;
+    let is_author_link = |c: ElementIdx| {
+        page.attr(c, "rel").is_some_and(|r| r.contains("author"))
+            || page.attr(c, "href").is_some_and(|h| h.contains("author"))
+    };
+    let mut best: Option<Vec<ElementIdx>> = None;
+    for &c in children {
+        let e = &page.elements[c as usize];
+        let class = page.attr(c, "class");
+        if class.is_none() && !is_author_link(c) {
+            continue;
+        }
+        let group: Vec<ElementIdx> = children
+            .iter()
+            .copied()
+            .filter(|&o| {
+                page.elements[o as usize].name == e.name
+                    && page.attr(o, "class") == class
+                    && (class.is_some() || is_author_link(o))
+            })
+            .collect();
+        let short = group.iter().all(|&g| (1..=60).contains(&letters(g)));
+        if group.len() >= 2 && short && best.as_ref().is_none_or(|b| b.len() < group.len()) {
+            best = Some(group);
+        }
+    }
+    let group = best?;
+    let covered: usize = group.iter().map(|&g| letters(g)).sum();
+    (covered * 2 >= letters(node)).then_some(group)
 }
 
 /// Descends from `from` along (tag, position among same-tag siblings) steps.
@@ -459,6 +516,31 @@ mod tests {
         let tags = declared_tags(&wordpress);
         assert_eq!(tags.first().map(String::as_str), Some("Journeys"));
         assert!(tags.iter().any(|t| t == "alps") && tags.iter().any(|t| t == "food"));
+    }
+
+    #[test]
+    fn co_authors_of_a_real_pelican_byline_are_separate_names() {
+        let page = Page::parse(include_str!(
+            "../../fixtures/sites/pelican/site/2019/10/the-greenhouse-i-mulched-beside-the-path.html"
+        ));
+        let address = page.by_class("vcard author")[0];
+        assert_eq!(
+            byline_authors(&page, address),
+            ["Margarethe Kühn", "Owen Pritchard"]
+        );
+        // Author links without a class; names in the text alone.
+        let links = Page::parse(
+            r#"<p class=byline>Von <a href="/author/jo/">Jo Bloggs</a> <a href="/author/ann/">Ann Smith</a> <a href="/author/li/">Li Wei</a></p>
+            <p class=text>Por Ana Ruiz y Luis Gil</p>"#,
+        );
+        assert_eq!(
+            byline_authors(&links, links.by_class("byline")[0]),
+            ["Jo Bloggs", "Ann Smith", "Li Wei"]
+        );
+        assert_eq!(
+            byline_authors(&links, links.by_class("text")[0]),
+            ["Ana Ruiz", "Luis Gil"]
+        );
     }
 
     #[test]

@@ -31,6 +31,10 @@ super::vocabulary! {
         ArticleExclude = "article-exclude",
         /// The byline (paper §3.5).
         Author = "author",
+        /// Author candidates that repeat identically on every page while the feed names different
+        /// authors (a footer, an "About me" box; `page metadata` for the page's own author
+        /// metadata): never read as a post's authors. Learned from the feed entries (issue 13).
+        SiteWideAuthor = "site-wide-author",
         /// The publication date (paper §3.5).
         Date = "date",
         /// Comment contents (paper §3.5, bipartite matching).
@@ -477,6 +481,7 @@ pub fn page_votes(samples: &[Sample<'_>], field: Field) -> Vec<Option<(String, f
                 Field::Title => s.title.as_ref()?,
                 Field::ArticleExclude
                 | Field::Author
+                | Field::SiteWideAuthor
                 | Field::Date
                 | Field::Comment
                 | Field::CommentAuthor

@@ -166,13 +166,14 @@ fn machine_time(page: &Page, idx: ElementIdx) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Best (element, rule, score, format) of one page for authors (`dates = None`) or dates.
+/// Best (rule, score, format, the element's normalised text) of one page for authors
+/// (`instant = None`) or dates.
 fn best_meta(
     page: &Page,
     article: ElementIdx,
     targets: &[(String, String)],
     instant: Option<i64>,
-) -> Option<(String, f32, String)> {
+) -> Option<(String, f32, String, String)> {
     let dist = distances(page, article);
     let sets: Vec<(&str, rustc_hash::FxHashSet<u64>)> = targets
         .iter()
@@ -224,7 +225,12 @@ fn best_meta(
     }
     let (score, _, _, idx, format) = best?;
     let (rule, _) = rule_for(page, idx)?;
-    Some((rule, score, format))
+    Some((
+        rule,
+        score,
+        format,
+        page.normalised_text_of(idx).iter().collect(),
+    ))
 }
 
 /// Votes for one rule: (pages, summed score, pages per date format).
@@ -278,37 +284,139 @@ fn vote(field: Field, per_page: Vec<Option<(String, f32, String)>>) -> Vec<(Lear
 #[derive(Debug, Default)]
 pub struct MetaVotes {
     authors: Vec<Option<(String, f32, String)>>,
+    /// Per author sample: the entry's authors, the best candidate's text (normalised), and the
+    /// authors the page declares in its metadata (joined).
+    author_evidence: Vec<(String, Option<String>, String)>,
+    /// Per author sample: the hashes of every short text outside the article.
+    short_texts: Vec<rustc_hash::FxHashSet<u64>>,
     dates: Vec<Option<(String, f32, String)>>,
 }
+
+/// What [`MetaVotes::site_wide_authors`] names for the page's own author metadata (JSON-LD,
+/// `meta name=author`, `article:author`, `rel=author`, h-card) when it is the same on every
+/// page: stored as a `site-wide-author` rule, extraction then does not read it.
+pub const DECLARED_AUTHORS: &str = "page metadata";
 
 impl MetaVotes {
     /// Adds one page: its best author candidate (when the sample has authors) and its best date
     /// candidate (when it has a publication time).
     pub fn add(&mut self, s: &MetaSample<'_>) {
         if !s.authors.is_empty() {
-            self.authors.push(best_meta(
+            let best = best_meta(
                 s.page,
                 s.article,
                 &[(String::new(), s.authors.join(" and "))],
                 None,
+            );
+            self.author_evidence.push((
+                s.authors.join("\n"),
+                best.as_ref().map(|b| b.3.clone()),
+                super::extract::page_authors(s.page).join("\n"),
             ));
+            self.short_texts.push(short_texts(s.page, s.article));
+            self.authors.push(best.map(|(r, sc, f, _)| (r, sc, f)));
         }
         if let Some(p) = s.published {
-            self.dates.push(best_meta(
-                s.page,
-                s.article,
-                &date_renderings(&p, s.fetched_at),
-                Some(p.timestamp()),
-            ));
+            self.dates.push(
+                best_meta(
+                    s.page,
+                    s.article,
+                    &date_renderings(&p, s.fetched_at),
+                    Some(p.timestamp()),
+                )
+                .map(|(r, sc, f, _)| (r, sc, f)),
+            );
         }
+    }
+
+    /// Whether `texts` (per page: the entry's authors, what a source gave) is site-wide text:
+    /// the same on at least two pages whose entries name different authors.
+    fn site_wide<'a>(texts: impl Iterator<Item = (&'a str, &'a str)>) -> bool {
+        let (mut entries, mut seen) = (FxHashMap::default(), FxHashMap::default());
+        let mut pages = 0;
+        for (entry, text) in texts {
+            entries.insert(entry, ());
+            seen.insert(text, ());
+            pages += 1;
+        }
+        pages >= 2 && entries.len() >= 2 && seen.len() == 1
+    }
+
+    /// What repeats identically on every page while the feed names different authors: an
+    /// author rule whose one text (where it won) is on every sampled page (a footer "© 2026
+    /// Name", an "About me" box), and [`DECLARED_AUTHORS`] when the page's metadata names the
+    /// same people on every post. Learned per blog from the feed entries (issue 13).
+    pub fn site_wide_authors(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut entries: Vec<&str> = self.author_evidence.iter().map(|e| e.0.as_str()).collect();
+        entries.sort_unstable();
+        entries.dedup();
+        let several_authors = entries.len() >= 2 && self.short_texts.len() >= 3;
+        let mut rules: Vec<&str> = self
+            .authors
+            .iter()
+            .flatten()
+            .map(|(r, _, _)| r.as_str())
+            .collect();
+        rules.sort_unstable();
+        rules.dedup();
+        for rule in rules {
+            let mut texts: Vec<&str> = self
+                .authors
+                .iter()
+                .zip(&self.author_evidence)
+                .filter(|(a, _)| a.as_ref().is_some_and(|(r, _, _)| r == rule))
+                .filter_map(|(_, (_, text, _))| text.as_deref())
+                .collect();
+            texts.sort_unstable();
+            texts.dedup();
+            let everywhere = match texts[..] {
+                [one] => {
+                    let h = text_hash(one.chars());
+                    self.short_texts.iter().all(|t| t.contains(&h))
+                }
+                _ => false,
+            };
+            if several_authors && everywhere {
+                out.push(rule.to_string());
+            }
+        }
+        let declared = self
+            .author_evidence
+            .iter()
+            .filter(|(_, _, d)| !d.is_empty())
+            .map(|(entry, _, d)| (entry.as_str(), d.as_str()));
+        if Self::site_wide(declared) {
+            out.push(DECLARED_AUTHORS.to_string());
+        }
+        out
     }
 
     /// The author rules: the winner, and the runner-up as a fallback for pages where the winner
     /// matches nothing (themes show some authors in a byline and others in an author box).
-    /// Empty when too few pages agree.
+    /// Empty when too few pages agree; never a site-wide text ([`Self::site_wide_authors`]).
     pub fn authors(&self) -> Vec<LearnedRule> {
+        let site_wide = self.site_wide_authors();
+        // A rule names the authors: on most pages where it won, its text is like the entry's
+        // names (Dice ≥ 0.5 without the distance weighting), not a sentence that shares a few
+        // letters with them.
+        let agrees = |rule: &str| {
+            let (mut won, mut like) = (0, 0);
+            for (a, (entry, text, _)) in self.authors.iter().zip(&self.author_evidence) {
+                if a.as_ref().is_some_and(|(r, _, _)| r == rule) {
+                    won += 1;
+                    let names = entry.replace('\n', " and ");
+                    like += usize::from(
+                        text.as_deref()
+                            .is_some_and(|t| super::text::dice(t, &names) >= 0.5),
+                    );
+                }
+            }
+            like * 2 > won
+        };
         vote(Field::Author, self.authors.clone())
             .into_iter()
+            .filter(|(r, _)| !site_wide.contains(&r.xpath) && agrees(&r.xpath))
             .take(2)
             .map(|(r, _)| r)
             .collect()
@@ -318,6 +426,33 @@ impl MetaVotes {
     pub fn date(&self) -> Option<(LearnedRule, String)> {
         vote(Field::Date, self.dates.clone()).into_iter().next()
     }
+}
+
+/// The hash of a normalised text.
+fn text_hash(text: impl Iterator<Item = char>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    text.for_each(|c| c.hash(&mut h));
+    h.finish()
+}
+
+/// The hashes of the normalised texts of the page's short elements (≤ [`MAX_META_CHARS`])
+/// outside `article`: what a site-wide line would be one of.
+fn short_texts(page: &Page, article: ElementIdx) -> rustc_hash::FxHashSet<u64> {
+    // The article's descendants follow it in document order, deeper than it.
+    let depth = page.elements[article as usize].depth;
+    let subtree_end = (article as usize + 1..page.elements.len())
+        .find(|&i| page.elements[i].depth <= depth)
+        .unwrap_or(page.elements.len()) as ElementIdx;
+    (0..page.elements.len() as ElementIdx)
+        .filter(|&i| {
+            let e = &page.elements[i as usize];
+            e.end > e.start
+                && e.end - e.start <= MAX_META_CHARS
+                && !(article..subtree_end).contains(&i)
+        })
+        .map(|i| text_hash(page.normalised_text_of(i).iter().copied()))
+        .collect()
 }
 
 /// Learns the author rules from the samples with authors (see [`MetaVotes::authors`]).
@@ -482,36 +617,6 @@ fn parse_relative(text: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
     Some(now - chrono::Duration::days(days))
 }
 
-/// Author names from a byline's text: "By Jo Bloggs and Ann Smith" → ["Jo Bloggs", "Ann Smith"].
-pub fn split_authors(text: &str) -> Vec<String> {
-    let mut t = super::text::collapse_whitespace(text);
-    for prefix in [
-        "posted by",
-        "written by",
-        "published by",
-        "by",
-        "author:",
-        "authors:",
-        "von",
-        "par",
-        "por",
-    ] {
-        let head = t
-            .get(..prefix.len())
-            .filter(|h| h.eq_ignore_ascii_case(prefix));
-        if head.is_some() && t.len() > prefix.len() && t[prefix.len()..].starts_with([' ', ':']) {
-            t = t[prefix.len()..].trim_start_matches([' ', ':']).to_string();
-            break;
-        }
-    }
-    t.replace(" & ", ",")
-        .replace(" and ", ",")
-        .split([',', ';', '|', '·'])
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty() && s.chars().any(char::is_alphabetic) && s.chars().count() <= 60)
-        .collect()
-}
-
 /// The most common offset of the feed's dates: the blog's local offset.
 pub fn blog_offset(dates: impl Iterator<Item = DateTime<FixedOffset>>) -> Option<FixedOffset> {
     let mut counts: FxHashMap<i32, (u32, i32)> = FxHashMap::default();
@@ -563,21 +668,6 @@ mod tests {
         assert!(!p.has_time);
         let p = parse_page_date("3 years ago", None, off, now).unwrap();
         assert_eq!(p.instant.with_timezone(&Utc).date_naive().year(), 2010);
-    }
-
-    #[test]
-    fn bylines() {
-        assert_eq!(
-            split_authors("By Jo Bloggs and Ann Smith"),
-            vec!["Jo Bloggs", "Ann Smith"]
-        );
-        assert_eq!(
-            split_authors("Posted by: Margarethe Kühn"),
-            vec!["Margarethe Kühn"]
-        );
-        assert_eq!(split_authors("Bob"), vec!["Bob"]);
-        assert_eq!(split_authors("Inês Carvalho"), vec!["Inês Carvalho"]);
-        assert_eq!(split_authors("Jonas Weiß"), vec!["Jonas Weiß"]);
     }
 
     #[test]

@@ -86,6 +86,7 @@ pub struct UnknownName {
     pub expected: &'static [&'static str],
 }
 
+pub mod authors;
 pub mod comments;
 pub mod extract;
 pub mod feed;

@@ -234,6 +234,17 @@ pub(super) async fn learn_from_entries(
     let mut learned: Vec<(LearnedRule, Option<String>)> =
         winners.finish().into_iter().map(|r| (r, None)).collect();
     learned.extend(meta.authors().into_iter().map(|r| (r, None)));
+    let sampled = pairs.len() as u32;
+    learned.extend(meta.site_wide_authors().into_iter().map(|xpath| {
+        let rule = LearnedRule {
+            field: Field::SiteWideAuthor,
+            xpath,
+            score: 0.0,
+            votes: sampled,
+            samples: sampled,
+        };
+        (rule, None)
+    }));
     learned.extend(meta.date().map(|(r, f)| (r, Some(f))));
     let comments = learn_comments(
         store,

@@ -74,6 +74,8 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
         author: all(Field::Author)
             .map(|r| Rule::parse(&r.xpath))
             .collect::<Result<_, _>>()?,
+        declared_authors: !all(Field::SiteWideAuthor)
+            .any(|r| r.xpath == crate::core::meta::DECLARED_AUTHORS),
         date: first(Field::Date)
             .map(|r| Rule::parse(&r.xpath).map(|x| (x, r.format.clone())))
             .transpose()?,
@@ -135,8 +137,8 @@ fn post_of(
     };
     let x = extract(page, &ctx.rules, &xctx)?;
     let authors = match entry {
-        Some(e) if !e.authors.is_empty() => e.authors.clone(),
-        _ => x.authors,
+        Some(e) => crate::core::authors::merge_authors(&e.authors, &x.authors),
+        None => x.authors,
     };
     let published = entry.and_then(|e| e.published).or(x.published);
     let gaps = x

@@ -110,6 +110,10 @@ pub struct Score {
     pub found: usize,
     pub article_ok: usize,
     pub title_ok: usize,
+    /// Posts whose authors are the truth's, each name separately and in order.
+    pub authors_ok: usize,
+    /// Posts archived with no author (a gap, not a wrong name).
+    pub authors_missing: usize,
     pub false_positives: usize,
     pub failures: Vec<String>,
 }
@@ -129,6 +133,8 @@ pub fn score(truth: &Value, export_jsonl: &str) -> Score {
         found: 0,
         article_ok: 0,
         title_ok: 0,
+        authors_ok: 0,
+        authors_missing: 0,
         false_positives: 0,
         failures: Vec::new(),
     };
@@ -166,6 +172,16 @@ pub fn score(truth: &Value, export_jsonl: &str) -> Score {
             s.failures.push(format!(
                 "{path}: title {:?} vs {:?}",
                 row["title"], p["title"]
+            ));
+        }
+        if row["authors"] == p["authors"] {
+            s.authors_ok += 1;
+        } else if row["authors"].as_array().is_some_and(|a| a.is_empty()) {
+            s.authors_missing += 1;
+        } else {
+            s.failures.push(format!(
+                "{path}: authors {} vs {}",
+                row["authors"], p["authors"]
             ));
         }
     }
