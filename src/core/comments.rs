@@ -366,14 +366,69 @@ fn stable_key(
     format!("h{h:016x}")
 }
 
-/// Extracts every comment a page shows, in document order.
+/// Placeholders comment widgets show where comments would be (lower case).
+const PLACEHOLDERS: [&str; 12] = [
+    "no comments yet",
+    "no comments",
+    "be the first to comment",
+    "be the first to leave a comment",
+    "leave a comment",
+    "leave a reply",
+    "add a comment",
+    "write a comment",
+    "log in to comment",
+    "sign in to comment",
+    "loading comments",
+    "comments are closed",
+];
+
+/// Whether the element the comment rule selected holds a comment: some text, not a form (a
+/// widget's postbox: `form`, `textarea`, text `input`), not a placeholder ("No comments yet",
+/// "Log in to comment", "Loading comments…") or a skeleton (issue 13: no phantom comments).
+pub fn is_comment_text(page: &Page, c: ElementIdx) -> bool {
+    let text = page.text_of(c);
+    if !text.chars().any(char::is_alphanumeric) {
+        return false;
+    }
+    let e = &page.elements[c as usize];
+    let form = |i: ElementIdx| {
+        matches!(page.elements[i as usize].name.as_str(), "form" | "textarea")
+            || (page.elements[i as usize].name == "input"
+                && page
+                    .attr(i, "type")
+                    .is_none_or(|t| t.eq_ignore_ascii_case("text")))
+    };
+    let inside = (c as usize + 1..page.elements.len())
+        .take_while(|&i| page.elements[i].depth > e.depth)
+        .any(|i| form(i as ElementIdx));
+    if form(c) || inside {
+        return false;
+    }
+    let folded: String = text
+        .to_lowercase()
+        .chars()
+        .filter(|ch| ch.is_alphanumeric() || ch.is_whitespace())
+        .collect();
+    let folded = folded.split_whitespace().collect::<Vec<_>>().join(" ");
+    !PLACEHOLDERS
+        .iter()
+        .any(|p| folded == *p || (folded.starts_with(p) && folded.len() <= p.len() + 12))
+}
+
+/// Extracts every comment a page shows, in document order: never an empty element, a
+/// widget's form or a placeholder ([`is_comment_text`]).
 pub fn extract(
     page: &Page,
     rules: &CommentRules,
     offset: FixedOffset,
     fetched_at: DateTime<Utc>,
 ) -> Vec<PageComment> {
-    let contents: Vec<ElementIdx> = page.by_class(&rules.content).to_vec();
+    let contents: Vec<ElementIdx> = page
+        .by_class(&rules.content)
+        .iter()
+        .copied()
+        .filter(|&c| is_comment_text(page, c))
+        .collect();
     if contents.is_empty() {
         return Vec::new();
     }
@@ -536,6 +591,39 @@ pub fn extract(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn widget_forms_and_placeholders_are_not_comments() {
+        // Isso 0.14's postbox as its embed.min.js builds it (template "postbox"): a form whose
+        // preview holds an empty `isso-text`, the class of the comments' text; then one comment.
+        let page = Page::parse(
+            r#"<section id="isso-thread"><h4>1 Comment</h4>
+            <div class='isso-postbox'><div class='isso-form-wrapper'><div class='isso-textarea-wrapper'><textarea class='isso-textarea' rows='5' minlength='3' maxlength='65535' placeholder='Type Comment Here (at least 3 chars)'></textarea><div class='isso-preview'><div class='isso-comment'><div class='isso-text-wrapper'><div class='isso-text'></div></div></div></div></div>
+            <div class='isso-auth-section'><p class='isso-input-wrapper'><label for='isso-postbox-author'>Name (optional)</label><input id='isso-postbox-author' type='text' name='author' placeholder='John Doe' value='' /></p></div></div></div>
+            <div class="isso-root"><div class="isso-comment" id="isso-1">
+              <div class="isso-text-wrapper"><div class="isso-comment-header"><span class="isso-author">Ada</span></div>
+              <div class="isso-text"><p>Lovely cattle grids.</p></div></div></div></div>
+            <div class="isso-text">   </div>
+            <div class="isso-text">No comments yet.</div>
+            <div class="isso-text">Loading comments…</div></section>"#,
+        );
+        let rules = CommentRules {
+            content: "isso-text".into(),
+            author: Some("isso-author".into()),
+            date: None,
+            score: 1.0,
+        };
+        let utc = FixedOffset::east_opt(0).unwrap();
+        let got = extract(&page, &rules, utc, DateTime::<Utc>::UNIX_EPOCH);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].content_text, "Lovely cattle grids.");
+        assert_eq!(got[0].author.as_deref(), Some("Ada"));
+        // A comment that merely mentions a placeholder's words is one.
+        let real = Page::parse(
+            r#"<div class=c>No comments yet on the old post, so here is mine: the grids are back.</div>"#,
+        );
+        assert!(is_comment_text(&real, real.by_class("c")[0]));
+    }
 
     #[test]
     fn feed_reply_prefixes_are_not_edits() {
