@@ -259,6 +259,26 @@ pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Respo
             .then(|| post_of(ctx, &page, &base, url, response))
             .flatten();
     let comments = comments_of(ctx, &page, &url_parsed, post.is_some(), response);
+    // The count the feed or page declares against what the page yielded (a post's later
+    // comment pages add theirs; `archive coverage` reports what is still missing).
+    if let Some(declared) = post.as_ref().and_then(|p| p.comments_declared) {
+        let found = comments.as_ref().map_or(0, |(_, c)| c.len());
+        if found > declared as usize {
+            tracing::warn!(
+                post = url,
+                declared,
+                found,
+                "more comments extracted than the post declares: check the comment rules"
+            );
+        } else if found < declared as usize {
+            tracing::info!(
+                post = url,
+                declared,
+                found,
+                "fewer comments on the page than the post declares"
+            );
+        }
+    }
     // The feed declares comments the page did not yield: say so on the post.
     if let (Some(p), Some(e)) = (post.as_mut(), entry) {
         let declared = e.comment_count.unwrap_or(0);
