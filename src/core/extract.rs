@@ -78,7 +78,8 @@ super::vocabulary! {
     }
 }
 
-/// Author names the page itself declares (JSON-LD, `meta name=author`, `rel=author`, hCard), used
+/// Author names the page itself declares (JSON-LD, `meta name=author`, OpenGraph
+/// `article:author`, `rel=author`, hCard), used
 /// as training targets when the feed names no author.
 pub fn page_authors(page: &Page) -> Vec<String> {
     declared_authors(page)
@@ -341,6 +342,16 @@ fn declared_authors(page: &Page) -> Vec<String> {
         {
             names.push(n);
         }
+    }
+    if names.is_empty() {
+        // OpenGraph `article:author`: one per author, a name or a profile URL (left out).
+        names.extend(
+            select(page, "meta[property='article:author']")
+                .into_iter()
+                .filter_map(|m| m.value().attr("content"))
+                .filter(|c| !c.contains("://"))
+                .filter_map(super::feed::author_name),
+        );
     }
     if names.is_empty() {
         for css in [
