@@ -397,22 +397,21 @@ impl MetaVotes {
     /// Empty when too few pages agree; never a site-wide text ([`Self::site_wide_authors`]).
     pub fn authors(&self) -> Vec<LearnedRule> {
         let site_wide = self.site_wide_authors();
-        // A rule names the authors: on most pages where it won, its text is like the entry's
-        // names (Dice ≥ 0.5 without the distance weighting), not a sentence that shares a few
-        // letters with them.
+        // A rule names the authors: on most pages where it won, its text holds the entry's
+        // names (≥ 70 % of their bigrams: "Posted by Jo Bloggs on 3 May" does), not a sentence
+        // that shares a few letters with them.
         let agrees = |rule: &str| {
-            let (mut won, mut like) = (0, 0);
+            let (mut won, mut holds) = (0, 0);
             for (a, (entry, text, _)) in self.authors.iter().zip(&self.author_evidence) {
                 if a.as_ref().is_some_and(|(r, _, _)| r == rule) {
                     won += 1;
-                    let names = entry.replace('\n', " and ");
-                    like += usize::from(
-                        text.as_deref()
-                            .is_some_and(|t| super::text::dice(t, &names) >= 0.5),
-                    );
+                    let names = bigram_set(&normalise(&entry.replace('\n', " ")));
+                    let text = bigram_set(&normalise(text.as_deref().unwrap_or("")));
+                    let inside = names.iter().filter(|b| text.contains(b)).count();
+                    holds += usize::from(!names.is_empty() && inside * 10 >= names.len() * 7);
                 }
             }
-            like * 2 > won
+            holds * 2 > won
         };
         vote(Field::Author, self.authors.clone())
             .into_iter()
@@ -668,6 +667,42 @@ mod tests {
         assert!(!p.has_time);
         let p = parse_page_date("3 years ago", None, off, now).unwrap();
         assert_eq!(p.instant.with_timezone(&Utc).date_naive().year(), 2010);
+    }
+
+    #[test]
+    fn a_site_wide_footer_is_never_the_author_a_long_byline_is() {
+        let page = |byline: &str| {
+            Page::parse(&format!(
+                "<html><body><main><article><p class=meta>{byline}</p><div class=entry>Body text about several things.</div></article></main>\
+                 <footer id=footer>© 2026 Jo Bloggs · Powered by Hexo</footer></body></html>"
+            ))
+        };
+        let learn = |pages: &[(Page, &str)]| {
+            let mut v = MetaVotes::default();
+            for (p, author) in pages {
+                v.add(&MetaSample {
+                    page: p,
+                    article: p.by_class("entry")[0],
+                    authors: vec![author.to_string()],
+                    published: None,
+                    fetched_at: at("2020-01-01T00:00:00+00:00").with_timezone(&Utc),
+                });
+            }
+            v
+        };
+        let authors = ["Jo Bloggs", "Ann Smith", "Jo Bloggs", "Li Wei"];
+        // A byline that holds the name among other words is learned.
+        let with_byline: Vec<(Page, &str)> = authors
+            .iter()
+            .map(|a| (page(&format!("Posted by {a} on 3 May 2020 at 10:00")), *a))
+            .collect();
+        let v = learn(&with_byline);
+        assert_eq!(v.authors()[0].xpath, "//*[@class='meta']");
+        // No byline: the footer names the owner on every page; it is site-wide, not a rule.
+        let without: Vec<(Page, &str)> = authors.iter().map(|a| (page(""), *a)).collect();
+        let v = learn(&without);
+        assert!(v.authors().is_empty(), "{:?}", v.authors());
+        assert_eq!(v.site_wide_authors(), ["//*[@id='footer']"]);
     }
 
     #[test]
