@@ -31,9 +31,47 @@ pub fn split_authors(text: &str) -> Vec<String> {
         t = t.replace(word, ",");
     }
     t.split([',', ';', '|', '·'])
-        .map(|s| s.trim().to_string())
+        .map(|s| without_copyright(s.trim()))
         .filter(|s| !s.is_empty() && s.chars().any(char::is_alphabetic) && s.chars().count() <= 60)
         .collect()
+}
+
+/// A copyright line's name: "© 2011–2026 Jo Bloggs. Powered by Hexo" → "Jo Bloggs" (a
+/// footer is a single-author blog's only byline); other text unchanged.
+fn without_copyright(s: &str) -> String {
+    let lower = s.to_lowercase();
+    let Some(rest) = ["©", "(c)", "copyright"]
+        .iter()
+        .find_map(|mark| lower.starts_with(mark).then(|| &s[mark.len()..]))
+    else {
+        return s.to_string();
+    };
+    let rest = rest
+        .trim_start_matches(|c: char| c.is_ascii_digit() || " -–—©.".contains(c))
+        .trim_start();
+    let end = rest
+        .char_indices()
+        .map(|(i, _)| i)
+        .find(|&i| {
+            [
+                "powered by",
+                "all rights reserved",
+                "built with",
+                "theme by",
+            ]
+            .iter()
+            .any(|w| {
+                rest[i..]
+                    .get(..w.len())
+                    .is_some_and(|x| x.eq_ignore_ascii_case(w))
+            })
+        })
+        .unwrap_or(rest.len());
+    rest[..end]
+        .trim()
+        .trim_end_matches(['.', '-', '–', '|'])
+        .trim()
+        .to_string()
 }
 
 /// Whether two author names are one person: equal once case, quotes and spacing are folded
@@ -96,6 +134,19 @@ mod tests {
             vec!["Margarethe Kühn"]
         );
         assert_eq!(split_authors("Bob"), vec!["Bob"]);
+        // A footer, a single-author blog's only byline.
+        assert_eq!(
+            split_authors("© 2026 Priya Raman Powered by Hexo"),
+            vec!["Priya Raman"]
+        );
+        assert_eq!(
+            split_authors("Copyright 2011–2026 Jo Bloggs. All rights reserved."),
+            vec!["Jo Bloggs"]
+        );
+        assert_eq!(
+            split_authors("© İlkay Öz Powered by Hugo"),
+            vec!["İlkay Öz"]
+        );
         assert_eq!(split_authors("Inês Carvalho"), vec!["Inês Carvalho"]);
         assert_eq!(split_authors("Jonas Weiß"), vec!["Jonas Weiß"]);
     }
