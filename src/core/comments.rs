@@ -390,7 +390,6 @@ pub fn is_comment_text(page: &Page, c: ElementIdx) -> bool {
     if !text.chars().any(char::is_alphanumeric) {
         return false;
     }
-    let e = &page.elements[c as usize];
     let form = |i: ElementIdx| {
         matches!(page.elements[i as usize].name.as_str(), "form" | "textarea")
             || (page.elements[i as usize].name == "input"
@@ -398,10 +397,7 @@ pub fn is_comment_text(page: &Page, c: ElementIdx) -> bool {
                     .attr(i, "type")
                     .is_none_or(|t| t.eq_ignore_ascii_case("text")))
     };
-    let inside = (c as usize + 1..page.elements.len())
-        .take_while(|&i| page.elements[i].depth > e.depth)
-        .any(|i| form(i as ElementIdx));
-    if form(c) || inside {
+    if page.subtree(c).any(form) {
         return false;
     }
     let folded: String = text

@@ -16,7 +16,7 @@ use super::page::{ElementIdx, Page};
 use super::rules::{rule_for, RuleKind};
 use super::text::{bigram_set, dice_from_counts, normalise};
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Utc};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Longest element text considered for an author or a date.
 pub const MAX_META_CHARS: u32 = 120;
@@ -140,6 +140,9 @@ pub struct MetaSample<'a> {
     pub article: ElementIdx,
     /// The entry's author names (feed, or the page's own declarations).
     pub authors: Vec<String>,
+    /// The author names the page's own metadata declares
+    /// ([`crate::core::extract::page_authors`]): judged site-wide or not against `authors`.
+    pub declared: Vec<String>,
     /// The entry's publication time with the feed's offset.
     pub published: Option<DateTime<FixedOffset>>,
     /// When the page was fetched (for relative dates).
@@ -279,16 +282,26 @@ fn vote(field: Field, per_page: Vec<Option<(String, f32, String)>>) -> Vec<(Lear
         .collect()
 }
 
+/// One author sample: the page's best author candidate and what else the page shows.
+#[derive(Debug)]
+struct AuthorSample {
+    /// The best candidate: (rule, score, format).
+    best: Option<(String, f32, String)>,
+    /// The best candidate's normalised text.
+    text: Option<String>,
+    /// The entry's authors, one per line.
+    entry: String,
+    /// The authors the page's metadata declares, one per line.
+    declared: String,
+    /// The hashes of every short text outside the article.
+    short_texts: FxHashSet<u64>,
+}
+
 /// Each page's best author and date candidates, one page at a time (pages need not be held),
 /// then the votes.
 #[derive(Debug, Default)]
 pub struct MetaVotes {
-    authors: Vec<Option<(String, f32, String)>>,
-    /// Per author sample: the entry's authors, the best candidate's text (normalised), and the
-    /// authors the page declares in its metadata (joined).
-    author_evidence: Vec<(String, Option<String>, String)>,
-    /// Per author sample: the hashes of every short text outside the article.
-    short_texts: Vec<rustc_hash::FxHashSet<u64>>,
+    authors: Vec<AuthorSample>,
     dates: Vec<Option<(String, f32, String)>>,
 }
 
@@ -308,13 +321,14 @@ impl MetaVotes {
                 &[(String::new(), s.authors.join(" and "))],
                 None,
             );
-            self.author_evidence.push((
-                s.authors.join("\n"),
-                best.as_ref().map(|b| b.3.clone()),
-                super::extract::page_authors(s.page).join("\n"),
-            ));
-            self.short_texts.push(short_texts(s.page, s.article));
-            self.authors.push(best.map(|(r, sc, f, _)| (r, sc, f)));
+            let text = best.as_ref().map(|b| b.3.clone());
+            self.authors.push(AuthorSample {
+                best: best.map(|(r, sc, f, _)| (r, sc, f)),
+                text,
+                entry: s.authors.join("\n"),
+                declared: s.declared.join("\n"),
+                short_texts: short_texts(s.page, s.article),
+            });
         }
         if let Some(p) = s.published {
             self.dates.push(
@@ -329,17 +343,11 @@ impl MetaVotes {
         }
     }
 
-    /// Whether `texts` (per page: the entry's authors, what a source gave) is site-wide text:
-    /// the same on at least two pages whose entries name different authors.
-    fn site_wide<'a>(texts: impl Iterator<Item = (&'a str, &'a str)>) -> bool {
-        let (mut entries, mut seen) = (FxHashMap::default(), FxHashMap::default());
-        let mut pages = 0;
-        for (entry, text) in texts {
-            entries.insert(entry, ());
-            seen.insert(text, ());
-            pages += 1;
-        }
-        pages >= 2 && entries.len() >= 2 && seen.len() == 1
+    /// The samples whose best author candidate is `rule`.
+    fn won_by<'a>(&'a self, rule: &'a str) -> impl Iterator<Item = &'a AuthorSample> + 'a {
+        self.authors
+            .iter()
+            .filter(move |s| s.best.as_ref().is_some_and(|(r, _, _)| r == rule))
     }
 
     /// What repeats identically on every page while the feed names different authors: an
@@ -347,46 +355,48 @@ impl MetaVotes {
     /// Name", an "About me" box), and [`DECLARED_AUTHORS`] when the page's metadata names the
     /// same people on every post. Learned per blog from the feed entries (issue 13).
     pub fn site_wide_authors(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        let mut entries: Vec<&str> = self.author_evidence.iter().map(|e| e.0.as_str()).collect();
-        entries.sort_unstable();
-        entries.dedup();
-        let several_authors = entries.len() >= 2 && self.short_texts.len() >= 3;
-        let mut rules: Vec<&str> = self
-            .authors
-            .iter()
-            .flatten()
-            .map(|(r, _, _)| r.as_str())
-            .collect();
-        rules.sort_unstable();
-        rules.dedup();
-        for rule in rules {
-            let mut texts: Vec<&str> = self
+        let several_authors = self.authors.len() >= 3
+            && self
                 .authors
                 .iter()
-                .zip(&self.author_evidence)
-                .filter(|(a, _)| a.as_ref().is_some_and(|(r, _, _)| r == rule))
-                .filter_map(|(_, (_, text, _))| text.as_deref())
-                .collect();
-            texts.sort_unstable();
-            texts.dedup();
-            let everywhere = match texts[..] {
-                [one] => {
-                    let h = text_hash(one.chars());
-                    self.short_texts.iter().all(|t| t.contains(&h))
-                }
-                _ => false,
-            };
-            if several_authors && everywhere {
-                out.push(rule.to_string());
-            }
-        }
-        let declared = self
-            .author_evidence
+                .map(|s| s.entry.as_str())
+                .collect::<FxHashSet<_>>()
+                .len()
+                >= 2;
+        let rules: FxHashSet<&str> = self
+            .authors
             .iter()
-            .filter(|(_, _, d)| !d.is_empty())
-            .map(|(entry, _, d)| (entry.as_str(), d.as_str()));
-        if Self::site_wide(declared) {
+            .filter_map(|s| s.best.as_ref().map(|(r, _, _)| r.as_str()))
+            .collect();
+        let mut out: Vec<String> = rules
+            .into_iter()
+            .filter(|rule| {
+                if !several_authors {
+                    return false;
+                }
+                let texts: FxHashSet<&str> = self
+                    .won_by(rule)
+                    .filter_map(|s| s.text.as_deref())
+                    .collect();
+                texts.len() == 1
+                    && texts.iter().all(|one| {
+                        let h = text_hash(one.chars());
+                        self.authors.iter().all(|s| s.short_texts.contains(&h))
+                    })
+            })
+            .map(str::to_string)
+            .collect();
+        out.sort_unstable();
+        // The metadata: the same on every page that has some, over entries naming different
+        // authors.
+        let declaring: Vec<&AuthorSample> = self
+            .authors
+            .iter()
+            .filter(|s| !s.declared.is_empty())
+            .collect();
+        let entries: FxHashSet<&str> = declaring.iter().map(|s| s.entry.as_str()).collect();
+        let declared: FxHashSet<&str> = declaring.iter().map(|s| s.declared.as_str()).collect();
+        if declaring.len() >= 2 && entries.len() >= 2 && declared.len() == 1 {
             out.push(DECLARED_AUTHORS.to_string());
         }
         out
@@ -402,18 +412,17 @@ impl MetaVotes {
         // that shares a few letters with them.
         let agrees = |rule: &str| {
             let (mut won, mut holds) = (0, 0);
-            for (a, (entry, text, _)) in self.authors.iter().zip(&self.author_evidence) {
-                if a.as_ref().is_some_and(|(r, _, _)| r == rule) {
-                    won += 1;
-                    let names = bigram_set(&normalise(&entry.replace('\n', " ")));
-                    let text = bigram_set(&normalise(text.as_deref().unwrap_or("")));
-                    let inside = names.iter().filter(|b| text.contains(b)).count();
-                    holds += usize::from(!names.is_empty() && inside * 10 >= names.len() * 7);
-                }
+            for s in self.won_by(rule) {
+                won += 1;
+                let names = bigram_set(&normalise(&s.entry.replace('\n', " ")));
+                let text = bigram_set(&normalise(s.text.as_deref().unwrap_or("")));
+                let inside = names.iter().filter(|b| text.contains(b)).count();
+                holds += usize::from(!names.is_empty() && inside * 10 >= names.len() * 7);
             }
             holds * 2 > won
         };
-        vote(Field::Author, self.authors.clone())
+        let best = self.authors.iter().map(|s| s.best.clone()).collect();
+        vote(Field::Author, best)
             .into_iter()
             .filter(|(r, _)| !site_wide.contains(&r.xpath) && agrees(&r.xpath))
             .take(2)
@@ -437,18 +446,12 @@ fn text_hash(text: impl Iterator<Item = char>) -> u64 {
 
 /// The hashes of the normalised texts of the page's short elements (≤ [`MAX_META_CHARS`])
 /// outside `article`: what a site-wide line would be one of.
-fn short_texts(page: &Page, article: ElementIdx) -> rustc_hash::FxHashSet<u64> {
-    // The article's descendants follow it in document order, deeper than it.
-    let depth = page.elements[article as usize].depth;
-    let subtree_end = (article as usize + 1..page.elements.len())
-        .find(|&i| page.elements[i].depth <= depth)
-        .unwrap_or(page.elements.len()) as ElementIdx;
+fn short_texts(page: &Page, article: ElementIdx) -> FxHashSet<u64> {
+    let article = page.subtree(article);
     (0..page.elements.len() as ElementIdx)
         .filter(|&i| {
             let e = &page.elements[i as usize];
-            e.end > e.start
-                && e.end - e.start <= MAX_META_CHARS
-                && !(article..subtree_end).contains(&i)
+            e.end > e.start && e.end - e.start <= MAX_META_CHARS && !article.contains(&i)
         })
         .map(|i| text_hash(page.normalised_text_of(i).iter().copied()))
         .collect()
@@ -684,6 +687,7 @@ mod tests {
                     page: p,
                     article: p.by_class("entry")[0],
                     authors: vec![author.to_string()],
+                    declared: Vec::new(),
                     published: None,
                     fetched_at: at("2020-01-01T00:00:00+00:00").with_timezone(&Utc),
                 });
@@ -713,6 +717,7 @@ mod tests {
             page: &page,
             article,
             authors: vec!["Jo Bloggs".into()],
+            declared: Vec::new(),
             published: None,
             fetched_at: at("2020-01-01T00:00:00+00:00").with_timezone(&Utc),
         };

@@ -326,6 +326,16 @@ impl Page {
         &self.html
     }
 
+    /// The element and its descendants: they follow it in document order, deeper than it,
+    /// so they are one range of [`Page::elements`] indices. Linear in the subtree's size.
+    pub fn subtree(&self, idx: ElementIdx) -> std::ops::Range<ElementIdx> {
+        let depth = self.elements[idx as usize].depth;
+        let end = (idx as usize + 1..self.elements.len())
+            .find(|&i| self.elements[i].depth <= depth)
+            .unwrap_or(self.elements.len());
+        idx..end as ElementIdx
+    }
+
     /// True when `a` is `b` or an ancestor of `b`.
     pub fn contains(&self, a: ElementIdx, b: ElementIdx) -> bool {
         let mut cur = Some(b);

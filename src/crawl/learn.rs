@@ -217,8 +217,9 @@ pub(super) async fn learn_from_entries(
         let Some(article) = article_rule.apply_first(&page) else {
             continue;
         };
+        let declared = crate::core::extract::page_authors(&page);
         let authors = if p.entry.authors.is_empty() {
-            crate::core::extract::page_authors(&page)
+            declared.clone()
         } else {
             p.entry.authors.clone()
         };
@@ -226,6 +227,7 @@ pub(super) async fn learn_from_entries(
             page: &page,
             article,
             authors,
+            declared,
             published: p.entry.published,
             fetched_at: r.fetched_at,
         });
