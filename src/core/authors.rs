@@ -17,11 +17,10 @@ pub fn split_authors(text: &str) -> Vec<String> {
         "par",
         "por",
     ] {
-        let head = t
-            .get(..prefix.len())
-            .filter(|h| h.eq_ignore_ascii_case(prefix));
-        if head.is_some() && t.len() > prefix.len() && t[prefix.len()..].starts_with([' ', ':']) {
-            t = t[prefix.len()..].trim_start_matches([' ', ':']).to_string();
+        if let Some(rest) =
+            strip_prefix_ignore_case(&t, prefix).filter(|r| r.starts_with([' ', ':']))
+        {
+            t = rest.trim_start_matches([' ', ':']).to_string();
             break;
         }
     }
@@ -39,10 +38,9 @@ pub fn split_authors(text: &str) -> Vec<String> {
 /// A copyright line's name: "© 2011–2026 Jo Bloggs. Powered by Hexo" → "Jo Bloggs" (a
 /// footer is a single-author blog's only byline); other text unchanged.
 fn without_copyright(s: &str) -> String {
-    let lower = s.to_lowercase();
     let Some(rest) = ["©", "(c)", "copyright"]
         .iter()
-        .find_map(|mark| lower.starts_with(mark).then(|| &s[mark.len()..]))
+        .find_map(|mark| strip_prefix_ignore_case(s, mark))
     else {
         return s.to_string();
     };
@@ -60,11 +58,7 @@ fn without_copyright(s: &str) -> String {
                 "theme by",
             ]
             .iter()
-            .any(|w| {
-                rest[i..]
-                    .get(..w.len())
-                    .is_some_and(|x| x.eq_ignore_ascii_case(w))
-            })
+            .any(|w| strip_prefix_ignore_case(&rest[i..], w).is_some())
         })
         .unwrap_or(rest.len());
     rest[..end]
@@ -72,6 +66,13 @@ fn without_copyright(s: &str) -> String {
         .trim_end_matches(['.', '-', '–', '|'])
         .trim()
         .to_string()
+}
+
+/// `s` after `prefix`, compared ignoring ASCII case; `None` when `s` does not start with it.
+fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    s.get(..prefix.len())
+        .filter(|head| head.eq_ignore_ascii_case(prefix))
+        .map(|_| &s[prefix.len()..])
 }
 
 /// Whether two author names are one person: equal once case, quotes and spacing are folded
