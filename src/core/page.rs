@@ -61,7 +61,7 @@ pub struct Page {
 
 struct Builder {
     elements: Vec<Element>,
-    sibling_counts: FxHashMap<(ElementIdx, String), u32>,
+    sibling_counts: FxHashMap<(ElementIdx, html5ever::LocalName), u32>,
     text: Vec<char>,
     display: Vec<char>,
     pending_space: bool,
@@ -79,10 +79,14 @@ impl Builder {
                 self.display.push(' ');
             }
             self.pending_space = false;
-            let mut lower = c.to_lowercase();
-            let l = match (lower.next(), lower.next()) {
-                (Some(l), None) => l,
-                _ => c,
+            let l = if c.is_ascii() {
+                c.to_ascii_lowercase()
+            } else {
+                let mut lower = c.to_lowercase();
+                match (lower.next(), lower.next()) {
+                    (Some(l), None) => l,
+                    _ => c,
+                }
             };
             self.text.push(l);
             self.display.push(c);
@@ -107,7 +111,8 @@ impl Builder {
                         // 1-based position among same-name siblings, counted per parent in O(1).
                         let position = match parent {
                             Some(p) => {
-                                let n = self.sibling_counts.entry((p, name.clone())).or_insert(0);
+                                let key = (p, el.name.local.clone());
+                                let n = self.sibling_counts.entry(key).or_insert(0);
                                 *n += 1;
                                 *n
                             }
@@ -166,10 +171,10 @@ impl Page {
     pub fn parse(source: &str) -> Page {
         let html = super::html::parse_document(source);
         let mut b = Builder {
-            elements: Vec::new(),
+            elements: Vec::with_capacity(source.len() / 256),
             sibling_counts: FxHashMap::default(),
-            text: Vec::new(),
-            display: Vec::new(),
+            text: Vec::with_capacity(source.len() / 8),
+            display: Vec::with_capacity(source.len() / 8),
             pending_space: false,
         };
         let root = html.root_element();
@@ -179,17 +184,15 @@ impl Page {
         for (i, e) in b.elements.iter().enumerate() {
             let el = html.tree.get(e.node).and_then(|n| n.value().as_element());
             if let Some(el) = el {
-                if let Some(v) = el.attr("id") {
-                    id_index
-                        .entry(v.to_string())
-                        .or_default()
-                        .push(i as ElementIdx);
-                }
-                if let Some(v) = el.attr("class") {
-                    class_index
-                        .entry(v.to_string())
-                        .or_default()
-                        .push(i as ElementIdx);
+                for (name, index) in [("id", &mut id_index), ("class", &mut class_index)] {
+                    if let Some(v) = el.attr(name) {
+                        match index.get_mut(v) {
+                            Some(list) => list.push(i as ElementIdx),
+                            None => {
+                                index.insert(v.to_string(), vec![i as ElementIdx]);
+                            }
+                        }
+                    }
                 }
             }
         }
