@@ -133,6 +133,7 @@ fn main() -> anyhow::Result<()> {
                     comments_declared: Some(comments.len() as u32),
                     comments_closed: false,
                     next_comment_check: None,
+                    extracted_by: None,
                 }),
                 links: [i.wrapping_sub(1), i + 1]
                     .into_iter()

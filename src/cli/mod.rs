@@ -8,6 +8,7 @@
 mod add;
 mod demo;
 mod export;
+mod extract;
 mod jobs;
 mod read;
 mod render;
@@ -200,6 +201,26 @@ pub enum Command {
         /// archive. [serve.read_only_public, false]
         #[arg(long)]
         read_only_public: bool,
+    },
+    /// Extract one page and print its post record as JSON: title, authors, published,
+    /// content_html, content_text, comments, extracted_by (which extractor gave each field:
+    /// feed, rules or fallback) and gaps.
+    ///
+    /// With --blog, the page is read as that blog's crawl reads it: its learned rules first,
+    /// the generic extractor where they do not fit, and its comment rules. Without, the generic
+    /// extractor alone (no comments), so it can be compared with other extractors page by page.
+    /// Fails, saying why, when the page holds no article (a listing page, or no text).
+    Extract {
+        /// The page's HTML file; `-` reads stdin.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// The page's URL (resolves its links; with --blog, finds its feed entry).
+        /// [default: the file's file:// URL]
+        #[arg(long)]
+        url: Option<String>,
+        /// Read the page with this blog's learned rules (feed or home URL, as given to `add`).
+        #[arg(long, value_name = "BLOG")]
+        blog: Option<String>,
     },
     /// Show the learned extraction rules of each blog (XPath, score, votes).
     Rules {
@@ -401,6 +422,9 @@ pub async fn run(cli: Cli) -> Result<()> {
             .await
         }
         Command::Rules { blog } => read::rules(&db, blog.as_deref()),
+        Command::Extract { file, url, blog } => {
+            extract::extract(&db, &file, url.as_deref(), blog.as_deref())
+        }
         Command::Coverage { blog, json } => status::coverage(&db, blog.as_deref(), json),
         Command::Demo { keep } => demo::demo(keep).await,
         Command::Daemon {

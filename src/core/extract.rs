@@ -64,6 +64,34 @@ pub struct Extracted {
     pub tags: Vec<String>,
     /// Fields that could not be extracted: (field, reason for a person).
     pub gaps: Vec<(GapField, String)>,
+    /// Which extractor gave each field.
+    pub extracted_by: ExtractedBy,
+}
+
+super::vocabulary! {
+    /// What gave a field of a post record.
+    pub enum Extractor {
+        /// The blog's feed entry: the truth for its post's authors and dates (paper §3.2).
+        Feed = "feed",
+        /// The rules learned from the blog's feed (paper §3.4–§3.5).
+        Rules = "rules",
+        /// The page alone: its own metadata (JSON-LD, OpenGraph, `<title>`, `<time>`) or the
+        /// generic extractor ([`super::fallback`]).
+        Fallback = "fallback",
+    }
+}
+
+/// Which extractor gave each field of a post record; `None` for a field nothing gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ExtractedBy {
+    /// The title.
+    pub title: Option<Extractor>,
+    /// The article (`content_html`, `content_text`).
+    pub content: Extractor,
+    /// The author names.
+    pub authors: Option<Extractor>,
+    /// The publication date.
+    pub published: Option<Extractor>,
 }
 
 super::vocabulary! {
@@ -94,11 +122,14 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         return None;
     }
     let title_idx = rules.title.as_ref().and_then(|r| r.apply_first(page));
-    let title = title_idx
-        .map(|i| page.text_of(i))
-        .filter(|t| !t.is_empty())
-        .or_else(|| meta(page, "meta[property='og:title']", "content"))
-        .or_else(|| first_text(page, "title"));
+    let ruled_title = title_idx.map(|i| page.text_of(i)).filter(|t| !t.is_empty());
+    let title_by = if ruled_title.is_some() {
+        Some(Extractor::Rules)
+    } else {
+        Some(Extractor::Fallback)
+    };
+    let title = ruled_title.or_else(|| declared_title(page));
+    let title_by = title_by.filter(|_| title.is_some());
     // The title is not part of the article: when the title element (or a small header around
     // it) is inside the article element, leave it out, with what the exclude rules select.
     let header = title_idx
@@ -137,8 +168,10 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         .find_map(|r| r.apply_first(page))
         .map(|a| byline_authors(page, a))
         .unwrap_or_default();
+    let mut authors_by = (!authors.is_empty()).then_some(Extractor::Rules);
     if authors.is_empty() && rules.declared_authors {
         authors = declared_authors(page);
+        authors_by = (!authors.is_empty()).then_some(Extractor::Fallback);
     }
     if authors.is_empty() {
         let why = if !rules.declared_authors {
@@ -167,6 +200,13 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
             )
         })
         .map(|d| d.instant);
+    let published_by = if machine.is_some() {
+        Some(Extractor::Rules)
+    } else if declared.is_some() {
+        Some(Extractor::Fallback)
+    } else {
+        shown.map(|_| Extractor::Rules)
+    };
     let published = machine.or(declared).or(shown);
     if published.is_none() {
         let why = match (&rules.date, &published_raw) {
@@ -187,7 +227,18 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         updated: declared_updated(page).and_then(|d| parse_instant(&d, Some(ctx.offset))),
         tags: declared_tags(page),
         gaps,
+        extracted_by: ExtractedBy {
+            title: title_by,
+            content: Extractor::Rules,
+            authors: authors_by,
+            published: published_by,
+        },
     })
+}
+
+/// The title the page declares: OpenGraph `og:title`, else `<title>`.
+pub(super) fn declared_title(page: &Page) -> Option<String> {
+    meta(page, "meta[property='og:title']", "content").or_else(|| first_text(page, "title"))
 }
 
 /// The categories and tags a post page gives its post, in page order, each once (case
@@ -317,7 +368,7 @@ fn json_ld(page: &Page) -> Vec<serde_json::Value> {
     out
 }
 
-fn declared_authors(page: &Page) -> Vec<String> {
+pub(super) fn declared_authors(page: &Page) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for v in json_ld(page) {
         if let Some(a) = v.get("author") {
@@ -480,7 +531,7 @@ fn follow(page: &Page, from: ElementIdx, path: &[(String, u32)]) -> Option<Eleme
     Some(cur)
 }
 
-fn declared_updated(page: &Page) -> Option<String> {
+pub(super) fn declared_updated(page: &Page) -> Option<String> {
     json_ld(page)
         .iter()
         .find_map(|v| {
@@ -492,7 +543,7 @@ fn declared_updated(page: &Page) -> Option<String> {
         .or_else(|| meta(page, "time.updated[datetime]", "datetime"))
 }
 
-fn declared_published(page: &Page) -> Option<String> {
+pub(super) fn declared_published(page: &Page) -> Option<String> {
     json_ld(page)
         .iter()
         .find_map(|v| {

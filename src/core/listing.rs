@@ -1,9 +1,11 @@
 //! What a page says about the blog around it: the next page of a listing (pagination, for
 //! walking back to older posts), the comment count a post page declares, whether its comments
 //! are closed, and the comment feed it names. And how many posts are still unseen, estimated
-//! from how often the seen ones were found (capture–recapture).
+//! from how often the seen ones were found (capture–recapture). And whether a page is a listing
+//! at all rather than a post ([`is_listing`], issue 13).
 
-use super::page::Page;
+use super::fallback::{classify, Class, MIN_BLOCK};
+use super::page::{ElementIdx, Page};
 use scraper::Selector;
 use url::Url;
 
@@ -207,6 +209,130 @@ pub fn comment_feed(page: &Page, base: &Url) -> Option<String> {
 pub fn unseen_posts(f1: u64, f2: u64) -> f64 {
     let (f1, f2) = (f1 as f64, f2 as f64);
     f1 * (f1 - 1.0).max(0.0) / (2.0 * (f2 + 1.0))
+}
+
+/// Whether the page lists posts rather than being one: OpenGraph declares it a `website`; or
+/// it holds several article blocks (`<article>`, `h-entry`, `hentry`) side by side, each with a
+/// text block's worth of text, none holding most of their text (a post with "related posts"
+/// cards is still a post); or, outside its boilerplate, at least [`LISTED_TITLES`] headings
+/// are links (the titles of the posts listed; a post links at most its own).
+pub fn is_listing(page: &Page) -> bool {
+    listing_in(page)
+}
+
+/// Linked headings that make a page a listing ([`is_listing`]).
+pub const LISTED_TITLES: usize = 3;
+
+fn listing_in(page: &Page) -> bool {
+    // Headings in navigation, asides and footers (a sidebar's "Recent posts") do not count;
+    // those in a listed post's own `<header>` do.
+    let linked_headings = page
+        .elements
+        .iter()
+        .enumerate()
+        .filter(|&(i, e)| {
+            if !matches!(e.name.as_str(), "h1" | "h2" | "h3" | "h4") || e.end == e.start {
+                return false;
+            }
+            let links: u32 = page
+                .subtree(i as ElementIdx)
+                .filter(|&d| page.elements[d as usize].name == "a")
+                .map(|d| page.elements[d as usize].end - page.elements[d as usize].start)
+                .sum();
+            links * 2 >= e.end - e.start && !site_part(page, i as ElementIdx)
+        })
+        .count();
+    if linked_headings >= LISTED_TITLES || teaser(page) {
+        return true;
+    }
+    let og_website = page
+        .html()
+        .select(&scraper::Selector::parse("meta[property='og:type']").expect("selector"))
+        .filter_map(|m| m.value().attr("content"))
+        .any(|t| t.trim().eq_ignore_ascii_case("website"));
+    if og_website {
+        return true;
+    }
+    let mut blocks: Vec<u32> = Vec::new();
+    let mut i = 0;
+    while i < page.elements.len() {
+        let idx = i as ElementIdx;
+        let e = &page.elements[i];
+        let entry = e.name == "article"
+            || page.attr(idx, "class").is_some_and(|c| {
+                c.split_whitespace()
+                    .any(|w| w == "h-entry" || w == "hentry")
+            });
+        // Comments (`<article class="comment-body">` in a comments area) are not listed posts.
+        if entry && e.end - e.start >= MIN_BLOCK && !around_article(page, idx) {
+            blocks.push(e.end - e.start);
+            // Blocks nested in a counted block are its parts.
+            i = page.subtree(idx).end as usize;
+        } else {
+            i += 1;
+        }
+    }
+    let total: u32 = blocks.iter().sum();
+    let largest = blocks.iter().copied().max().unwrap_or(0);
+    blocks.len() >= 2 && largest * 5 < total * 3
+}
+
+/// Whether the element is in a part of the page around the article: a site part
+/// ([`site_part`]) or one whose class/id names a site part (comments, sidebar, related…).
+fn around_article(page: &Page, idx: ElementIdx) -> bool {
+    let mut cur = Some(idx);
+    while let Some(c) = cur {
+        if matches!(classify(page, c), Class::Hard | Class::Negative) {
+            return true;
+        }
+        cur = page.elements[c as usize].parent;
+    }
+    false
+}
+
+/// Whether the element is in a part of the site around the article (navigation, aside,
+/// footer, hidden): by tag only, as a listed post's own `<header>` is not one.
+fn site_part(page: &Page, idx: ElementIdx) -> bool {
+    let mut cur = Some(idx);
+    while let Some(c) = cur {
+        if classify(page, c) == Class::Hard {
+            return true;
+        }
+        cur = page.elements[c as usize].parent;
+    }
+    false
+}
+
+/// Whether the page shows a post's teaser: a "read more" link (`more-link`, `readmore`,
+/// "Continue reading", "Weiterlesen", "Lire la suite"…) leads to the whole post elsewhere.
+fn teaser(page: &Page) -> bool {
+    const CLASSES: &[&str] = &["more-link", "readmore", "read-more", "read_more"];
+    const TEXTS: &[&str] = &[
+        "read more",
+        "continue reading",
+        "read the rest",
+        "weiterlesen",
+        "lire la suite",
+        "leer más",
+        "seguir leyendo",
+        "leggi tutto",
+        "lees meer",
+    ];
+    page.elements.iter().enumerate().any(|(i, e)| {
+        e.name == "a"
+            && page
+                .attr(i as ElementIdx, "href")
+                .is_some_and(|h| !h.starts_with('#'))
+            && (page.attr(i as ElementIdx, "class").is_some_and(|c| {
+                c.split_whitespace()
+                    .any(|w| CLASSES.contains(&w.to_ascii_lowercase().as_str()))
+            }) || {
+                let text: String = page.normalised_text_of(i as ElementIdx).iter().collect();
+                let text = text.trim_end_matches(['…', '.', '→', '»', ' ', '>']);
+                TEXTS.iter().any(|t| text.starts_with(t)) && text.len() < 40
+            })
+            && !site_part(page, i as ElementIdx)
+    })
 }
 
 #[cfg(test)]

@@ -89,6 +89,7 @@ pub struct UnknownName {
 pub mod authors;
 pub mod comments;
 pub mod extract;
+pub mod fallback;
 pub mod feed;
 pub mod html;
 pub mod learn;

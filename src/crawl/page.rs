@@ -6,7 +6,7 @@
 use super::links::{followable, site_of};
 use super::UpdateSettings;
 use crate::core::comments::{same_comment, same_id, CommentRules};
-use crate::core::extract::{extract, ExtractContext, GapField, RuleSet};
+use crate::core::extract::{extract, ExtractContext, Extractor, GapField, RuleSet};
 use crate::core::feed::{self, Feed, FeedEntry};
 use crate::core::learn::Field;
 use crate::core::meta::blog_offset;
@@ -104,6 +104,30 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
     Ok((ctx, stored))
 }
 
+/// One page read as a crawl of `blog` reads it, whatever its URL: its post (the blog's rules
+/// first, the generic extractor where they do not fit) and the comments its comment rules find.
+/// For `archive extract --blog`. `None` when the page holds no post (a listing, or no text).
+///
+/// # Errors
+/// The blog was never learned (no rules stored), a stored rule is corrupt, or the store failed.
+pub fn read_page(
+    store: &Store,
+    blog: &Blog,
+    response: &Response,
+) -> Result<Option<(NewPost, Vec<Comment>)>> {
+    let (ctx, _) = load_context(store, blog)?;
+    let url = Url::parse(&response.final_url)
+        .with_context(|| format!("{}: not a URL", response.final_url))?;
+    let page = Page::parse(&fetch::decode(response));
+    let Some(post) = post_of(&ctx, &page, &url, url.as_str(), response) else {
+        return Ok(None);
+    };
+    let comments = comments_of(&ctx, &page, &url, true, response)
+        .map(|(_, c)| c)
+        .unwrap_or_default();
+    Ok(Some((post, comments)))
+}
+
 /// The page number of a comment page (`comment-page-2/`, `?cpage=2`); 0 for a post page.
 fn comment_page_number(url: &Url) -> i64 {
     url.path_segments()
@@ -135,12 +159,32 @@ fn post_of(
         offset: ctx.offset,
         fetched_at: response.fetched_at,
     };
-    let x = extract(page, &ctx.rules, &xctx)?;
+    // A page listing posts is no post, whatever its URL looks like (issue 13, class 5).
+    if entry.is_none() && crate::core::listing::is_listing(page) {
+        return None;
+    }
+    // The blog's rules first; a page they do not fit (an older template, a special layout)
+    // goes to the generic extractor.
+    let x =
+        extract(page, &ctx.rules, &xctx).or_else(|| crate::core::fallback::extract(page, &xctx))?;
+    let mut by = x.extracted_by;
     let authors = match entry {
-        Some(e) => crate::core::authors::merge_authors(&e.authors, &x.authors),
-        None => x.authors,
+        Some(e) if !e.authors.is_empty() => {
+            by.authors = Some(Extractor::Feed);
+            crate::core::authors::merge_authors(&e.authors, &x.authors)
+        }
+        _ => x.authors,
     };
-    let published = entry.and_then(|e| e.published).or(x.published);
+    let published = match entry.and_then(|e| e.published) {
+        Some(p) => {
+            by.published = Some(Extractor::Feed);
+            Some(p)
+        }
+        None => x.published,
+    };
+    if x.title.is_none() && entry.is_some_and(|e| e.title.is_some()) {
+        by.title = Some(Extractor::Feed);
+    }
     let gaps = x
         .gaps
         .into_iter()
@@ -171,6 +215,7 @@ fn post_of(
             .or_else(|| crate::core::listing::declared_comments(page, article)),
         comments_closed: crate::core::listing::comments_closed(page),
         next_comment_check: None,
+        extracted_by: Some(by),
     })
 }
 

@@ -339,6 +339,7 @@ mod tests {
             version: 1,
             gone_at: None,
             tags: vec!["Food".into()],
+            extracted_by: None,
             comments: Vec::new(),
             media: Vec::new(),
         };

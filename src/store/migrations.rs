@@ -322,4 +322,9 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     CREATE INDEX posts_coverage ON posts(blog_id, gone_at, comments_declared, url);
     "#,
+    // 17: which extractor gave each field of a post (`extracted_by`: JSON of
+    // core::extract::ExtractedBy; NULL for posts archived before).
+    r#"
+    ALTER TABLE posts ADD COLUMN extracted_by TEXT;
+    "#,
 ];

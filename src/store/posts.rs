@@ -50,8 +50,8 @@ fn put_post(
     tx.execute(
         "INSERT INTO posts (blog_id, url, title, authors, published, content_html, content_text, response_id, fetched_at, extracted_at,
            updated, published_raw, gaps, version, comments_feed, comments_declared, comments_closed, next_comment_check,
-           last_comment_check, tags)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?9, ?19)
+           last_comment_check, tags, extracted_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?9, ?19, ?20)
          ON CONFLICT (url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
            published = COALESCE(excluded.published, posts.published), content_html = excluded.content_html,
            content_text = excluded.content_text, response_id = excluded.response_id,
@@ -63,7 +63,8 @@ fn put_post(
            comments_declared = COALESCE(excluded.comments_declared, posts.comments_declared),
            comments_closed = excluded.comments_closed,
            next_comment_check = COALESCE(posts.next_comment_check, excluded.next_comment_check),
-           last_comment_check = excluded.last_comment_check, tags = excluded.tags",
+           last_comment_check = excluded.last_comment_check, tags = excluded.tags,
+           extracted_by = excluded.extracted_by",
         params![
             blog_id,
             p.url,
@@ -83,7 +84,8 @@ fn put_post(
             p.comments_declared,
             p.comments_closed,
             p.next_comment_check.map(super::ts),
-            json_list(&p.tags)
+            json_list(&p.tags),
+            p.extracted_by.map(|b| serde_json::to_string(&b)).transpose()?
         ],
     )?;
     Ok(change)
@@ -152,7 +154,7 @@ fn put_comments(tx: &Transaction<'_>, w: &CommentWrite) -> Result<(u32, u32)> {
 }
 
 const POST_SELECT: &str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at,
-       p.updated, p.published_raw, p.gaps, p.version, p.gone_at, p.tags
+       p.updated, p.published_raw, p.gaps, p.version, p.gone_at, p.tags, p.extracted_by
      FROM posts p JOIN blogs b ON b.id = p.blog_id";
 
 const POST_ORDER: &str = "ORDER BY p.blog_id, p.published IS NULL, p.published DESC, p.url";
@@ -173,6 +175,9 @@ fn post_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Post> {
         version: r.get(11)?,
         gone_at: utc_col(r, 12)?,
         tags: parse_list(r.get(13)?),
+        extracted_by: r
+            .get::<_, Option<String>>(14)?
+            .and_then(|b| serde_json::from_str(&b).ok()),
         comments: Vec::new(),
         media: Vec::new(),
     })

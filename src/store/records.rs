@@ -4,7 +4,7 @@
 //! are `DateTime<Utc>`; times a blog published (posts, comments, feed entries) keep the offset
 //! the blog wrote, `DateTime<FixedOffset>`. Exported records serialise them as RFC 3339.
 
-use crate::core::extract::GapField;
+use crate::core::extract::{ExtractedBy, GapField};
 use crate::core::learn::Field;
 use crate::core::post_url::PostUrlPattern;
 use crate::core::vocabulary;
@@ -308,6 +308,8 @@ pub struct Post {
     pub gone_at: Option<DateTime<Utc>>,
     /// Categories and tags the post's page gives it, in page order.
     pub tags: Vec<String>,
+    /// Which extractor gave each field; `None` for posts archived before this was recorded.
+    pub extracted_by: Option<ExtractedBy>,
     /// Comments, oldest first (filled by [`super::Store::posts`], [`super::Store::post`] and
     /// [`super::Store::for_each_post`]).
     pub comments: Vec<Comment>,
@@ -348,6 +350,8 @@ pub struct NewPost {
     pub comments_closed: bool,
     /// When its comments are to be checked first (for a post not archived before).
     pub next_comment_check: Option<DateTime<Utc>>,
+    /// Which extractor gave each field.
+    pub extracted_by: Option<ExtractedBy>,
 }
 
 /// A comment of a post.

@@ -1,0 +1,154 @@
+//! `archive extract`: one page's post record as JSON, by a blog's rules or the generic
+//! extractor alone.
+
+use super::{find, open_to_read};
+use crate::core::extract::{ExtractContext, Extracted, ExtractedBy, GapField};
+use crate::core::page::Page;
+use crate::fetch::{self, Response};
+use crate::store::{Comment, NewPost};
+use anyhow::{bail, Context, Result};
+use chrono::{DateTime, FixedOffset, Utc};
+use std::io::Read;
+use std::path::Path;
+
+/// What `archive extract` prints.
+#[derive(serde::Serialize)]
+struct Record {
+    url: String,
+    title: Option<String>,
+    authors: Vec<String>,
+    published: Option<DateTime<FixedOffset>>,
+    content_html: String,
+    content_text: String,
+    comments: Vec<Comment>,
+    extracted_by: Option<ExtractedBy>,
+    gaps: Vec<Gap>,
+}
+
+#[derive(serde::Serialize)]
+struct Gap {
+    field: GapField,
+    reason: String,
+}
+
+/// `archive extract [--url URL] [--blog BLOG] FILE|-`.
+///
+/// # Errors
+/// FILE unreadable, `--url` not a URL, the blog unknown or never learned, or no article on the
+/// page.
+pub(super) fn extract(db: &Path, file: &Path, url: Option<&str>, blog: Option<&str>) -> Result<()> {
+    let body = read_input(file)?;
+    let url = match url {
+        Some(u) => url::Url::parse(u)
+            .with_context(|| format!("--url {u}: not a URL; give the page's absolute URL"))?,
+        None => {
+            let path = if file == Path::new("-") {
+                Path::new("/dev/stdin").to_path_buf()
+            } else {
+                std::path::absolute(file)?
+            };
+            url::Url::from_file_path(&path).map_err(|()| {
+                anyhow::anyhow!("{}: no file URL for this path; give --url", path.display())
+            })?
+        }
+    };
+    let response = Response {
+        url: url.to_string(),
+        final_url: url.to_string(),
+        status: 200,
+        headers: Vec::new(),
+        body,
+        fetched_at: Utc::now(),
+    };
+    let record = match blog {
+        Some(b) => {
+            let store = open_to_read(db)?;
+            let blog = find(&store, b)?;
+            let read = crate::crawl::read_page(&store, &blog, &response).with_context(|| {
+                format!(
+                    "{}: its rules could not be loaded; has `archive crawl` learned them?",
+                    blog.home_url
+                )
+            })?;
+            match read {
+                Some((post, comments)) => from_post(post, comments),
+                None => bail!(
+                    "{}: no post on this page (a listing page, or no article text)",
+                    file.display()
+                ),
+            }
+        }
+        None => {
+            let page = Page::parse(&fetch::decode(&response));
+            let ctx = ExtractContext {
+                offset: FixedOffset::east_opt(0).expect("zero offset"),
+                fetched_at: response.fetched_at,
+            };
+            match crate::core::fallback::extract(&page, &ctx) {
+                Some(x) => from_extracted(url.to_string(), x),
+                None => bail!(
+                    "{}: no article on this page (a listing page, or no text block)",
+                    file.display()
+                ),
+            }
+        }
+    };
+    println!("{}", serde_json::to_string_pretty(&record)?);
+    Ok(())
+}
+
+fn read_input(file: &Path) -> Result<Vec<u8>> {
+    let mut body = Vec::new();
+    if file == Path::new("-") {
+        std::io::stdin()
+            .read_to_end(&mut body)
+            .context("stdin: could not be read")?;
+    } else {
+        body = std::fs::read(file).with_context(|| {
+            format!(
+                "{}: could not be read; give an HTML file or - for stdin",
+                file.display()
+            )
+        })?;
+    }
+    Ok(body)
+}
+
+fn from_post(p: NewPost, comments: Vec<Comment>) -> Record {
+    Record {
+        url: p.url,
+        title: p.title,
+        authors: p.authors,
+        published: p.published,
+        content_html: p.content_html,
+        content_text: p.content_text,
+        comments,
+        extracted_by: p.extracted_by,
+        gaps: p
+            .gaps
+            .into_iter()
+            .map(|g| Gap {
+                field: g.field,
+                reason: g.reason,
+            })
+            .collect(),
+    }
+}
+
+fn from_extracted(url: String, x: Extracted) -> Record {
+    Record {
+        url,
+        title: x.title,
+        authors: x.authors,
+        published: x.published,
+        content_html: x.content_html,
+        content_text: x.content_text,
+        comments: Vec::new(),
+        extracted_by: Some(x.extracted_by),
+        gaps: x
+            .gaps
+            .into_iter()
+            .map(|(field, reason)| Gap { field, reason })
+            .collect(),
+    }
+}

@@ -1,0 +1,700 @@
+//! The generic fallback extractor: a page's main text without any learned rule, for pages the
+//! blog's rules do not fit (an older template, a special layout, a feed with no content to
+//! learn from) and for `archive extract` without `--blog`.
+//!
+//! DOM scoring in the spirit of readability and the text-density seeds (CETD), on the flat
+//! element table of [`Page`], in time linear in the page:
+//! 1. **Boilerplate** ([`Boilerplate`]): navigation, asides, footers, forms, hidden elements
+//!    and elements whose `class`/`id` names a site part (comments, sidebar, share, related…)
+//!    are never content, nor is anything inside them.
+//! 2. **Paragraph scores**: every text block of at least [`MIN_BLOCK`] characters scores
+//!    `1 + commas + min(chars / 100, 3)`, given to its parent in full, its grandparent by
+//!    half and further ancestors by a third of their level.
+//! 3. **The article**: an element the page marks as the article body (`itemprop=articleBody`,
+//!    the common article-body classes) when it holds most of the best candidate's text, else
+//!    the best candidate: score × (1 − link density), plus its class weight; its siblings join
+//!    it when they score nearly as well or are plain prose.
+//! 4. **Inside the article**: boilerplate, link lists and the headline are left out.
+//!
+//! Measured on the public article-extraction-benchmark (`benches/aeb.sh`; figures in
+//! benches/README.md).
+
+use super::extract::{
+    declared_authors, declared_published, declared_tags, declared_title, declared_updated,
+    ExtractContext, Extracted, ExtractedBy, Extractor, GapField,
+};
+use super::meta::parse_instant;
+use super::page::{ElementIdx, Page};
+
+/// Inline elements: their text is part of the paragraph around them.
+const INLINE: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "data", "del", "dfn", "em", "font", "i",
+    "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time",
+    "u", "var",
+];
+
+/// Text blocks shorter than this (chars) score nothing.
+pub const MIN_BLOCK: u32 = 25;
+
+/// Tags never shown as text, or shown as controls: never article text, nor anything inside.
+const HIDDEN_TAGS: &[&str] = &[
+    "button",
+    "select",
+    "textarea",
+    "iframe",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "input",
+    "label",
+    "object",
+    "embed",
+    "figcaption",
+    "head",
+];
+
+/// Tags of site parts: never article text, nor anything inside.
+const SITE_TAGS: &[&str] = &["nav", "aside", "footer", "dialog", "menu"];
+
+/// Tags of site parts that sometimes wrap the whole page (an ASP.NET page's `<form>`): never
+/// article text unless they hold most of the page's prose.
+const WRAPPING_TAGS: &[&str] = &["form", "header"];
+
+/// `class`/`id` words that name a site part rather than the article.
+const NEGATIVE: &[&str] = &[
+    "comment",
+    "comments",
+    "sidebar",
+    "share",
+    "sharing",
+    "social",
+    "related",
+    "footer",
+    "nav",
+    "navbar",
+    "navigation",
+    "menu",
+    "breadcrumb",
+    "breadcrumbs",
+    "widget",
+    "advert",
+    "ad",
+    "ads",
+    "advertisement",
+    "promo",
+    "sponsor",
+    "sponsored",
+    "subscribe",
+    "newsletter",
+    "cookie",
+    "popup",
+    "modal",
+    "banner",
+    "masthead",
+    "pagination",
+    "pager",
+    "signup",
+    "outbrain",
+    "taboola",
+    "disqus",
+    "recommended",
+    "recommend",
+    "trending",
+    "popular",
+    "skip",
+    "hidden",
+    "tags",
+    "tag",
+    "byline",
+    "dateline",
+    "author",
+    "meta",
+    "toolbar",
+    "print",
+    "login",
+    "most-read",
+    "more",
+    "caption",
+    "credit",
+    "copyright",
+    "rss",
+    "head",
+    "header",
+    "headline",
+    "subline",
+    "subtitle",
+    "date",
+    "timestamp",
+    "published",
+    "kicker",
+];
+
+/// `class`/`id` words that name the article.
+const POSITIVE: &[&str] = &[
+    "article", "body", "content", "entry", "main", "post", "text", "blog", "story", "prose",
+];
+
+/// Classes and `itemprop`s that mark an article body on many sites (trafilatura's list of
+/// body selectors, as words).
+const BODY_MARKS: &[&str] = &[
+    "articlebody",
+    "article-body",
+    "article__body",
+    "article-content",
+    "article_content",
+    "articlecontent",
+    "article-text",
+    "articletext",
+    "entry-content",
+    "entry_content",
+    "post-content",
+    "post_content",
+    "postcontent",
+    "post-body",
+    "post_body",
+    "postbody",
+    "post-text",
+    "post_text",
+    "post-entry",
+    "story-body",
+    "story_body",
+    "storybody",
+    "story-content",
+    "body-text",
+    "article-body-text",
+    "c-article-body",
+    "td-post-content",
+    "main-content",
+    "content-body",
+    "blog-content",
+    "blog-post-content",
+    "entry-body",
+    "single-content",
+    "rich-text",
+];
+
+/// Where the article is on a page and what inside it is not article text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Article {
+    /// The element holding the article.
+    pub root: ElementIdx,
+    /// Descendants of `root` whose subtrees are left out (boilerplate, link lists, headline,
+    /// siblings of the best candidate that did not join it), in document order.
+    pub skip: Vec<ElementIdx>,
+}
+
+/// Per-element figures of one page, from one pass over its element table.
+struct Stats {
+    /// The element or an ancestor is boilerplate.
+    boiler: Vec<bool>,
+    /// Chars of text outside boilerplate in the element's subtree.
+    chars: Vec<u32>,
+    /// Of those, chars inside links.
+    link_chars: Vec<u32>,
+    /// Readability content score gathered from the paragraphs below.
+    score: Vec<f32>,
+    /// Class/id weight: +25 positive, −25 negative.
+    weight: Vec<f32>,
+}
+
+/// Finds the article on a page. `None` when no element holds a text block.
+pub fn article(page: &Page) -> Option<Article> {
+    article_in(page, &Stats::of(page))
+}
+
+fn article_in(page: &Page, stats: &Stats) -> Option<Article> {
+    let n = page.elements.len();
+    let density = |i: usize| {
+        if stats.chars[i] == 0 {
+            1.0
+        } else {
+            stats.link_chars[i] as f32 / stats.chars[i] as f32
+        }
+    };
+    let mut best: Option<(usize, f32)> = None;
+    for i in 0..n {
+        if stats.boiler[i] || stats.score[i] <= 0.0 {
+            continue;
+        }
+        let s = (stats.score[i] + stats.weight[i] + tag_base(&page.elements[i].name))
+            * (1.0 - density(i));
+        if best.is_none_or(|(_, b)| s > b) {
+            best = Some((i, s));
+        }
+    }
+    let (top, top_score) = best?;
+    // A marked article body holding most of the best candidate's text wins (or an ancestor of
+    // it that adds little).
+    let marked = (0..n).find(|&i| {
+        !stats.boiler[i]
+            && stats.chars[i] * 2 >= stats.chars[top]
+            && is_marked_body(page, i as ElementIdx)
+            && density(i) < 0.5
+    });
+    let (root, mut skip) = match marked {
+        Some(m) => (m as ElementIdx, Vec::new()),
+        None => with_siblings(page, stats, top, top_score),
+    };
+    inner_skips(page, stats, root, &mut skip);
+    skip.sort_unstable();
+    skip.dedup();
+    // A list of links (an archive page's titles and dates, a tag list) is no article.
+    let left = |v: &[u32]| {
+        let skipped: u32 = skip.iter().map(|&k| v[k as usize]).sum();
+        v[root as usize].saturating_sub(skipped)
+    };
+    let (chars, links) = (left(&stats.chars), left(&stats.link_chars));
+    if chars == 0 || links * 5 > chars * 2 {
+        return None;
+    }
+    Some(Article { root, skip })
+}
+
+/// A post record from the page alone: the article by [`article`], the title, authors and dates
+/// the page declares (JSON-LD, OpenGraph, `<time datetime>`, `meta name=author`, `<title>`).
+/// Every field is marked [`Extractor::Fallback`]. `None` when the page has no article or is a
+/// listing ([`super::listing::is_listing`]).
+pub fn extract(page: &Page, ctx: &ExtractContext) -> Option<Extracted> {
+    if super::listing::is_listing(page) {
+        return None;
+    }
+    let a = article(page)?;
+    let content_text = page.text_excluding(a.root, &a.skip);
+    if content_text.is_empty() {
+        return None;
+    }
+    let title = declared_title(page).or_else(|| {
+        let h1 = page.elements.iter().position(|e| e.name == "h1")?;
+        Some(page.text_of(h1 as ElementIdx)).filter(|t| !t.is_empty())
+    });
+    let authors = declared_authors(page);
+    let published = declared_published(page).and_then(|d| parse_instant(&d, Some(ctx.offset)));
+    let mut gaps = Vec::new();
+    if authors.is_empty() {
+        gaps.push((
+            GapField::Author,
+            "the blog's rules do not fit this page and the page declares no author".to_string(),
+        ));
+    }
+    if published.is_none() {
+        gaps.push((
+            GapField::Published,
+            "the blog's rules do not fit this page and the page declares no machine-readable date"
+                .to_string(),
+        ));
+    }
+    let by = |found: bool| found.then_some(Extractor::Fallback);
+    Some(Extracted {
+        extracted_by: ExtractedBy {
+            title: by(title.is_some()),
+            content: Extractor::Fallback,
+            authors: by(!authors.is_empty()),
+            published: by(published.is_some()),
+        },
+        title,
+        content_html: page
+            .inner_html_excluding(a.root, &a.skip)
+            .trim()
+            .to_string(),
+        content_text,
+        authors,
+        published,
+        published_raw: None,
+        updated: declared_updated(page).and_then(|d| parse_instant(&d, Some(ctx.offset))),
+        tags: declared_tags(page),
+        gaps,
+    })
+}
+
+/// The article text of a page found by [`article`], whitespace collapsed; empty when none.
+pub fn article_text(page: &Page) -> String {
+    article(page)
+        .map(|a| page.text_excluding(a.root, &a.skip))
+        .unwrap_or_default()
+}
+
+impl Stats {
+    fn of(page: &Page) -> Stats {
+        let n = page.elements.len();
+        // Hard boilerplate (tags, hidden) flows down; parents come before children.
+        let mut hard = vec![false; n];
+        let mut soft = vec![false; n];
+        let mut weight = vec![0.0; n];
+        for i in 0..n {
+            let inherited = page.elements[i].parent.is_some_and(|p| hard[p as usize]);
+            let class = classify(page, i as ElementIdx);
+            hard[i] = inherited || class == Class::Hard;
+            soft[i] = class == Class::Negative;
+            weight[i] = match class {
+                Class::Positive => 25.0,
+                Class::Article => 10.0,
+                Class::Negative => -25.0,
+                _ => 0.0,
+            };
+        }
+        let (chars, _) = sizes(page, &hard);
+        // Prose: chars of the text blocks below each element.
+        let mut prose = vec![0u32; n];
+        for i in (0..n).rev() {
+            if !hard[i] && chars[i] >= MIN_BLOCK && is_block(page, i as ElementIdx) {
+                prose[i] = prose[i].max(chars[i]);
+            }
+            if let Some(p) = page.elements[i].parent {
+                prose[p as usize] += prose[i];
+            }
+        }
+        // A site part by its class never holds most of the page's prose: an Elementor
+        // "widget" or a "has-sidebar" wrapper around the article is not boilerplate.
+        let total = prose.first().copied().unwrap_or(0);
+        let mut boiler = hard;
+        for i in 0..n {
+            let inherited = page.elements[i].parent.is_some_and(|p| boiler[p as usize]);
+            boiler[i] |= inherited || (soft[i] && prose[i] * 2 <= total);
+        }
+        let (chars, link_chars) = sizes(page, &boiler);
+        let mut score = vec![0.0f32; n];
+        // Paragraph scores, given to the ancestors. A container's own text outside its block
+        // children (text between `<br>`s) is a paragraph of the container.
+        for i in 0..n {
+            if boiler[i] {
+                continue;
+            }
+            let e = &page.elements[i];
+            let (len, mut ancestor) = if is_block(page, i as ElementIdx) {
+                (chars[i], e.parent)
+            } else if !INLINE.contains(&e.name.as_str()) {
+                let blocks: u32 = e
+                    .children
+                    .iter()
+                    .filter(|&&c| !INLINE.contains(&page.elements[c as usize].name.as_str()))
+                    .map(|&c| chars[c as usize])
+                    .sum();
+                (chars[i].saturating_sub(blocks), Some(i as ElementIdx))
+            } else {
+                continue;
+            };
+            if len < MIN_BLOCK {
+                continue;
+            }
+            let text = &page.text[e.start as usize..e.end as usize];
+            let commas = if len == chars[i] {
+                text.iter().filter(|&&c| c == ',' || c == '，').count() as f32
+            } else {
+                0.0
+            };
+            let s = 1.0 + commas + (len / 100).min(3) as f32;
+            let mut level = 0;
+            while let (Some(a), true) = (ancestor, level < 5) {
+                let divider = match level {
+                    0 => 1.0,
+                    1 => 2.0,
+                    l => l as f32 * 3.0,
+                };
+                score[a as usize] += s / divider;
+                ancestor = page.elements[a as usize].parent;
+                level += 1;
+            }
+        }
+        Stats {
+            boiler,
+            chars,
+            link_chars,
+            score,
+            weight,
+        }
+    }
+}
+
+/// Chars of text in each element's subtree outside `excluded` subtrees, and of those the chars
+/// inside links. Children follow their parent in document order, so one reverse pass sums.
+fn sizes(page: &Page, excluded: &[bool]) -> (Vec<u32>, Vec<u32>) {
+    let n = page.elements.len();
+    let mut chars = vec![0u32; n];
+    let mut links = vec![0u32; n];
+    for i in (0..n).rev() {
+        if excluded[i] {
+            continue;
+        }
+        let e = &page.elements[i];
+        let children: u32 = e
+            .children
+            .iter()
+            .map(|&c| {
+                let c = &page.elements[c as usize];
+                c.end - c.start
+            })
+            .sum();
+        chars[i] += (e.end - e.start).saturating_sub(children);
+        if e.name == "a" {
+            links[i] = chars[i];
+        }
+        if let Some(p) = e.parent {
+            chars[p as usize] += chars[i];
+            links[p as usize] += links[i];
+        }
+    }
+    (chars, links)
+}
+
+/// What an element's tag and attributes say of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Class {
+    /// Never content, nor anything inside: navigation, forms, hidden elements.
+    Hard,
+    /// `class`/`id` names a site part.
+    Negative,
+    /// `class`/`id` names the article.
+    Positive,
+    /// An `<article>` element.
+    Article,
+    Neutral,
+}
+
+/// What an element is by itself: tag, hidden, class/id words.
+pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
+    let e = &page.elements[idx as usize];
+    if HIDDEN_TAGS.contains(&e.name.as_str()) {
+        return Class::Hard;
+    }
+    if SITE_TAGS.contains(&e.name.as_str()) {
+        return Class::Hard;
+    }
+    if WRAPPING_TAGS.contains(&e.name.as_str()) {
+        return Class::Negative;
+    }
+    let el = page.element_ref(idx);
+    let v = el.value();
+    if v.attr("hidden").is_some()
+        || v.attr("aria-hidden") == Some("true")
+        || v.attr("style").is_some_and(hides)
+        || v.attr("role").is_some_and(|r| {
+            matches!(
+                r,
+                "navigation" | "complementary" | "contentinfo" | "banner" | "dialog" | "menu"
+            )
+        })
+    {
+        return Class::Hard;
+    }
+    match e.name.as_str() {
+        "html" | "body" | "main" => return Class::Neutral,
+        "article" => return Class::Article,
+        _ => {}
+    }
+    // A compound word names its role last: `article-author` is an author line,
+    // `sidebar-content` content.
+    let (mut pos, mut neg) = (false, false);
+    let mut lower = String::new();
+    for value in [v.attr("class"), v.attr("id")].into_iter().flatten() {
+        for word in value.split_whitespace() {
+            lower.clear();
+            lower.extend(word.chars().map(|c| c.to_ascii_lowercase()));
+            let role = std::iter::once(lower.as_str())
+                .chain(lower.rsplit(['-', '_']))
+                .find(|part| POSITIVE.contains(part) || NEGATIVE.contains(part));
+            if let Some(role) = role {
+                pos |= POSITIVE.contains(&role);
+                neg |= NEGATIVE.contains(&role);
+            }
+        }
+    }
+    match (pos, neg) {
+        (true, false) => Class::Positive,
+        (false, true) => Class::Negative,
+        _ => Class::Neutral,
+    }
+}
+
+/// Whether an inline style hides the element (`display: none`, `visibility: hidden`).
+fn hides(style: &str) -> bool {
+    style.split(';').any(|decl| {
+        let Some((prop, value)) = decl.split_once(':') else {
+            return false;
+        };
+        let (prop, value) = (prop.trim(), value.trim());
+        (prop.eq_ignore_ascii_case("display") && value.eq_ignore_ascii_case("none"))
+            || (prop.eq_ignore_ascii_case("visibility") && value.eq_ignore_ascii_case("hidden"))
+    })
+}
+
+/// Blocks whose text is scored as a paragraph.
+fn is_block(page: &Page, idx: ElementIdx) -> bool {
+    let e = &page.elements[idx as usize];
+    match e.name.as_str() {
+        "p" | "pre" | "blockquote" | "td" | "dd" => true,
+        "div" | "section" | "li" => !e.children.iter().any(|&c| {
+            matches!(
+                page.elements[c as usize].name.as_str(),
+                "p" | "div" | "section" | "article" | "table" | "ul" | "ol" | "pre" | "blockquote"
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// Readability's prior per tag.
+fn tag_base(name: &str) -> f32 {
+    match name {
+        "div" | "article" | "section" | "main" => 5.0,
+        "pre" | "td" | "blockquote" => 3.0,
+        "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
+        _ => 0.0,
+    }
+}
+
+/// Whether the page marks this element as an article body.
+fn is_marked_body(page: &Page, idx: ElementIdx) -> bool {
+    let v = page.element_ref(idx);
+    let v = v.value();
+    if v.attr("itemprop")
+        .is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
+    {
+        return true;
+    }
+    [v.attr("class"), v.attr("id")]
+        .into_iter()
+        .flatten()
+        .flat_map(str::split_whitespace)
+        .any(|w| BODY_MARKS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// The best candidate with the siblings that join it: the candidate alone when none does,
+/// else the parent with the siblings that did not join left out.
+fn with_siblings(
+    page: &Page,
+    stats: &Stats,
+    top: usize,
+    top_score: f32,
+) -> (ElementIdx, Vec<ElementIdx>) {
+    let Some(parent) = page.elements[top].parent else {
+        return (top as ElementIdx, Vec::new());
+    };
+    let threshold = (top_score * 0.2).max(10.0);
+    let siblings = &page.elements[parent as usize].children;
+    let mut joined = 0;
+    let mut skip = Vec::new();
+    for &s in siblings {
+        let s = s as usize;
+        if s == top {
+            continue;
+        }
+        let density = if stats.chars[s] == 0 {
+            1.0
+        } else {
+            stats.link_chars[s] as f32 / stats.chars[s] as f32
+        };
+        let e = &page.elements[s];
+        let joins = !stats.boiler[s]
+            && ((stats.score[s] + stats.weight[s]) * (1.0 - density) >= threshold
+                || (e.name == "p" && stats.chars[s] > 80 && density < 0.25)
+                || (e.name == "p" && stats.chars[s] > 0 && density == 0.0 && {
+                    let t = page.normalised_text_of(s as ElementIdx);
+                    t.ends_with(&['.'])
+                }));
+        if joins {
+            joined += 1;
+        } else {
+            skip.push(s as ElementIdx);
+        }
+    }
+    if joined == 0 {
+        (top as ElementIdx, Vec::new())
+    } else {
+        (parent, skip)
+    }
+}
+
+/// What inside the article is left out: boilerplate, link lists, the headline.
+fn inner_skips(page: &Page, stats: &Stats, root: ElementIdx, skip: &mut Vec<ElementIdx>) {
+    let range = page.subtree(root);
+    let mut i = range.start + 1;
+    while i < range.end {
+        let e = &page.elements[i as usize];
+        let link_list = matches!(
+            e.name.as_str(),
+            "ul" | "ol" | "div" | "p" | "section" | "table"
+        ) && stats.chars[i as usize] > 0
+            && stats.link_chars[i as usize] * 10 > stats.chars[i as usize] * 6;
+        if stats.boiler[i as usize] || e.name == "h1" || link_list {
+            skip.push(i);
+            i = page.subtree(i).end;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(html: &str) -> String {
+        article_text(&Page::parse(html))
+    }
+
+    const PROSE: &str =
+        "The hedge was pruned on Sunday, slowly, and it took far longer than planned. \
+        Even so, blackbirds and rainy weekends are two sides of the same coin, as ever.";
+
+    #[test]
+    fn site_parts_are_left_out_and_a_wrapper_holding_the_article_is_not_one() {
+        // An ASP.NET page's form and an Elementor "widget" wrap the article; a sidebar, a share
+        // bar and a byline do not.
+        let html = format!(
+            "<html><body><form id=aspnetForm><nav><a href=/>Home</a> <a href=/about>About</a></nav>\
+             <div class='elementor-widget-container'><article>\
+             <div class=byline>By Jo Bloggs, 3 May 2024</div><p>{PROSE}</p><p>{PROSE}</p>\
+             <div class='share-buttons'>Share this on every network you know, please, now</div>\
+             </article></div>\
+             <div class=sidebar><p>About me: a gardener who writes, sometimes, about hedges.</p></div>\
+             </form></body></html>"
+        );
+        assert_eq!(text(&html), format!("{PROSE} {PROSE}"));
+    }
+
+    #[test]
+    fn text_between_line_breaks_is_a_paragraph() {
+        let html = format!(
+            "<html><body><div class=menu><a href=/a>A</a> <a href=/b>B</a></div>\
+             <div class=col><p class=titulo>A title</p>{PROSE}<br><br>{PROSE}</div></body></html>"
+        );
+        assert!(
+            text(&html).ends_with(&format!("{PROSE} {PROSE}")),
+            "{}",
+            text(&html)
+        );
+    }
+
+    #[test]
+    fn listings_are_recognised_and_a_post_with_related_cards_is_not_one() {
+        let entry = |n: u32| {
+            format!("<article><h2><a href=/p{n}.html>Post {n}</a></h2><p>{PROSE}</p></article>")
+        };
+        let listing = format!(
+            "<html><body>{}{}{}</body></html>",
+            entry(1),
+            entry(2),
+            entry(3)
+        );
+        assert!(super::super::listing::is_listing(&Page::parse(&listing)));
+        let teaser = format!(
+            "<html><body><article><h1>Post</h1><p>{PROSE}</p>\
+             <a class=more-link href=/p1.html>Continue reading</a></article></body></html>"
+        );
+        assert!(super::super::listing::is_listing(&Page::parse(&teaser)));
+        let post = format!(
+            "<html><body><article><h1><a href=/p1.html>Post</a></h1><p>{PROSE}</p><p>{PROSE}</p>\
+             <p>{PROSE}</p></article><aside><h3><a href=/p2.html>Related</a></h3>\
+             <h3><a href=/p3.html>Also</a></h3><h3><a href=/p4.html>More</a></h3>\
+             <a href=/p2.html>Read more</a></aside></body></html>"
+        );
+        assert!(!super::super::listing::is_listing(&Page::parse(&post)));
+        assert_eq!(text(&post), format!("{PROSE} {PROSE} {PROSE}"));
+        let archive = "<html><body><dl><dt>3 May</dt><dd><a href=/a.html>The herb spiral I pruned</a></dd>\
+             <dt>4 May</dt><dd><a href=/b.html>Small lessons from a meadow</a></dd></dl></body></html>";
+        assert_eq!(article(&Page::parse(archive)), None);
+    }
+}
