@@ -96,3 +96,13 @@ fn hexo_atom_feed() {
 fn nikola_rss_feed() {
     assert_accurate("nikola", true);
 }
+
+/// Hexo with permalinks named after the category (`/Culture/slug/`) and pagination under
+/// `/older/`: every listing page (`/older/2/`, `/tags/rust/`, `/categories/Culture/`,
+/// `/archives/2024/`) has the permalinks' shape, and the older pages show their posts in full,
+/// in the same container as a post page, so the article rule matches them too. None of them
+/// may become a post.
+#[test]
+fn hexo_listings_shaped_like_permalinks() {
+    assert_accurate("hexo-flat", false);
+}
