@@ -38,7 +38,7 @@ fn archive_blog(name: &str) -> (Score, usize) {
 /// `authors_shown`: every post page names its authors (Hexo's theme shows none: its
 /// `article:author` and its footer name the site's owner on every post, so only the feed's
 /// posts can have theirs).
-fn assert_accurate(name: &str, authors_shown: bool) {
+fn assert_accurate(name: &str, authors_shown: bool) -> Score {
     let (s, feed_entries) = archive_blog(name);
     let pct = |n: usize| n as f64 / s.posts as f64;
     assert!(
@@ -80,6 +80,7 @@ fn assert_accurate(name: &str, authors_shown: bool) {
         s.false_positives, 0,
         "{name}: pages archived that are not posts"
     );
+    s
 }
 
 #[test]
@@ -105,4 +106,17 @@ fn nikola_rss_feed() {
 #[test]
 fn hexo_listings_shaped_like_permalinks() {
     assert_accurate("hexo-flat", false);
+}
+
+/// Pelican with full content in its feed: the theme puts each post's byline block (date,
+/// authors, category, tags) inside the article container. The block is learned as an exclude
+/// from the feed's content, so no post's text carries it, the one-sentence posts included.
+#[test]
+fn pelican_full_content_feed_byline_inside_the_article() {
+    let s = assert_accurate("pelican-full", true);
+    assert_eq!(
+        s.article_ok, s.posts,
+        "pelican-full: article {}/{}",
+        s.article_ok, s.posts
+    );
 }

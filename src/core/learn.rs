@@ -206,6 +206,13 @@ fn best_element(page: &Page, scores: &[f32], target: &Target, field: Field) -> O
                 excluded = leading;
             }
         }
+    } else if field == Field::Article {
+        let (up, outside) = full_content_excludes(page, idx, target);
+        if let Some((r, _)) = rule_for(page, up) {
+            idx = up;
+            rule = r;
+            excluded = outside;
+        }
     }
     Some(Best {
         rule,
@@ -220,6 +227,83 @@ struct Best {
     score: f32,
     /// Leading elements inside `idx` that are not article text (summary climbs only).
     excluded: Vec<ElementIdx>,
+}
+
+/// Most chars of byline, date and taxonomy lines an article may hold beside its text.
+const MAX_OUTSIDE: u32 = 300;
+
+/// For a full-content target: what in the article element is not article text. A byline,
+/// date line or tag list inside the article container is not in the feed's content, so Dice
+/// either picks the container with it (long posts) or, for a one-paragraph post, the lone
+/// paragraph beside it. Both become the container with that block excluded, so every entry
+/// votes for one rule: a lone paragraph's (or list's, quote's) parent when its other children are short
+/// (≤ [`MAX_OUTSIDE`] chars in all) and none is article text; then the element's children
+/// whose text is not in the target, when they are short beside it.
+fn full_content_excludes(
+    page: &Page,
+    idx: ElementIdx,
+    target: &Target,
+) -> (ElementIdx, Vec<ElementIdx>) {
+    let words: Vec<String> = target
+        .chars
+        .iter()
+        .collect::<String>()
+        .split(' ')
+        .map(str::to_string)
+        .collect();
+    let pairs: FxHashSet<(&str, &str)> = words
+        .windows(2)
+        .map(|w| (w[0].as_str(), w[1].as_str()))
+        .collect();
+    let singles: FxHashSet<&str> = words.iter().map(String::as_str).collect();
+    let in_target = |c: ElementIdx| {
+        let text: String = page.normalised_text_of(c).iter().collect();
+        let w: Vec<&str> = text.split(' ').collect();
+        if w.len() < 2 {
+            return singles.contains(w[0]);
+        }
+        let found = w
+            .windows(2)
+            .filter(|p| pairs.contains(&(p[0], p[1])))
+            .count();
+        found * 2 >= w.len() - 1
+    };
+    let len = |c: ElementIdx| page.elements[c as usize].end - page.elements[c as usize].start;
+    let outside = |root: ElementIdx, except: Option<ElementIdx>| -> Option<Vec<ElementIdx>> {
+        let mut out = Vec::new();
+        for &c in &page.elements[root as usize].children {
+            if Some(c) == except || len(c) == 0 {
+                continue;
+            }
+            if Some(c) != except && except.is_some() && in_target(c) {
+                return None;
+            }
+            if !in_target(c) {
+                out.push(c);
+            }
+        }
+        Some(out)
+    };
+    let mut root = idx;
+    let block = matches!(
+        page.elements[idx as usize].name.as_str(),
+        "p" | "blockquote" | "pre" | "ul" | "ol"
+    );
+    if let (true, Some(parent)) = (block, page.elements[idx as usize].parent) {
+        if let Some(others) = outside(parent, Some(idx)) {
+            let total: u32 = others.iter().map(|&c| len(c)).sum();
+            if !others.is_empty() && total <= MAX_OUTSIDE {
+                root = parent;
+            }
+        }
+    }
+    let excluded = outside(root, None).unwrap_or_default();
+    let total: u32 = excluded.iter().map(|&c| len(c)).sum();
+    if total <= MAX_OUTSIDE && total * 2 < len(root) {
+        (root, excluded)
+    } else {
+        (idx, Vec::new())
+    }
 }
 
 /// Dice between the target and the first `len(target)` characters of an element's text.
@@ -558,5 +642,43 @@ mod tests {
             article: Some(t),
         }]);
         assert_eq!(rules[0].xpath, "//*[@class='content']");
+    }
+
+    /// Pelican's notmyidea theme: the byline block is inside the article container. With a
+    /// full-content feed, a one-paragraph post makes Dice pick the paragraph and a long post
+    /// the container with the byline; both vote for the container, the byline excluded.
+    #[test]
+    fn full_content_targets_exclude_the_byline_inside_the_article() {
+        let byline = "<footer class=post-info>Published: Tue 11 June 2024 By Owen Pritchard In Tools. tags: compost frost</footer>";
+        let one = "The second attempt went better, mostly because I sketched the orchard first.";
+        let two = "Half of the advice about earthworms online is wrong, and the other half is frost-bitten.";
+        let three =
+            "I made an unruly sketch of the rain barrel and pinned it above my desk, quietly.";
+        let short = page(&format!(
+            "<article><h1>A</h1><div class=entry-content>{byline}<p>{one}</p></div></article>"
+        ));
+        let long = page(&format!(
+            "<article><h1>B</h1><div class=entry-content>{byline}<p>{one}</p><p>{two}</p><p>{three}</p></div></article>"
+        ));
+        let rules = learn(&[
+            Sample {
+                page: &short,
+                title: None,
+                article: Some(Target::new(one, false)),
+            },
+            Sample {
+                page: &long,
+                title: None,
+                article: Some(Target::new(&format!("{one} {two} {three}"), false)),
+            },
+        ]);
+        let of = |f: Field| {
+            rules
+                .iter()
+                .find(|r| r.field == f)
+                .map(|r| r.xpath.as_str())
+        };
+        assert_eq!(of(Field::Article), Some("//*[@class='entry-content']"));
+        assert_eq!(of(Field::ArticleExclude), Some("//*[@class='post-info']"));
     }
 }
