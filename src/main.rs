@@ -7,6 +7,27 @@ use std::process::ExitCode;
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> ExitCode {
     let cli = everblog::cli::Cli::parse();
+    // Commands that only print (`archive rules | head`) end quietly when their reader closes
+    // the pipe, as `cat` does, instead of panicking in `println!`. Commands that talk to the
+    // network keep Rust's ignored SIGPIPE: a peer closing a socket is an error, not an exit.
+    use everblog::cli::Command;
+    if matches!(
+        cli.command,
+        Command::List { .. }
+            | Command::Show { .. }
+            | Command::Rules { .. }
+            | Command::Extract { .. }
+            | Command::Coverage { .. }
+            | Command::Status
+            | Command::Config { .. }
+            | Command::Export { .. }
+    ) {
+        // SAFETY: setting a signal's disposition to the default, before any thread of ours
+        // writes to a pipe; no handler runs.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     // The service logs what it does by default; interactive commands only warnings.
     let service = matches!(cli.command, everblog::cli::Command::Daemon { .. });
     let level = match (cli.verbose, service) {
