@@ -175,3 +175,50 @@ fn a_post_the_rules_do_not_fit_is_read_by_the_fallback() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The rules select an element that is there but holds something else (an older template
+/// reused the article's class for a sidebar box): the page's own description, the post's
+/// opening words, disagrees with it and agrees with the fallback's article, which is taken.
+#[test]
+fn the_page_description_overrules_a_misfitting_rule() {
+    let blog = serve("hexo");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("archive.db");
+    ok(&archive(&db, &["add", &blog.feed_url()]));
+    ok(&archive(&db, &["crawl"]));
+    let post = blog.truth["posts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["body_text"].as_str().unwrap().len() > 400)
+        .unwrap();
+    let path = post["path"].as_str().unwrap();
+    let html = std::fs::read_to_string(page_file("hexo", path)).unwrap();
+    let old = html
+        .replace("class=\"e-content article-entry\"", "class=\"old-body\"")
+        .replace(
+            "<aside id=\"sidebar\">",
+            "<aside id=\"sidebar\"><div class=\"e-content article-entry\">Elsewhere on this blog: the archives, the tags and the feed.</div>",
+        );
+    assert_ne!(old, html);
+    let file = dir.path().join("old-template.html");
+    std::fs::write(&file, old).unwrap();
+    let url = format!("{}{path}", blog.server.origin);
+    let record: Value = serde_json::from_str(&ok(&extract(
+        &db,
+        &[
+            "--blog",
+            &blog.feed_url(),
+            "--url",
+            &url,
+            file.to_str().unwrap(),
+        ],
+    )))
+    .unwrap();
+    assert_eq!(record["extracted_by"]["content"], "fallback", "{record}");
+    let f1 = token_f1(
+        record["content_text"].as_str().unwrap(),
+        post["body_text"].as_str().unwrap(),
+    );
+    assert!(f1 >= 0.95, "article F1 {f1:.2}: {record}");
+}

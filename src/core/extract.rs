@@ -236,6 +236,21 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
     })
 }
 
+/// The description the page declares of itself: OpenGraph `og:description`, `<meta
+/// name=description>`, else JSON-LD `description`. Most engines write the post's opening
+/// words there (Hexo, WordPress SEO plugins, Hugo, jekyll-seo-tag).
+pub(super) fn declared_description(page: &Page) -> Option<String> {
+    meta(page, "meta[property='og:description']", "content")
+        .or_else(|| meta(page, "meta[name='description']", "content"))
+        .or_else(|| {
+            json_ld(page).iter().find_map(|v| {
+                v.get("description")
+                    .and_then(|d| d.as_str())
+                    .map(super::text::collapse_whitespace)
+            })
+        })
+}
+
 /// The title the page declares: OpenGraph `og:title`, else `<title>`.
 pub(super) fn declared_title(page: &Page) -> Option<String> {
     meta(page, "meta[property='og:title']", "content").or_else(|| first_text(page, "title"))

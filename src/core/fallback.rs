@@ -20,8 +20,8 @@
 //! benches/README.md).
 
 use super::extract::{
-    declared_authors, declared_published, declared_tags, declared_title, declared_updated,
-    ExtractContext, Extracted, ExtractedBy, Extractor, GapField,
+    declared_authors, declared_description, declared_published, declared_tags, declared_title,
+    declared_updated, ExtractContext, Extracted, ExtractedBy, Extractor, GapField,
 };
 use super::meta::parse_instant;
 use super::page::{ElementIdx, Page};
@@ -306,6 +306,61 @@ pub fn extract(page: &Page, ctx: &ExtractContext) -> Option<Extracted> {
         tags: declared_tags(page),
         gaps,
     })
+}
+
+/// Words a page's description needs before it can overrule the rules ([`overrule`]).
+pub const DESCRIPTION_WORDS: usize = 8;
+
+/// The rules' post, with its article taken from the generic extractor instead when the page's
+/// own description disagrees with the rules' article and agrees with the fallback's: the
+/// description (`og:description`, `meta name=description`, JSON-LD; the post's opening words on
+/// most engines) of at least [`DESCRIPTION_WORDS`] words, under half of its word pairs in the
+/// rules' article and at least 80 % in the fallback's. A site-wide description (the blog's
+/// tagline) agrees with neither and changes nothing.
+pub fn overrule(page: &Page, mut x: Extracted) -> Extracted {
+    let Some(description) = declared_description(page) else {
+        return x;
+    };
+    let description: String = super::text::normalise(&description).into_iter().collect();
+    let description = description
+        .trim_end_matches(['…', '.', ' ', ']', '['])
+        .trim_end_matches("[…")
+        .trim_end();
+    let words: Vec<&str> = description.split(' ').collect();
+    if words.len() < DESCRIPTION_WORDS {
+        return x;
+    }
+    // The last word may be cut ("…"): only whole pairs before it count.
+    let pairs: Vec<(&str, &str)> = words[..words.len() - 1]
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+        .collect();
+    let agreement = |text: &str| {
+        let text: String = super::text::normalise(text).into_iter().collect();
+        let have: rustc_hash::FxHashSet<(&str, &str)> = text
+            .split(' ')
+            .collect::<Vec<_>>()
+            .windows(2)
+            .map(|w| (w[0], w[1]))
+            .collect();
+        pairs.iter().filter(|p| have.contains(p)).count() as f64 / pairs.len() as f64
+    };
+    if agreement(&x.content_text) >= 0.5 {
+        return x;
+    }
+    let Some(a) = article(page) else {
+        return x;
+    };
+    let text = page.text_excluding(a.root, &a.skip);
+    if agreement(&text) >= 0.8 {
+        x.content_html = page
+            .inner_html_excluding(a.root, &a.skip)
+            .trim()
+            .to_string();
+        x.content_text = text;
+        x.extracted_by.content = Extractor::Fallback;
+    }
+    x
 }
 
 /// The article text of a page found by [`article`], whitespace collapsed; empty when none.

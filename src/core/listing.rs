@@ -211,6 +211,25 @@ pub fn unseen_posts(f1: u64, f2: u64) -> f64 {
     f1 * (f1 - 1.0).max(0.0) / (2.0 * (f2 + 1.0))
 }
 
+/// The page's `<link rel="canonical">`, resolved against `base`; `None` when it declares none
+/// (or an unparsable one).
+pub fn canonical_link(page: &Page, base: &Url) -> Option<Url> {
+    let sel = Selector::parse("link[rel]").expect("static selector");
+    page.html()
+        .select(&sel)
+        .filter(|l| {
+            l.value().attr("rel").is_some_and(|r| {
+                r.split_whitespace()
+                    .any(|w| w.eq_ignore_ascii_case("canonical"))
+            })
+        })
+        .find_map(|l| {
+            l.value()
+                .attr("href")
+                .and_then(|h| base.join(h.trim()).ok())
+        })
+}
+
 /// Whether the page lists posts rather than being one: OpenGraph declares it a `website`; or
 /// it holds several article blocks (`<article>`, `h-entry`, `hentry`) side by side, each with a
 /// text block's worth of text, none holding most of their text (a post with "related posts"
@@ -338,6 +357,19 @@ fn teaser(page: &Page) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_canonical_link_resolved() {
+        let base = Url::parse("http://b.org/page/2/").unwrap();
+        let page = Page::parse(
+            "<html><head><link rel=stylesheet href=/s.css><link rel='Canonical' href='../../'></head><body></body></html>",
+        );
+        assert_eq!(
+            canonical_link(&page, &base).unwrap().as_str(),
+            "http://b.org/"
+        );
+        assert_eq!(canonical_link(&Page::parse("<p>x</p>"), &base), None);
+    }
 
     #[test]
     fn the_posts_comment_feed_not_the_sites() {

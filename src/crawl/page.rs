@@ -159,14 +159,23 @@ fn post_of(
         offset: ctx.offset,
         fetched_at: response.fetched_at,
     };
-    // A page listing posts is no post, whatever its URL looks like (issue 13, class 5).
-    if entry.is_none() && crate::core::listing::is_listing(page) {
-        return None;
+    // A page listing posts is no post, whatever its URL looks like (issue 13, class 5); nor is
+    // a page that names as its canonical address another page of its site that is no post
+    // (`/page/2/` → `/`).
+    if entry.is_none() {
+        let canonical_elsewhere = crate::core::listing::canonical_link(page, base)
+            .is_some_and(|c| c.origin() == base.origin() && !ctx.pattern.is_post(&c));
+        if canonical_elsewhere || crate::core::listing::is_listing(page) {
+            return None;
+        }
     }
     // The blog's rules first; a page they do not fit (an older template, a special layout)
-    // goes to the generic extractor.
-    let x =
-        extract(page, &ctx.rules, &xctx).or_else(|| crate::core::fallback::extract(page, &xctx))?;
+    // goes to the generic extractor, as does an article the page's own description disagrees
+    // with.
+    let x = match extract(page, &ctx.rules, &xctx) {
+        Some(x) => crate::core::fallback::overrule(page, x),
+        None => crate::core::fallback::extract(page, &xctx)?,
+    };
     let mut by = x.extracted_by;
     let authors = match entry {
         Some(e) if !e.authors.is_empty() => {

@@ -686,9 +686,16 @@ impl Update<'_> {
                 if let (Some(t), true) = (targets.get(&url), matches!(why, Why::New | Why::Edited))
                 {
                     if got.response.as_ref().is_some_and(fetch::is_html) && !gone && !failed {
+                        // Drift is the rules' disagreement: an article the generic extractor
+                        // had to give counts as none.
                         let score = processed
                             .post
                             .as_ref()
+                            .filter(|p| {
+                                p.extracted_by.is_none_or(|b| {
+                                    b.content != crate::core::extract::Extractor::Fallback
+                                })
+                            })
                             .and_then(|p| agreement(t, &p.content_text));
                         agreements.push((url.clone(), score.or(Some(0.0))));
                     }
