@@ -215,6 +215,7 @@ fn best_element(page: &Page, scores: &[f32], target: &Target, field: Field) -> O
         }
     }
     Some(Best {
+        idx,
         rule,
         score: scores[idx as usize],
         excluded,
@@ -223,10 +224,55 @@ fn best_element(page: &Page, scores: &[f32], target: &Target, field: Field) -> O
 
 /// The best element of one page for one field.
 struct Best {
+    /// The element (after a climb).
+    idx: ElementIdx,
     rule: String,
     score: f32,
     /// Leading elements inside `idx` that are not article text (summary climbs only).
     excluded: Vec<ElementIdx>,
+}
+
+/// Pages on which an element inside the article must repeat its text to be template.
+pub const TEMPLATE_PAGES: u32 = 3;
+
+/// What inside an article element could be template: id or class rules whose every element
+/// inside it holds one same text, with some text but under half of the article's, the first
+/// within 3 levels of it; each as (rule, hash of that normalised text). A class that also marks
+/// other text (`wp-block-heading` on "Introduction" and on "Results") is never template.
+fn template_parts(page: &Page, idx: ElementIdx) -> Vec<(String, u64)> {
+    use std::hash::{Hash, Hasher};
+    let root = &page.elements[idx as usize];
+    let total = root.end - root.start;
+    // rule → (text hash, still one text, near the top, short enough)
+    let mut seen: FxHashMap<String, (u64, bool, bool, bool)> = FxHashMap::default();
+    for d in page.subtree(idx).skip(1) {
+        let e = &page.elements[d as usize];
+        let Some((rule, kind)) = rule_for(page, d) else {
+            continue;
+        };
+        if !matches!(kind, RuleKind::Id | RuleKind::Class) {
+            continue;
+        }
+        let mut h = rustc_hash::FxHasher::default();
+        page.normalised_text_of(d).hash(&mut h);
+        let hash = h.finish();
+        let len = e.end - e.start;
+        let (near, short) = (e.depth <= root.depth + 3, len > 0 && len * 2 < total);
+        seen.entry(rule)
+            .and_modify(|v| {
+                v.1 &= v.0 == hash;
+                v.2 |= near;
+                v.3 &= short;
+            })
+            .or_insert((hash, true, near, short));
+    }
+    let mut out: Vec<(String, u64)> = seen
+        .into_iter()
+        .filter(|(_, v)| v.1 && v.2 && v.3)
+        .map(|(rule, v)| (rule, v.0))
+        .collect();
+    out.sort();
+    out
 }
 
 /// Most chars of byline, date and taxonomy lines an article may hold beside its text.
@@ -422,6 +468,9 @@ pub struct Votes {
     n_samples: FxHashMap<Field, u32>,
     /// (article rule, exclude rule) → pages where the climb stepped over that element.
     exclude_votes: FxHashMap<(String, String), u32>,
+    /// (article rule, id/class rule of an element inside the article, hash of its text) →
+    /// pages where that element held that text (template subtraction).
+    template_votes: FxHashMap<(String, String, u64), u32>,
 }
 
 impl Votes {
@@ -435,6 +484,14 @@ impl Votes {
             };
             *self.n_samples.entry(*field).or_default() += 1;
             if let Some(best) = best_element(s.page, sc, target, *field) {
+                if *field == Field::Article {
+                    for key in template_parts(s.page, best.idx) {
+                        *self
+                            .template_votes
+                            .entry((best.rule.clone(), key.0, key.1))
+                            .or_default() += 1;
+                    }
+                }
                 for e in &best.excluded {
                     if let Some((x, _)) = rule_for(s.page, *e) {
                         *self
@@ -487,6 +544,20 @@ impl Votes {
                 .filter(|((a, _), n)| *a == article.xpath && *n * 2 >= article.votes)
                 .map(|((_, x), n)| (x, n))
                 .collect();
+            // Template subtraction: an element inside the article holding the same text on
+            // most of its pages (a share bar, "Posted in", a signature block) is the template.
+            let mut template: FxHashMap<String, u32> = FxHashMap::default();
+            for ((a, x, _), n) in self.template_votes {
+                if a == article.xpath && n >= TEMPLATE_PAGES && n * 2 >= article.votes {
+                    let m = template.entry(x).or_default();
+                    *m = (*m).max(n);
+                }
+            }
+            for (x, n) in template {
+                if !voted.iter().any(|(v, _)| *v == x) {
+                    voted.push((x, n));
+                }
+            }
             voted.sort();
             for (xpath, n) in voted {
                 excludes.push(LearnedRule {
@@ -642,6 +713,49 @@ mod tests {
             article: Some(t),
         }]);
         assert_eq!(rules[0].xpath, "//*[@class='content']");
+    }
+
+    /// Summary feeds say nothing of the article's end: a share bar inside the article
+    /// container, the same on every page, is found by template subtraction; a class that
+    /// marks different text on each page (headings) is not.
+    #[test]
+    fn template_subtraction_excludes_what_every_article_repeats() {
+        let openings = [
+            "The hedge was pruned on Sunday, slowly, and it took far longer than planned.",
+            "Nobody warned me about late frosts, least of all the postman on his round.",
+            "The compost heap and the onion set both needed attention at once this week.",
+            "I measured the potting bench with great care before the rain came back in.",
+        ];
+        let pages: Vec<Page> = openings
+            .iter()
+            .enumerate()
+            .map(|(i, o)| {
+                page(&format!(
+                    "<article><h1>Post {i}</h1><div class=entry><p>{o}</p><h2 class=sub>Part {i} of the story</h2>\
+                     <p>Then something else happened on day {i}, which is another story.</p>\
+                     <div class=share>Share this: Twitter Facebook Email</div></div></article>"
+                ))
+            })
+            .collect();
+        let samples: Vec<Sample> = pages
+            .iter()
+            .zip(openings)
+            .map(|(p, o)| Sample {
+                page: p,
+                title: None,
+                article: Some(Target::new(o, true)),
+            })
+            .collect();
+        let rules = learn(&samples);
+        let of = |f: Field| -> Vec<&str> {
+            rules
+                .iter()
+                .filter(|r| r.field == f)
+                .map(|r| r.xpath.as_str())
+                .collect()
+        };
+        assert_eq!(of(Field::Article), ["//*[@class='entry']"]);
+        assert_eq!(of(Field::ArticleExclude), ["//*[@class='share']"]);
     }
 
     /// Pelican's notmyidea theme: the byline block is inside the article container. With a
