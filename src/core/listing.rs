@@ -211,6 +211,27 @@ pub fn unseen_posts(f1: u64, f2: u64) -> f64 {
     f1 * (f1 - 1.0).max(0.0) / (2.0 * (f2 + 1.0))
 }
 
+/// Whether two post titles name the same post: equal once case, punctuation and spacing are
+/// folded, or nearly equal (strsim's normalised Levenshtein ≥ 0.95, a typo fixed) with the
+/// same digits, so "Weekly links #12" and "Weekly links #13" stay two posts.
+pub fn same_title(a: &str, b: &str) -> bool {
+    let fold = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric() || c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let (a, b) = (fold(a), fold(b));
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
+    a == b || (digits(&a) == digits(&b) && strsim::normalized_levenshtein(&a, &b) >= 0.95)
+}
+
 /// The page's `<link rel="canonical">`, resolved against `base`; `None` when it declares none
 /// (or an unparsable one).
 pub fn canonical_link(page: &Page, base: &Url) -> Option<Url> {
@@ -357,6 +378,24 @@ fn teaser(page: &Page) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_titles_fold_case_punctuation_and_typos_but_not_numbers() {
+        assert!(same_title(
+            "Café thoughts on timeouts",
+            "café thoughts on timeouts!"
+        ));
+        assert!(same_title(
+            "The herb spiral I pruned near the compost bins",
+            "The herb spiral I prunned near the compost bins"
+        ));
+        assert!(!same_title("Weekly links #12", "Weekly links #13"));
+        assert!(!same_title(
+            "On slugs and ladybirds",
+            "On ladybirds and slugs"
+        ));
+        assert!(!same_title("", ""));
+    }
 
     #[test]
     fn the_canonical_link_resolved() {

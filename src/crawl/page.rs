@@ -176,6 +176,32 @@ fn post_of(
         Some(x) => crate::core::fallback::overrule(page, x),
         None => crate::core::fallback::extract(page, &xctx)?,
     };
+    // A page showing another feed entry's post, title and text, under another address (a
+    // listing led by it, a re-post) is not a post of its own; a post that only shares a title
+    // ("Update") has its own text.
+    if entry.is_none() {
+        if let Some(title) = &x.title {
+            let copy = ctx.entries.values().find(|e| {
+                e.url != url
+                    && e.title
+                        .as_deref()
+                        .is_some_and(|t| crate::core::listing::same_title(title, t))
+                    && e.content_html
+                        .as_deref()
+                        .or(e.summary_html.as_deref())
+                        .is_some_and(|h| {
+                            let text = feed::html_to_text(h);
+                            let n = text.chars().count() * 6 / 5 + 20;
+                            let head: String = x.content_text.chars().take(n).collect();
+                            crate::core::text::dice(&text, &head) >= 0.8
+                        })
+            });
+            if let Some(e) = copy {
+                tracing::debug!(page = url, post = %e.url, "the page shows another post: not a post of its own");
+                return None;
+            }
+        }
+    }
     let mut by = x.extracted_by;
     let authors = match entry {
         Some(e) if !e.authors.is_empty() => {
