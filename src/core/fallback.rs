@@ -4,17 +4,24 @@
 //!
 //! DOM scoring in the spirit of readability and the text-density seeds (CETD), on the flat
 //! element table of [`Page`], in time linear in the page:
-//! 1. **Boilerplate** ([`Boilerplate`]): navigation, asides, footers, forms, hidden elements
-//!    and elements whose `class`/`id` names a site part (comments, sidebar, share, related…)
-//!    are never content, nor is anything inside them.
+//! 1. **Boilerplate**: hidden elements, controls, navigation, asides, footers and
+//!    their contents are never article text; nor are elements whose `class`/`id` names a site
+//!    part by its last word (`comments-area`, `sidebar`, `share-buttons`, `article-author`…)
+//!    or that wrap the page (`<form>`, `<header>`), unless they hold most of the page's prose
+//!    (an ASP.NET form, an Elementor "widget" around the article).
 //! 2. **Paragraph scores**: every text block of at least [`MIN_BLOCK`] characters scores
 //!    `1 + commas + min(chars / 100, 3)`, given to its parent in full, its grandparent by
 //!    half and further ancestors by a third of their level.
 //! 3. **The article**: an element the page marks as the article body (`itemprop=articleBody`,
 //!    the common article-body classes) when it holds most of the best candidate's text, else
 //!    the best candidate: score × (1 − link density), plus its class weight; its siblings join
-//!    it when they score nearly as well or are plain prose.
+//!    it when they score nearly as well or are plain prose. A candidate that is mostly links
+//!    (an archive page, a tag list) is no article.
 //! 4. **Inside the article**: boilerplate, link lists and the headline are left out.
+//!
+//! Whether a page is a post at all is [`super::listing::is_listing`]'s question; [`overrule`]
+//! takes this extractor's article over the learned rules' when the page's own description
+//! agrees with it and not with theirs.
 //!
 //! Measured on the public article-extraction-benchmark (`benches/aeb.sh`; figures in
 //! benches/README.md).
