@@ -128,6 +128,12 @@ fn a_post_the_rules_do_not_fit_is_read_by_the_fallback() {
     )))
     .unwrap();
     assert_eq!(by_rules["extracted_by"]["content"], "rules", "{by_rules}");
+    // The archived post says the same (`archive show`), the feed giving its authors and date.
+    let shown = ok(&archive(&db, &["show", &url]));
+    assert!(
+        shown.contains("from       article rules · title rules · authors feed · published feed"),
+        "{shown}"
+    );
 
     let old = html.replace(&format!("class=\"{class}\""), "class=\"old-template-body\"");
     assert_ne!(old, html, "the article class {class} is not on the page");

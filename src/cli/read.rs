@@ -99,6 +99,16 @@ pub(super) fn print_post(p: &Post) {
         p.fetched_at.to_rfc3339_opts(SecondsFormat::Secs, true)
     );
     println!("words      {}", p.content_text.split_whitespace().count());
+    if let Some(b) = &p.extracted_by {
+        let name = |e: Option<crate::core::extract::Extractor>| e.map_or("none", |e| e.as_str());
+        println!(
+            "from       article {} · title {} · authors {} · published {}",
+            b.content,
+            name(b.title),
+            name(b.authors),
+            name(b.published)
+        );
+    }
     println!();
     println!("{}", textwrap(&p.content_text, 96));
     if !p.comments.is_empty() {
