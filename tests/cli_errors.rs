@@ -209,3 +209,45 @@ fn add_from_a_list_or_opml() {
         "each added blog queues its NewCrawl"
     );
 }
+
+#[test]
+fn archive_extract_says_what_is_wrong_with_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("archive.db");
+    let missing = dir.path().join("missing.html");
+    one_error_line(
+        &archive(&db, &["extract", missing.to_str().unwrap()]),
+        &["missing.html", "could not be read"],
+    );
+    let binary = dir.path().join("photo.html");
+    std::fs::write(&binary, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR<").unwrap();
+    one_error_line(
+        &archive(&db, &["extract", binary.to_str().unwrap()]),
+        &["photo.html", "not HTML"],
+    );
+    let home = fixture_dir("pelican").join("site/index.html");
+    one_error_line(
+        &archive(&db, &["extract", home.to_str().unwrap()]),
+        &["index.html", "no article on this page"],
+    );
+    let post = fixture_dir("pelican").join("site/2016/09/its-always-the-mulch.html");
+    one_error_line(
+        &archive(
+            &db,
+            &[
+                "extract",
+                "--blog",
+                "http://nowhere.example/",
+                post.to_str().unwrap(),
+            ],
+        ),
+        &["no blog http://nowhere.example/"],
+    );
+    one_error_line(
+        &archive(
+            &db,
+            &["extract", "--url", "not a url", post.to_str().unwrap()],
+        ),
+        &["--url not a url", "absolute URL"],
+    );
+}

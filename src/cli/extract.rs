@@ -38,6 +38,13 @@ struct Gap {
 /// page.
 pub(super) fn extract(db: &Path, file: &Path, url: Option<&str>, blog: Option<&str>) -> Result<()> {
     let body = read_input(file)?;
+    let head = &body[..body.len().min(4096)];
+    if head.contains(&0) || !body.contains(&b'<') {
+        bail!(
+            "{}: not HTML (binary, or no markup at all); give a saved web page",
+            file.display()
+        );
+    }
     let url = match url {
         Some(u) => url::Url::parse(u)
             .with_context(|| format!("--url {u}: not a URL; give the page's absolute URL"))?,
