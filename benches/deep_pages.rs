@@ -43,6 +43,7 @@ fn main() {
         exclude: Vec::new(),
         author: Vec::new(),
         declared_authors: true,
+        declared_dates: true,
         date: None,
     };
     let ctx = ExtractContext {

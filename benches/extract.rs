@@ -41,6 +41,7 @@ fn benches(c: &mut Criterion) {
         exclude: Vec::new(),
         author: Vec::new(),
         declared_authors: true,
+        declared_dates: true,
         date: None,
     };
     let sxd = || RuleSet {
@@ -49,6 +50,7 @@ fn benches(c: &mut Criterion) {
         exclude: Vec::new(),
         author: Vec::new(),
         declared_authors: true,
+        declared_dates: true,
         date: None,
     };
     let (fast, sxd) = (fast(), sxd());

@@ -152,6 +152,7 @@ fn run(job: &Job, reps: usize) -> Value {
             .collect(),
         author: Vec::new(),
         declared_authors: true,
+        declared_dates: true,
         date: None,
     };
     let mut pages = Vec::new();

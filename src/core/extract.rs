@@ -29,6 +29,11 @@ pub struct RuleSet {
     /// it the same on every page of a blog with several authors
     /// ([`crate::core::meta::DECLARED_AUTHORS`]).
     pub declared_authors: bool,
+    /// Whether the page's own publication-date metadata (JSON-LD, `article:published_time`,
+    /// `<time datetime>`) is read when the date rule's element carries no machine time: false
+    /// when learning found it disagreeing with the feed's dates
+    /// ([`crate::core::meta::DECLARED_DATES`]).
+    pub declared_dates: bool,
     /// Date rule (paper §3.5) and the format its dates are shown in.
     pub date: Option<(Rule, Option<String>)>,
 }
@@ -188,7 +193,11 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
     let machine = date_node
         .and_then(|d| super::meta::machine_time_of(page, d))
         .and_then(|m| parse_instant(&m, Some(ctx.offset)));
-    let declared = declared_published(page).and_then(|d| parse_instant(&d, Some(ctx.offset)));
+    let declared = if rules.declared_dates {
+        page_published(page, ctx.offset)
+    } else {
+        None
+    };
     let shown = published_raw
         .as_deref()
         .and_then(|t| {
@@ -234,6 +243,13 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
             published: published_by,
         },
     })
+}
+
+/// The publication time the page's own metadata declares (JSON-LD `datePublished`,
+/// `article:published_time`, the first `<time datetime>`, `abbr.published`), read with
+/// `offset` when it carries none.
+pub fn page_published(page: &Page, offset: FixedOffset) -> Option<DateTime<FixedOffset>> {
+    declared_published(page).and_then(|d| parse_instant(&d, Some(offset)))
 }
 
 /// The description the page declares of itself: OpenGraph `og:description`, `<meta

@@ -145,6 +145,9 @@ pub struct MetaSample<'a> {
     pub declared: Vec<String>,
     /// The entry's publication time with the feed's offset.
     pub published: Option<DateTime<FixedOffset>>,
+    /// The publication time the page's own metadata declares
+    /// ([`crate::core::extract::page_published`]): judged against `published`.
+    pub declared_published: Option<DateTime<FixedOffset>>,
     /// When the page was fetched (for relative dates).
     pub fetched_at: DateTime<Utc>,
 }
@@ -303,7 +306,18 @@ struct AuthorSample {
 pub struct MetaVotes {
     authors: Vec<AuthorSample>,
     dates: Vec<Option<(String, f32, String)>>,
+    /// Per sample with both a feed date and a declared one: whether they agree.
+    declared_dates: Vec<bool>,
 }
+
+/// What [`MetaVotes::unreliable_dates`] names for the page's own date metadata when it
+/// disagrees with the feed: stored as an `unreliable-date` rule, extraction then does not read
+/// it.
+pub const DECLARED_DATES: &str = "page metadata";
+
+/// A declared date within this many hours of the feed's agrees with it (a date shown without
+/// its time, or in another zone).
+pub const DATE_AGREEMENT_HOURS: i64 = 36;
 
 /// What [`MetaVotes::site_wide_authors`] names for the page's own author metadata (JSON-LD,
 /// `meta name=author`, `article:author`, `rel=author`, h-card) when it is the same on every
@@ -329,6 +343,10 @@ impl MetaVotes {
                 declared: s.declared.join("\n"),
                 short_texts: short_texts(s.page, s.article),
             });
+        }
+        if let (Some(p), Some(d)) = (s.published, s.declared_published) {
+            self.declared_dates
+                .push((d - p).num_hours().abs() <= DATE_AGREEMENT_HOURS);
         }
         if let Some(p) = s.published {
             self.dates.push(
@@ -428,6 +446,20 @@ impl MetaVotes {
             .take(2)
             .map(|(r, _)| r)
             .collect()
+    }
+
+    /// [`DECLARED_DATES`] when the page's own date metadata disagrees with the feed's dates
+    /// (by more than [`DATE_AGREEMENT_HOURS`]) on most of at least two sampled pages that have
+    /// both: a theme whose first `<time datetime>` is a widget's, metadata giving the build
+    /// date. Learned per blog from the feed entries (issue 13).
+    pub fn unreliable_dates(&self) -> Option<&'static str> {
+        let wrong = self
+            .declared_dates
+            .iter()
+            .filter(|&&agrees| !agrees)
+            .count();
+        (self.declared_dates.len() >= 2 && wrong * 2 > self.declared_dates.len())
+            .then_some(DECLARED_DATES)
     }
 
     /// The date rule and the date format it shows. `None` when too few pages agree.
@@ -689,6 +721,7 @@ mod tests {
                     authors: vec![author.to_string()],
                     declared: Vec::new(),
                     published: None,
+                    declared_published: None,
                     fetched_at: at("2020-01-01T00:00:00+00:00").with_timezone(&Utc),
                 });
             }
@@ -719,9 +752,39 @@ mod tests {
             authors: vec!["Jo Bloggs".into()],
             declared: Vec::new(),
             published: None,
+            declared_published: None,
             fetched_at: at("2020-01-01T00:00:00+00:00").with_timezone(&Utc),
         };
         let r = learn_author(&[s]);
         assert_eq!(r[0].xpath, "//*[@class='byline']");
+    }
+
+    /// A page whose date metadata is the site's build time (or a widget's `<time>`) disagrees
+    /// with the feed on every post: learned as unreliable. A date-only rendering a few hours
+    /// off agrees.
+    #[test]
+    fn date_metadata_that_disagrees_with_the_feed_is_unreliable() {
+        let page = Page::parse("<article><div class=entry>Body text here.</div></article>");
+        let votes = |declared: &dyn Fn(&str) -> String| {
+            let mut v = MetaVotes::default();
+            for d in ["2021-03-04T10:00:00+01:00", "2023-07-08T07:15:00+01:00"] {
+                v.add(&MetaSample {
+                    page: &page,
+                    article: page.by_class("entry")[0],
+                    authors: Vec::new(),
+                    declared: Vec::new(),
+                    published: Some(at(d)),
+                    declared_published: Some(at(&declared(d))),
+                    fetched_at: at("2024-01-01T00:00:00+00:00").with_timezone(&Utc),
+                });
+            }
+            v.unreliable_dates()
+        };
+        let build_time = |_: &str| "2024-01-01T00:00:00+00:00".to_string();
+        assert_eq!(votes(&build_time), Some(DECLARED_DATES));
+        assert_eq!(
+            votes(&|d: &str| format!("{}T00:00:00+00:00", &d[..10])),
+            None
+        );
     }
 }

@@ -88,6 +88,7 @@ pub struct UnknownName {
 
 pub mod authors;
 pub mod comments;
+pub mod excludes;
 pub mod extract;
 pub mod fallback;
 pub mod feed;

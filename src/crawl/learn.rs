@@ -229,6 +229,10 @@ pub(super) async fn learn_from_entries(
             authors,
             declared,
             published: p.entry.published,
+            declared_published: p
+                .entry
+                .published
+                .and_then(|e| crate::core::extract::page_published(&page, *e.offset())),
             fetched_at: r.fetched_at,
         });
         guess.add(&page, article);
@@ -241,6 +245,16 @@ pub(super) async fn learn_from_entries(
         let rule = LearnedRule {
             field: Field::SiteWideAuthor,
             xpath,
+            score: 0.0,
+            votes: sampled,
+            samples: sampled,
+        };
+        (rule, None)
+    }));
+    learned.extend(meta.unreliable_dates().map(|xpath| {
+        let rule = LearnedRule {
+            field: Field::UnreliableDate,
+            xpath: xpath.to_string(),
             score: 0.0,
             votes: sampled,
             samples: sampled,

@@ -76,6 +76,8 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
             .collect::<Result<_, _>>()?,
         declared_authors: !all(Field::SiteWideAuthor)
             .any(|r| r.xpath == crate::core::meta::DECLARED_AUTHORS),
+        declared_dates: !all(Field::UnreliableDate)
+            .any(|r| r.xpath == crate::core::meta::DECLARED_DATES),
         date: first(Field::Date)
             .map(|r| Rule::parse(&r.xpath).map(|x| (x, r.format.clone())))
             .transpose()?,
