@@ -232,6 +232,29 @@ pub fn same_title(a: &str, b: &str) -> bool {
     a == b || (digits(&a) == digits(&b) && strsim::normalized_levenshtein(&a, &b) >= 0.95)
 }
 
+/// The feed entry whose post a page shows (a listing led by it, a re-post): one of `entries`
+/// with the same title ([`same_title`]) whose text opens the page's article (bigram Dice ≥
+/// 0.8 against as much of `text` as the entry holds, plus a fifth). A post that only shares a
+/// title ("Update") has its own text and is no copy.
+pub fn copy_of<'a>(
+    title: &str,
+    text: &str,
+    entries: impl IntoIterator<Item = &'a super::feed::FeedEntry>,
+) -> Option<&'a super::feed::FeedEntry> {
+    entries.into_iter().find(|e| {
+        e.title.as_deref().is_some_and(|t| same_title(title, t))
+            && e.content_html
+                .as_deref()
+                .or(e.summary_html.as_deref())
+                .is_some_and(|h| {
+                    let entry_text = super::feed::html_to_text(h);
+                    let n = entry_text.chars().count() * 6 / 5 + 20;
+                    let head: String = text.chars().take(n).collect();
+                    super::text::dice(&entry_text, &head) >= 0.8
+                })
+    })
+}
+
 /// The page's `<link rel="canonical">`, resolved against `base`; `None` when it declares none
 /// (or an unparsable one).
 pub fn canonical_link(page: &Page, base: &Url) -> Option<Url> {
@@ -395,6 +418,21 @@ mod tests {
             "On ladybirds and slugs"
         ));
         assert!(!same_title("", ""));
+    }
+
+    #[test]
+    fn a_copy_has_the_title_and_the_opening_text() {
+        let rss = br#"<?xml version="1.0"?><rss version="2.0"><channel><title>B</title><link>http://b.org/</link>
+            <item><title>Update</title><link>http://b.org/update/</link><description>The compost heap needed turning again this week, twice.</description></item>
+            <item><title>On slugs</title><link>http://b.org/slugs/</link><description>Slugs came back after the rain, as they always do.</description></item>
+            </channel></rss>"#;
+        let feed = super::super::feed::parse(rss, "http://b.org/feed/").unwrap();
+        let listing =
+            "The compost heap needed turning again this week, twice. On slugs. Slugs came back…";
+        let copy = copy_of("Update", listing, &feed.entries).map(|e| e.url.as_str());
+        assert_eq!(copy, Some("http://b.org/update/"));
+        let another = "A different post that happens to share the title, about the shed.";
+        assert_eq!(copy_of("Update", another, &feed.entries), None);
     }
 
     #[test]

@@ -147,8 +147,10 @@ fn comment_page_number(url: &Url) -> i64 {
         .unwrap_or(0)
 }
 
-/// The post a page holds, extracted with the blog's rules; the feed entry, when there is one,
-/// is the truth for its authors and dates (paper §3.2), the page fills in the rest.
+/// The post a page holds: `None` for a listing, a page naming a non-post as canonical, or a
+/// copy of another entry's post. Extracted with the blog's rules, the generic extractor where
+/// they do not fit; the feed entry, when there is one, is the truth for its authors and dates
+/// (paper §3.2), the page fills in the rest.
 fn post_of(
     ctx: &BlogContext,
     page: &Page,
@@ -179,29 +181,12 @@ fn post_of(
         None => crate::core::fallback::extract(page, &xctx)?,
     };
     // A page showing another feed entry's post, title and text, under another address (a
-    // listing led by it, a re-post) is not a post of its own; a post that only shares a title
-    // ("Update") has its own text.
-    if entry.is_none() {
-        if let Some(title) = &x.title {
-            let copy = ctx.entries.values().find(|e| {
-                e.url != url
-                    && e.title
-                        .as_deref()
-                        .is_some_and(|t| crate::core::listing::same_title(title, t))
-                    && e.content_html
-                        .as_deref()
-                        .or(e.summary_html.as_deref())
-                        .is_some_and(|h| {
-                            let text = feed::html_to_text(h);
-                            let n = text.chars().count() * 6 / 5 + 20;
-                            let head: String = x.content_text.chars().take(n).collect();
-                            crate::core::text::dice(&text, &head) >= 0.8
-                        })
-            });
-            if let Some(e) = copy {
-                tracing::debug!(page = url, post = %e.url, "the page shows another post: not a post of its own");
-                return None;
-            }
+    // listing led by it, a re-post) is not a post of its own.
+    if let (None, Some(title)) = (entry, &x.title) {
+        let others = ctx.entries.values().filter(|e| e.url != url);
+        if let Some(e) = crate::core::listing::copy_of(title, &x.content_text, others) {
+            tracing::debug!(page = url, post = %e.url, "the page shows another post: not a post of its own");
+            return None;
         }
     }
     let mut by = x.extracted_by;
