@@ -514,6 +514,19 @@ pub(super) enum Class {
     Neutral,
 }
 
+/// [`POSITIVE`] and [`NEGATIVE`] as one lookup: word → names the article.
+fn role_words() -> &'static rustc_hash::FxHashMap<&'static str, bool> {
+    static WORDS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, bool>> =
+        std::sync::OnceLock::new();
+    WORDS.get_or_init(|| {
+        let negative = NEGATIVE.iter().map(|w| (*w, false));
+        // A word in both lists names the article.
+        negative
+            .chain(POSITIVE.iter().map(|w| (*w, true)))
+            .collect()
+    })
+}
+
 /// What an element is by itself: tag, hidden, class/id words.
 pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
     let e = &page.elements[idx as usize];
@@ -555,10 +568,10 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
             lower.extend(word.chars().map(|c| c.to_ascii_lowercase()));
             let role = std::iter::once(lower.as_str())
                 .chain(lower.rsplit(['-', '_']))
-                .find(|part| POSITIVE.contains(part) || NEGATIVE.contains(part));
-            if let Some(role) = role {
-                pos |= POSITIVE.contains(&role);
-                neg |= NEGATIVE.contains(&role);
+                .find_map(|part| role_words().get(part).copied());
+            if let Some(positive) = role {
+                pos |= positive;
+                neg |= !positive;
             }
         }
     }
