@@ -2,10 +2,10 @@
 //! extractor alone.
 
 use super::{find, open_to_read};
-use crate::core::extract::{ExtractContext, Extracted, ExtractedBy, GapField};
+use crate::core::extract::{ExtractContext, Extracted, ExtractedBy};
 use crate::core::page::Page;
 use crate::fetch::{self, Response};
-use crate::store::{Comment, NewPost};
+use crate::store::{Comment, Gap, NewPost};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, FixedOffset, Utc};
 use std::io::Read;
@@ -23,12 +23,6 @@ struct Record {
     comments: Vec<Comment>,
     extracted_by: Option<ExtractedBy>,
     gaps: Vec<Gap>,
-}
-
-#[derive(serde::Serialize)]
-struct Gap {
-    field: GapField,
-    reason: String,
 }
 
 /// `archive extract [--url URL] [--blog BLOG] FILE|-`.
@@ -131,14 +125,7 @@ fn from_post(p: NewPost, comments: Vec<Comment>) -> Record {
         content_text: p.content_text,
         comments,
         extracted_by: p.extracted_by,
-        gaps: p
-            .gaps
-            .into_iter()
-            .map(|g| Gap {
-                field: g.field,
-                reason: g.reason,
-            })
-            .collect(),
+        gaps: p.gaps,
     }
 }
 

@@ -247,10 +247,7 @@ pub fn copy_of<'a>(
                 .as_deref()
                 .or(e.summary_html.as_deref())
                 .is_some_and(|h| {
-                    let entry_text = super::feed::html_to_text(h);
-                    let n = entry_text.chars().count() * 6 / 5 + 20;
-                    let head: String = text.chars().take(n).collect();
-                    super::text::dice(&entry_text, &head) >= 0.8
+                    super::text::dice_of_opening(&super::feed::html_to_text(h), text) >= 0.8
                 })
     })
 }
@@ -343,22 +340,20 @@ fn listing_in(page: &Page) -> bool {
 /// Whether the element is in a part of the page around the article: a site part
 /// ([`site_part`]) or one whose class/id names a site part (comments, sidebar, related…).
 fn around_article(page: &Page, idx: ElementIdx) -> bool {
-    let mut cur = Some(idx);
-    while let Some(c) = cur {
-        if matches!(classify(page, c), Class::Hard | Class::Negative) {
-            return true;
-        }
-        cur = page.elements[c as usize].parent;
-    }
-    false
+    within(page, idx, |c| matches!(c, Class::Hard | Class::Negative))
 }
 
 /// Whether the element is in a part of the site around the article (navigation, aside,
 /// footer, hidden): by tag only, as a listed post's own `<header>` is not one.
 fn site_part(page: &Page, idx: ElementIdx) -> bool {
+    within(page, idx, |c| c == Class::Hard)
+}
+
+/// Whether the element or one of its ancestors is of a class `is` accepts.
+fn within(page: &Page, idx: ElementIdx, is: impl Fn(Class) -> bool) -> bool {
     let mut cur = Some(idx);
     while let Some(c) = cur {
-        if classify(page, c) == Class::Hard {
+        if is(classify(page, c)) {
             return true;
         }
         cur = page.elements[c as usize].parent;

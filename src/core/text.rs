@@ -74,6 +74,14 @@ pub fn dice_from_counts(intersection: usize, len_a: usize, len_b: usize) -> f64 
     }
 }
 
+/// Sørensen–Dice between `excerpt` and the opening of `text` (as many chars as `excerpt` has,
+/// plus a fifth and 20): how well a summary or a copied post matches where `text` begins.
+pub fn dice_of_opening(excerpt: &str, text: &str) -> f64 {
+    let n = excerpt.chars().count() * 6 / 5 + 20;
+    let head: String = text.chars().take(n).collect();
+    dice(excerpt, &head)
+}
+
 /// Sørensen–Dice similarity of two strings over their normalised bigram sets, in `[0, 1]`.
 ///
 /// ```

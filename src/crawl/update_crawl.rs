@@ -140,9 +140,7 @@ enum Why {
 fn agreement(target: &Targets, text: &str) -> Option<f64> {
     let t = target.article.as_deref()?;
     if target.summary {
-        let n = t.chars().count() * 6 / 5 + 20;
-        let head: String = text.chars().take(n).collect();
-        Some(dice(t, &head))
+        Some(crate::core::text::dice_of_opening(t, text))
     } else {
         Some(dice(t, text))
     }
