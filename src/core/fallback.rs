@@ -31,7 +31,7 @@ use super::extract::{
     declared_updated, ExtractContext, Extracted, ExtractedBy, Extractor, GapField,
 };
 use super::meta::parse_instant;
-use super::page::{ElementIdx, Page};
+use super::page::{attr_of, ElementIdx, Page};
 
 /// Inline elements: their text is part of the paragraph around them.
 const INLINE: &[&str] = &[
@@ -541,10 +541,10 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
     }
     let el = page.element_ref(idx);
     let v = el.value();
-    if v.attr("hidden").is_some()
-        || v.attr("aria-hidden") == Some("true")
-        || v.attr("style").is_some_and(hides)
-        || v.attr("role").is_some_and(|r| {
+    if attr_of(v, "hidden").is_some()
+        || attr_of(v, "aria-hidden") == Some("true")
+        || attr_of(v, "style").is_some_and(hides)
+        || attr_of(v, "role").is_some_and(|r| {
             matches!(
                 r,
                 "navigation" | "complementary" | "contentinfo" | "banner" | "dialog" | "menu"
@@ -562,7 +562,10 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
     // `sidebar-content` content.
     let (mut pos, mut neg) = (false, false);
     let mut lower = String::new();
-    for value in [v.attr("class"), v.attr("id")].into_iter().flatten() {
+    for value in [attr_of(v, "class"), attr_of(v, "id")]
+        .into_iter()
+        .flatten()
+    {
         for word in value.split_whitespace() {
             lower.clear();
             lower.extend(word.chars().map(|c| c.to_ascii_lowercase()));
@@ -624,12 +627,10 @@ fn tag_base(name: &str) -> f32 {
 fn is_marked_body(page: &Page, idx: ElementIdx) -> bool {
     let v = page.element_ref(idx);
     let v = v.value();
-    if v.attr("itemprop")
-        .is_some_and(|p| p.eq_ignore_ascii_case("articleBody"))
-    {
+    if attr_of(v, "itemprop").is_some_and(|p| p.eq_ignore_ascii_case("articleBody")) {
         return true;
     }
-    [v.attr("class"), v.attr("id")]
+    [attr_of(v, "class"), attr_of(v, "id")]
         .into_iter()
         .flatten()
         .flat_map(str::split_whitespace)

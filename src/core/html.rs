@@ -26,15 +26,44 @@ pub const MAX_DEPTH: usize = 512;
 /// How far down the open tags an end tag looks for its start tag (bounds stray end tags).
 const END_TAG_REACH: usize = 4 * MAX_DEPTH;
 
-/// Elements without content: they never open a level.
-const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
-    "track", "wbr", "keygen", "basefont", "bgsound", "frame",
+/// Elements without content: they never open a level. Interned names: comparing two is
+/// comparing two integers.
+const VOID: [LocalName; 18] = [
+    local_name!("area"),
+    local_name!("base"),
+    local_name!("br"),
+    local_name!("col"),
+    local_name!("embed"),
+    local_name!("hr"),
+    local_name!("img"),
+    local_name!("input"),
+    local_name!("link"),
+    local_name!("meta"),
+    local_name!("param"),
+    local_name!("source"),
+    local_name!("track"),
+    local_name!("wbr"),
+    local_name!("keygen"),
+    local_name!("basefont"),
+    local_name!("bgsound"),
+    local_name!("frame"),
 ];
 
 /// Elements a start tag of the same name closes when it is the current one.
-const SELF_SIBLING: &[&str] = &[
-    "p", "li", "dd", "dt", "option", "optgroup", "tr", "td", "th", "rb", "rt", "rp", "rtc",
+const SELF_SIBLING: [LocalName; 13] = [
+    local_name!("p"),
+    local_name!("li"),
+    local_name!("dd"),
+    local_name!("dt"),
+    local_name!("option"),
+    local_name!("optgroup"),
+    local_name!("tr"),
+    local_name!("td"),
+    local_name!("th"),
+    local_name!("rb"),
+    local_name!("rt"),
+    local_name!("rp"),
+    local_name!("rtc"),
 ];
 
 /// The tags the document has open: each still open in the tree, or closed early by the cap.
@@ -67,13 +96,16 @@ impl<S: TokenSink> DepthCap<S> {
         let Token::TagToken(tag) = &token else {
             return self.inner.process_token(token, line);
         };
-        let name = &*tag.name;
+        let name = &tag.name;
         let mut open = self.open.borrow_mut();
         match tag.kind {
-            TagKind::StartTag if tag.self_closing || VOID.contains(&name) => {}
+            TagKind::StartTag if tag.self_closing || VOID.contains(name) => {}
             TagKind::StartTag => {
-                if SELF_SIBLING.contains(&name)
-                    && open.tags.last() == Some(&(tag.name.clone(), true))
+                if SELF_SIBLING.contains(name)
+                    && open
+                        .tags
+                        .last()
+                        .is_some_and(|(n, in_tree)| *in_tree && n == name)
                 {
                     open.tags.pop();
                     open.in_tree -= 1;

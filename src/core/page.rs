@@ -8,6 +8,7 @@
 //! Rule learning scores nodes from these ranges without ever serialising a subtree.
 
 use ego_tree::NodeId;
+use html5ever::{local_name, LocalName};
 use rustc_hash::FxHashMap;
 use scraper::{ElementRef, Html, Node};
 
@@ -15,11 +16,42 @@ use scraper::{ElementRef, Html, Node};
 pub type ElementIdx = u32;
 
 /// Elements whose text is not visible content.
-const SKIP_TEXT: &[&str] = &["script", "style", "noscript", "template"];
-/// Inline elements: entering or leaving them does not separate words.
-const INLINE: &[&str] = &[
-    "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "del", "dfn", "em", "font", "i", "ins",
-    "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var",
+const SKIP_TEXT: [LocalName; 4] = [
+    local_name!("script"),
+    local_name!("style"),
+    local_name!("noscript"),
+    local_name!("template"),
+];
+/// Inline elements: entering or leaving them does not separate words. (Interned names:
+/// comparing two is comparing two integers.)
+const INLINE: [LocalName; 27] = [
+    local_name!("a"),
+    local_name!("abbr"),
+    local_name!("b"),
+    local_name!("bdi"),
+    local_name!("bdo"),
+    local_name!("cite"),
+    local_name!("code"),
+    local_name!("data"),
+    local_name!("del"),
+    local_name!("dfn"),
+    local_name!("em"),
+    local_name!("font"),
+    local_name!("i"),
+    local_name!("ins"),
+    local_name!("kbd"),
+    local_name!("mark"),
+    local_name!("q"),
+    local_name!("s"),
+    local_name!("samp"),
+    local_name!("small"),
+    local_name!("span"),
+    local_name!("strong"),
+    local_name!("sub"),
+    local_name!("sup"),
+    local_name!("time"),
+    local_name!("u"),
+    local_name!("var"),
 ];
 const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
@@ -122,8 +154,8 @@ impl Builder {
                             self.elements[p as usize].children.push(idx);
                         }
                         let ns = &*el.name.ns;
-                        let inline = INLINE.contains(&name.as_str());
-                        let skip = hidden || SKIP_TEXT.contains(&name.as_str());
+                        let inline = INLINE.contains(&el.name.local);
+                        let skip = hidden || SKIP_TEXT.contains(&el.name.local);
                         self.elements.push(Element {
                             node: node.id(),
                             parent,
@@ -165,6 +197,17 @@ impl Builder {
     }
 }
 
+/// An attribute of `el` without a namespace, by its local name. scraper's own
+/// `Element::attr` interns `name` first (a hash and, for names outside the static set, a
+/// global lock) to binary-search the attributes; an element has a handful, so a scan that
+/// compares names is several times faster on the fallback extractor's per-element lookups.
+pub fn attr_of<'a>(el: &'a scraper::node::Element, name: &str) -> Option<&'a str> {
+    el.attrs
+        .iter()
+        .find(|(k, _)| k.ns.is_empty() && &*k.local == name)
+        .map(|(_, v)| &**v)
+}
+
 impl Page {
     /// Parses an HTML document (any HTML: html5ever repairs it as browsers do). Linear in the
     /// size of the input.
@@ -185,7 +228,7 @@ impl Page {
             let el = html.tree.get(e.node).and_then(|n| n.value().as_element());
             if let Some(el) = el {
                 for (name, index) in [("id", &mut id_index), ("class", &mut class_index)] {
-                    if let Some(v) = el.attr(name) {
+                    if let Some(v) = attr_of(el, name) {
                         match index.get_mut(v) {
                             Some(list) => list.push(i as ElementIdx),
                             None => {
@@ -218,7 +261,8 @@ impl Page {
 
     /// An attribute of an element.
     pub fn attr(&self, idx: ElementIdx, name: &str) -> Option<&str> {
-        self.element_ref(idx).value().attr(name)
+        let node = self.html.tree.get(self.elements[idx as usize].node)?;
+        attr_of(node.value().as_element()?, name)
     }
 
     /// Elements whose whole `id` attribute equals `value`, in document order.
