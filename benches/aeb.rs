@@ -15,6 +15,10 @@ use everblog::core::page::Page;
 use std::io::Read;
 use std::time::Instant;
 
+/// The allocator the `archive` binary ships with (src/main.rs), so the figures are its figures.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)

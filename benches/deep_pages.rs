@@ -12,6 +12,10 @@ use everblog::core::page::Page;
 use everblog::core::rules::Rule;
 use std::time::{Duration, Instant};
 
+/// The allocator the `archive` binary ships with (src/main.rs).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// About 1 MB of HTML (1.1 MB at 100,000 deep): `depth` nested `<div>`s, every hundredth with
 /// a word, then filler paragraphs.
 fn page(depth: usize) -> String {

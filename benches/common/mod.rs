@@ -10,6 +10,10 @@
 //! more comments and a longer sidebar, not only a longer body.
 #![allow(dead_code)]
 
+/// The allocator the `archive` binary ships with (src/main.rs), so the figures are its figures.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use everblog::core::feed;
 use everblog::core::learn::{learn, LearnedRule, Sample, Target};
 use everblog::core::page::Page;
