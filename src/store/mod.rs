@@ -8,7 +8,8 @@
 //! - `frontier`: the crawl queue of each blog (paper §4.3);
 //! - `posts`: posts, comments and their versions, written one crawled page at a time;
 //! - `jobs`: the job queue with leases;
-//! - `host_slots`: per-host request slots shared by every process on the database.
+//! - `host_slots`: per-host request slots shared by every process on the database;
+//! - [`postgres`]: the PostgreSQL back end, in progress (the coordination concerns so far).
 //!
 //! SQLite runs in WAL mode with a 5 s busy timeout; every multi-statement write is one
 //! `BEGIN IMMEDIATE` transaction (with DEFERRED, a read that upgrades to a write fails at once
@@ -26,6 +27,7 @@ mod host_slots;
 mod jobs;
 mod media;
 mod migrations;
+pub mod postgres;
 mod posts;
 mod reading;
 pub mod records;
@@ -312,14 +314,26 @@ impl Store {
             "database schema version {version} is newer than this everblog understands ({}); upgrade everblog",
             migrations::MIGRATIONS.len()
         );
-        for (i, sql) in migrations::MIGRATIONS.iter().enumerate().skip(version) {
-            self.write(|tx| {
-                tx.execute_batch(sql)?;
-                tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
-                Ok(())
-            })?;
+        if version == migrations::MIGRATIONS.len() {
+            return Ok(());
         }
-        Ok(())
+        // Each step reads the version again inside its write transaction: processes opening a
+        // new database together (daemons started at once) then migrate it once, in turn,
+        // instead of each running the same migration on what another already migrated.
+        loop {
+            let done = self.write(|tx| {
+                let v: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+                let Some(sql) = migrations::MIGRATIONS.get(v as usize) else {
+                    return Ok(true);
+                };
+                tx.execute_batch(sql)?;
+                tx.execute_batch(&format!("PRAGMA user_version = {}", v + 1))?;
+                Ok(false)
+            })?;
+            if done {
+                return Ok(());
+            }
+        }
     }
 
     /// Runs `f` in one read transaction, so that every query it makes sees the same

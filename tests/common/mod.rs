@@ -2,6 +2,8 @@
 //! temporary database, and the per-field scoring of an export against a blog's ground truth.
 #![allow(dead_code)]
 
+pub mod pg_cluster;
+
 use everblog::fixture_server::{serve_dir, Server};
 use everblog::store::Store;
 use serde_json::Value;

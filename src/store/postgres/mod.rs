@@ -1,0 +1,278 @@
+//! The PostgreSQL back end of the store, for daemons on many machines sharing one archive and
+//! one job queue (issue 16). **In progress:** [`PgStore`] holds the whole schema
+//! ([`schema::MIGRATIONS`]) but answers only these concerns so far: blogs (`blogs`), the job
+//! queue with leases (`jobs`, `FOR UPDATE SKIP LOCKED`), the per-host request slots
+//! (`host_slots`), raw responses with the fetch log (`responses`) and the frontier
+//! (`frontier`). Still to come: posts, media, coverage, reading (full-text search), then
+//! `Store` choosing its back end from `--db`. Until then it is not selectable from the command
+//! line: every command uses [`super::Store`] (SQLite). The methods here have the names,
+//! arguments and meaning of `Store`'s, and `tests/store_backends.rs` runs the same tests on
+//! both.
+//!
+//! Conventions, the same as on SQLite so that an archive moves between the two unchanged:
+//! instants are RFC 3339 UTC text with milliseconds (`super::ts`: text order is time order),
+//! vocabularies are their names, lists are JSON text, ids are `BIGINT` identities.
+//!
+//! The `postgres` client blocks, and blocking on its own runtime inside a tokio task panics,
+//! so each `PgStore` owns one connection on a thread of its own and sends it calls; the caller
+//! waits for the answer as it waits for SQLite. A call whose connection is lost (PostgreSQL
+//! restarting, a network cut) is run again on a new connection for up to [`RECONNECT_FOR`]: each
+//! call is one transaction, so a lost one was rolled back and running it again is safe.
+
+mod blogs;
+mod frontier;
+mod host_slots;
+mod jobs;
+mod responses;
+pub mod schema;
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, FixedOffset, TimeZone, Utc};
+use postgres::GenericClient;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long a call keeps trying to reconnect before it fails (PostgreSQL restarting).
+pub const RECONNECT_FOR: Duration = Duration::from_secs(30);
+
+type Call = Box<dyn FnOnce(&mut Connection) + Send>;
+
+/// The connection thread's side: the URL and, while connected, the client.
+pub(crate) struct Connection {
+    url: String,
+    client: Option<postgres::Client>,
+}
+
+impl Connection {
+    /// The client, connected again when the connection was lost.
+    fn client(&mut self) -> Result<&mut postgres::Client> {
+        if self.client.as_ref().is_none_or(|c| c.is_closed()) {
+            self.client = None;
+            let client = postgres::Client::connect(&self.url, postgres::NoTls)
+                .with_context(|| format!("connecting to {}", redact(&self.url)))?;
+            self.client = Some(client);
+        }
+        Ok(self.client.as_mut().expect("connected above"))
+    }
+}
+
+/// Now by the database server's clock, to the millisecond: every worker on the database agrees
+/// on it, whatever its own clock says.
+fn server_now(c: &mut impl GenericClient) -> Result<DateTime<Utc>> {
+    let ms: i64 = c
+        .query_one(
+            "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT",
+            &[],
+        )?
+        .get(0);
+    Utc.timestamp_millis_opt(ms)
+        .single()
+        .context("the server's clock is out of range")
+}
+
+/// `d` after `t`.
+fn after(t: DateTime<Utc>, d: Duration) -> DateTime<Utc> {
+    t + chrono::Duration::from_std(d).unwrap_or_default()
+}
+
+/// A stored time with the offset it was written with (RFC 3339 text), if set.
+fn local_time(row: &postgres::Row, i: usize) -> Result<Option<DateTime<FixedOffset>>> {
+    row.get::<_, Option<String>>(i)
+        .map(|t| {
+            DateTime::parse_from_rfc3339(&t)
+                .with_context(|| format!("stored time {t:?} is not RFC 3339"))
+        })
+        .transpose()
+}
+
+/// A stored instant (RFC 3339 text), if set.
+fn time(row: &postgres::Row, i: usize) -> Result<Option<DateTime<Utc>>> {
+    Ok(local_time(row, i)?.map(|t| t.with_timezone(&Utc)))
+}
+
+/// A stored vocabulary word.
+fn word<T: std::str::FromStr>(row: &postgres::Row, i: usize) -> Result<T>
+where
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    Ok(row.get::<_, String>(i).parse()?)
+}
+
+/// An archive database on a PostgreSQL server.
+pub struct PgStore {
+    calls: mpsc::Sender<Call>,
+    url: String,
+}
+
+/// The URL without its password, for messages.
+fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// Whether `e` is a lost connection (worth a new one), not an error of the statement.
+fn connection_lost(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause.downcast_ref::<postgres::Error>().is_some_and(|pe| {
+            pe.is_closed()
+                || std::error::Error::source(pe).is_some_and(|s| s.is::<std::io::Error>())
+        }) || cause.downcast_ref::<std::io::Error>().is_some()
+            || cause.to_string().starts_with("connecting to ")
+    }) || e
+        .chain()
+        .filter_map(|c| c.downcast_ref::<postgres::Error>())
+        .filter_map(|pe| pe.code())
+        .any(|code| {
+            // The server is shutting down or starting: admin_shutdown, crash_shutdown,
+            // cannot_connect_now.
+            [
+                postgres::error::SqlState::ADMIN_SHUTDOWN,
+                postgres::error::SqlState::CRASH_SHUTDOWN,
+                postgres::error::SqlState::CANNOT_CONNECT_NOW,
+            ]
+            .contains(code)
+        })
+}
+
+impl PgStore {
+    /// Connects to the PostgreSQL database at `url` (`postgres://user[:password]@host[:port]/db`)
+    /// and brings its schema up to date (under an advisory lock: daemons starting together
+    /// migrate once).
+    ///
+    /// # Errors
+    /// One line naming the server (password hidden): it cannot be reached, refuses the user, or
+    /// holds a schema newer than this everblog understands.
+    pub fn open(url: &str) -> Result<PgStore> {
+        let (calls, queue) = mpsc::channel::<Call>();
+        let mut conn = Connection {
+            url: url.to_string(),
+            client: None,
+        };
+        conn.client()?;
+        std::thread::Builder::new()
+            .name("everblog-postgres".into())
+            .spawn(move || {
+                for call in queue {
+                    call(&mut conn);
+                }
+            })
+            .context("starting the PostgreSQL connection thread")?;
+        let store = PgStore {
+            calls,
+            url: url.to_string(),
+        };
+        store
+            .migrate()
+            .with_context(|| format!("migrating {}", redact(url)))?;
+        Ok(store)
+    }
+
+    /// Runs `f` with the client on the connection thread and returns its answer; on a lost
+    /// connection, again on a new one, for up to [`RECONNECT_FOR`].
+    fn call<R: Send + 'static>(
+        &self,
+        f: impl Fn(&mut postgres::Client) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<R> {
+        let f = std::sync::Arc::new(f);
+        let started = Instant::now();
+        let mut wait = Duration::from_millis(50);
+        loop {
+            let (answer, answered) = mpsc::sync_channel(1);
+            let g = f.clone();
+            self.calls
+                .send(Box::new(move |conn: &mut Connection| {
+                    let out = conn.client().and_then(|c| g(c));
+                    let _ = answer.send(out);
+                }))
+                .map_err(|_| anyhow::anyhow!("the PostgreSQL connection thread has stopped"))?;
+            let out = answered
+                .recv()
+                .context("the PostgreSQL connection thread has stopped")?;
+            match out {
+                Err(e) if connection_lost(&e) && started.elapsed() < RECONNECT_FOR => {
+                    tracing::warn!(server = %redact(&self.url), error = %format!("{e:#}"), "PostgreSQL connection lost; reconnecting");
+                    std::thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                }
+                out => return out,
+            }
+        }
+    }
+
+    /// Runs `f` on the connection thread with a sender for rows of type `T`, and returns their
+    /// receiver at once: the caller takes rows while the server still sends them (a bounded
+    /// queue of 16), so memory stays flat. An error of `f` arrives as the last row. Not
+    /// retried on a lost connection: the caller has seen part of the rows.
+    fn stream<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut postgres::Client, &mpsc::SyncSender<Result<T>>) -> Result<()>
+            + Send
+            + 'static,
+    ) -> Result<mpsc::Receiver<Result<T>>> {
+        let (rows, taken) = mpsc::sync_channel(16);
+        self.calls
+            .send(Box::new(move |conn: &mut Connection| {
+                if let Err(e) = conn.client().and_then(|c| f(c, &rows)) {
+                    let _ = rows.send(Err(e));
+                }
+            }))
+            .map_err(|_| anyhow::anyhow!("the PostgreSQL connection thread has stopped"))?;
+        Ok(taken)
+    }
+
+    /// Runs `f` in one transaction, committed when it succeeds.
+    fn write<R: Send + 'static>(
+        &self,
+        f: impl Fn(&mut postgres::Transaction<'_>) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<R> {
+        self.call(move |c| {
+            let mut tx = c.transaction()?;
+            let out = f(&mut tx)?;
+            tx.commit()?;
+            Ok(out)
+        })
+    }
+
+    fn migrate(&self) -> Result<()> {
+        self.write(|tx| {
+            // One migrator at a time across every process on the database.
+            tx.execute("SELECT pg_advisory_xact_lock(7164916)", &[])?;
+            tx.batch_execute(
+                "CREATE TABLE IF NOT EXISTS everblog_schema (version BIGINT NOT NULL);
+                 INSERT INTO everblog_schema SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM everblog_schema);",
+            )?;
+            let version: i64 = tx
+                .query_one("SELECT version FROM everblog_schema", &[])?
+                .get(0);
+            let known = schema::MIGRATIONS.len() as i64;
+            anyhow::ensure!(
+                version <= known,
+                "database schema version {version} is newer than this everblog understands ({known}); upgrade everblog"
+            );
+            for (i, sql) in schema::MIGRATIONS.iter().enumerate().skip(version as usize) {
+                tx.batch_execute(sql)?;
+                tx.execute(
+                    "UPDATE everblog_schema SET version = $1",
+                    &[&(i as i64 + 1)],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The schema version (number of PostgreSQL migrations applied).
+    ///
+    /// # Errors
+    /// The server cannot be reached.
+    pub fn schema_version(&self) -> Result<i64> {
+        self.call(|c| {
+            Ok(c.query_one("SELECT version FROM everblog_schema", &[])?
+                .get(0))
+        })
+    }
+}
