@@ -250,4 +250,21 @@ fn archive_extract_says_what_is_wrong_with_its_input() {
         ),
         &["--url not a url", "absolute URL"],
     );
+    // Past [fetch] max_page_mb it is refused unread, as the crawl refuses it.
+    let config = dir.path().join("small.toml");
+    std::fs::write(&config, "[fetch]\nmax_page_mb = 0.001\n").unwrap();
+    let big = dir.path().join("big.html");
+    std::fs::write(&big, format!("<p>{}</p>", "words ".repeat(400))).unwrap();
+    one_error_line(
+        &archive(
+            &db,
+            &[
+                "--config",
+                config.to_str().unwrap(),
+                "extract",
+                big.to_str().unwrap(),
+            ],
+        ),
+        &["big.html", "larger than [fetch] max_page_mb"],
+    );
 }

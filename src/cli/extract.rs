@@ -30,8 +30,14 @@ struct Record {
 /// # Errors
 /// FILE unreadable, `--url` not a URL, the blog unknown or never learned, or no article on the
 /// page.
-pub(super) fn extract(db: &Path, file: &Path, url: Option<&str>, blog: Option<&str>) -> Result<()> {
-    let body = read_input(file)?;
+pub(super) fn extract(
+    db: &Path,
+    file: &Path,
+    url: Option<&str>,
+    blog: Option<&str>,
+    cap: (usize, &str),
+) -> Result<()> {
+    let body = read_input(file, cap)?;
     let head = &body[..body.len().min(4096)];
     if head.contains(&0) || !body.contains(&b'<') {
         bail!(
@@ -98,19 +104,36 @@ pub(super) fn extract(db: &Path, file: &Path, url: Option<&str>, blog: Option<&s
     Ok(())
 }
 
-fn read_input(file: &Path) -> Result<Vec<u8>> {
+/// Reads FILE (or stdin for `-`) up to `cap` bytes: a larger page is refused, as the crawl
+/// refuses it (`[fetch] max_page_mb`), instead of filling memory with it.
+fn read_input(file: &Path, (cap, setting): (usize, &str)) -> Result<Vec<u8>> {
+    let too_large = || {
+        anyhow::anyhow!(
+            "{}: larger than {setting} ({:.0} MB), the largest page a crawl reads; raise {setting} in the configuration to read it",
+            file.display(),
+            cap as f64 / (1024.0 * 1024.0)
+        )
+    };
     let mut body = Vec::new();
     if file == Path::new("-") {
         std::io::stdin()
+            .take(cap as u64 + 1)
             .read_to_end(&mut body)
             .context("stdin: could not be read")?;
     } else {
-        body = std::fs::read(file).with_context(|| {
+        let unreadable = || {
             format!(
                 "{}: could not be read; give an HTML file or - for stdin",
                 file.display()
             )
-        })?;
+        };
+        let f = std::fs::File::open(file).with_context(unreadable)?;
+        f.take(cap as u64 + 1)
+            .read_to_end(&mut body)
+            .with_context(unreadable)?;
+    }
+    if body.len() > cap {
+        return Err(too_large());
     }
     Ok(body)
 }

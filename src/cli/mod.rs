@@ -209,7 +209,8 @@ pub enum Command {
     /// With --blog, the page is read as that blog's crawl reads it: its learned rules first,
     /// the generic extractor where they do not fit, and its comment rules. Without, the generic
     /// extractor alone (no comments), so it can be compared with other extractors page by page.
-    /// Fails, saying why, when the page holds no article (a listing page, or no text).
+    /// Fails, saying why, when the page holds no article (a listing page, or no text), or is
+    /// larger than a crawl reads ([fetch] max_page_mb, default 20).
     Extract {
         /// The page's HTML file; `-` reads stdin.
         #[arg(value_name = "FILE")]
@@ -423,7 +424,8 @@ pub async fn run(cli: Cli) -> Result<()> {
         }
         Command::Rules { blog } => read::rules(&db, blog.as_deref()),
         Command::Extract { file, url, blog } => {
-            extract::extract(&db, &file, url.as_deref(), blog.as_deref())
+            let cap = config.fetch.cap(crate::fetch::Resource::Page);
+            extract::extract(&db, &file, url.as_deref(), blog.as_deref(), cap)
         }
         Command::Coverage { blog, json } => status::coverage(&db, blog.as_deref(), json),
         Command::Demo { keep } => demo::demo(keep).await,
