@@ -2,7 +2,7 @@
 //! order, state, kNN priority, L(u), retries and how each was found. Same names, arguments
 //! and meaning as `store::frontier`.
 
-use super::{time, word, PgStore};
+use super::{server_now, time, word, PgStore};
 use crate::store::{ts, Link, PageState, QueuedUrl, Source};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
@@ -15,7 +15,11 @@ fn count(n: i64) -> u32 {
 /// link's source, one more in-link when a page links it, and its post mark. Returns how many
 /// post links were new. The blog's rows are locked first, so two writers never hand out the
 /// same discovery number.
-fn put_links(tx: &mut postgres::Transaction<'_>, blog_id: i64, links: &[Link]) -> Result<u32> {
+pub(super) fn put_links(
+    tx: &mut postgres::Transaction<'_>,
+    blog_id: i64,
+    links: &[Link],
+) -> Result<u32> {
     let mut new_posts = 0;
     if links.is_empty() {
         return Ok(new_posts);
@@ -59,6 +63,35 @@ fn put_links(tx: &mut postgres::Transaction<'_>, blog_id: i64, links: &[Link]) -
         }
     }
     Ok(new_posts)
+}
+
+/// Sets the state of a processed frontier URL; a retry counts an attempt
+/// (`store::frontier::put_state`).
+pub(super) fn put_state(
+    tx: &mut postgres::Transaction<'_>,
+    blog_id: i64,
+    url: &str,
+    state: PageState,
+    post_links: Option<u32>,
+    retry_at: Option<DateTime<Utc>>,
+    error: Option<&str>,
+) -> Result<()> {
+    let now = ts(server_now(tx)?);
+    tx.execute(
+        "UPDATE frontier SET state = $3, post_links = $4, not_before = $5, error = $6, last_attempt = $7,
+           attempts = attempts + CASE WHEN $3 = 'queued' THEN 1 ELSE 0 END
+         WHERE blog_id = $1 AND url = $2",
+        &[
+            &blog_id,
+            &url,
+            &state.as_str(),
+            &post_links.map(i64::from),
+            &retry_at.map(ts),
+            &error,
+            &now,
+        ],
+    )?;
+    Ok(())
 }
 
 impl PgStore {

@@ -2,12 +2,13 @@
 //! one job queue (issue 16). **In progress:** [`PgStore`] holds the whole schema
 //! ([`schema::MIGRATIONS`]) but answers only these concerns so far: blogs (`blogs`), the job
 //! queue with leases (`jobs`, `FOR UPDATE SKIP LOCKED`), the per-host request slots
-//! (`host_slots`), raw responses with the fetch log (`responses`) and the frontier
-//! (`frontier`). Still to come: posts, media, coverage, reading (full-text search), then
-//! `Store` choosing its back end from `--db`. Until then it is not selectable from the command
-//! line: every command uses [`super::Store`] (SQLite). The methods here have the names,
-//! arguments and meaning of `Store`'s, and `tests/store_backends.rs` runs the same tests on
-//! both.
+//! (`host_slots`), raw responses with the fetch log (`responses`), the frontier (`frontier`),
+//! posts and comments with their versions (`posts`), media (`media`) and coverage
+//! (`coverage`). Still to come: reading (the reader's listings and full-text search), then
+//! `Store` choosing its back end from `--db`.
+//! Until then it is not selectable from the command line: every command uses
+//! [`super::Store`] (SQLite). The methods here have the names, arguments and meaning of
+//! `Store`'s, and `tests/store_backends.rs` runs the same tests on both.
 //!
 //! Conventions, the same as on SQLite so that an archive moves between the two unchanged:
 //! instants are RFC 3339 UTC text with milliseconds (`super::ts`: text order is time order),
@@ -20,9 +21,12 @@
 //! call is one transaction, so a lost one was rolled back and running it again is safe.
 
 mod blogs;
+mod coverage;
 mod frontier;
 mod host_slots;
 mod jobs;
+mod media;
+mod posts;
 mod responses;
 pub mod schema;
 

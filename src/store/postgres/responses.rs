@@ -31,7 +31,7 @@ fn response_row(r: &postgres::Row) -> Result<(i64, Response)> {
     ))
 }
 
-fn put_fetch(
+pub(super) fn put_fetch(
     tx: &mut postgres::Transaction<'_>,
     blog_id: Option<i64>,
     f: &FetchRecord,
@@ -51,7 +51,11 @@ fn put_fetch(
     Ok(())
 }
 
-fn put_response(tx: &mut postgres::Transaction<'_>, blog_id: i64, r: &Response) -> Result<i64> {
+pub(super) fn put_response(
+    tx: &mut postgres::Transaction<'_>,
+    blog_id: i64,
+    r: &Response,
+) -> Result<i64> {
     let sha = sha256_hex(&r.body);
     tx.execute(
         "INSERT INTO blobs (sha256, body, bytes) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",

@@ -204,6 +204,7 @@ CREATE TABLE blobs (
     bytes  BIGINT NOT NULL
 );
 CREATE TABLE post_media (
+    seq         BIGINT GENERATED ALWAYS AS IDENTITY,
     post_url    TEXT NOT NULL,
     url         TEXT NOT NULL,
     kind        TEXT NOT NULL,
