@@ -1162,3 +1162,234 @@ fn posts_comments_versions_and_media_round_trip_the_same_on_both_back_ends() {
         PgStore::open(&cluster.database("posts")).unwrap()
     );
 }
+
+/// The reader's side on one back end: five posts holding "lantern" (post 1 in its title) and
+/// a comment by Bea on post 2, as `store::reading`'s own unit test lays them out; listings by
+/// month, author and tag; captures for Memento.
+macro_rules! reading_round_trip {
+    ($backend:expr, $store:expr) => {{
+        use chrono::DateTime;
+        use everblog::fetch::Response;
+        use everblog::store::{
+            Comment, CommentSource, CommentWrite, NewPost, PageOutcome, PageState, PostFilter,
+            SearchQuery,
+        };
+        let backend: &str = $backend;
+        let mut s = $store;
+        let blog = s
+            .insert_blog("http://b/", "http://b/feed", None, FeedKind::Rss2, &[])
+            .unwrap()
+            .id;
+        for n in 1..=5u32 {
+            let url = format!("http://b/{n}");
+            let at = DateTime::from_timestamp(1_790_000_000 + i64::from(n), 0).unwrap();
+            let comments = (n == 2).then(|| CommentWrite {
+                post_url: url.clone(),
+                delete: vec![],
+                upsert: vec![Comment {
+                    id: "c1".into(),
+                    author: Some("Bea".into()),
+                    published: None,
+                    published_raw: None,
+                    content_html: String::new(),
+                    content_text: "my lantern too".into(),
+                    parent: None,
+                    source: CommentSource::Page,
+                    position: 0,
+                }],
+            });
+            s.record_page(&PageOutcome {
+                blog_id: blog,
+                url: url.clone(),
+                fetches: vec![],
+                response: Some(Response {
+                    url: url.clone(),
+                    final_url: url.clone(),
+                    status: 200,
+                    headers: vec![],
+                    body: format!("page {n}").into_bytes(),
+                    fetched_at: at,
+                }),
+                redirects: vec![],
+                rendered: None,
+                reused_response: None,
+                post: Some(NewPost {
+                    url: url.clone(),
+                    title: Some(if n == 1 {
+                        "Lantern".into()
+                    } else {
+                        format!("Post {n}")
+                    }),
+                    authors: vec!["Ann".into()],
+                    published: Some(
+                        DateTime::parse_from_rfc3339(&format!("2026-0{n}-01T00:00:00+00:00"))
+                            .unwrap(),
+                    ),
+                    published_raw: None,
+                    updated: None,
+                    content_html: String::new(),
+                    content_text:
+                        "a long text about a lantern and many other words to weigh it down".into(),
+                    gaps: vec![],
+                    tags: if n % 2 == 0 {
+                        vec!["even".into()]
+                    } else {
+                        vec![]
+                    },
+                    comments_feed: None,
+                    comments_declared: None,
+                    comments_closed: false,
+                    next_comment_check: None,
+                    extracted_by: None,
+                }),
+                links: vec![],
+                post_links: None,
+                state: PageState::Done,
+                retry_at: None,
+                error: None,
+                comments,
+                gone: false,
+            })
+            .unwrap();
+        }
+        let urls = |q: &SearchQuery| -> Vec<(String, bool)> {
+            s.search(q)
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.url, h.comment.is_some()))
+                .collect()
+        };
+        let q = |rank_window| SearchQuery {
+            text: "lantern".into(),
+            limit: 10,
+            rank_window,
+            ..SearchQuery::default()
+        };
+        assert_eq!(s.search_matches("lantern").unwrap(), 6, "{backend}");
+        assert_eq!(s.search_matches("lant*").unwrap(), 6, "{backend}: a prefix");
+        assert_eq!(
+            s.search_matches("\"*) OR").unwrap(),
+            0,
+            "{backend}: no syntax"
+        );
+        let all = urls(&q(100));
+        assert_eq!(all.len(), 6, "{backend}");
+        assert_eq!(
+            all[0],
+            ("http://b/1".into(), false),
+            "{backend}: the title hit first"
+        );
+        let windowed = urls(&q(2));
+        let rest = [("3", false), ("2", false), ("2", true), ("1", false)]
+            .map(|(n, comment)| (format!("http://b/{n}"), comment));
+        assert_eq!(windowed[2..], rest, "{backend}");
+        let mut paged = Vec::new();
+        for offset in 0..6 {
+            paged.extend(urls(&SearchQuery {
+                limit: 1,
+                offset,
+                ..q(2)
+            }));
+        }
+        assert_eq!(
+            paged, windowed,
+            "{backend}: paging loses and repeats nothing"
+        );
+        let by_bea = SearchQuery {
+            author: Some("bea".into()),
+            ..q(2)
+        };
+        assert_eq!(
+            urls(&by_bea),
+            [("http://b/2".to_string(), true)],
+            "{backend}"
+        );
+        let spring = SearchQuery {
+            from: chrono::NaiveDate::from_ymd_opt(2026, 3, 1),
+            to: chrono::NaiveDate::from_ymd_opt(2026, 4, 1),
+            ..q(1)
+        };
+        assert_eq!(
+            urls(&spring),
+            [
+                ("http://b/4".to_string(), false),
+                ("http://b/3".to_string(), false)
+            ],
+            "{backend}"
+        );
+        let hit = &s.search(&q(100)).unwrap()[0];
+        assert!(
+            hit.marked.contains("\u{1}"),
+            "{backend}: marked {:?}",
+            hit.marked
+        );
+
+        // Listings.
+        let (page, total) = s.post_page(blog, &PostFilter::default(), 2, 1).unwrap();
+        assert_eq!(total, 5, "{backend}");
+        assert_eq!(
+            page.iter().map(|p| p.url.as_str()).collect::<Vec<_>>(),
+            vec!["http://b/4", "http://b/3"],
+            "{backend}: newest first, paged"
+        );
+        let march = PostFilter {
+            month: Some((2026, 3)),
+            ..PostFilter::default()
+        };
+        assert_eq!(s.post_page(blog, &march, 10, 0).unwrap().1, 1, "{backend}");
+        let even = PostFilter {
+            tag: Some("even".into()),
+            ..PostFilter::default()
+        };
+        let (even_posts, n) = s.post_page(blog, &even, 10, 0).unwrap();
+        assert_eq!((n, even_posts[1].comments), (2, 1), "{backend}");
+        assert_eq!(
+            s.post_months(blog).unwrap()[0],
+            ("2026-05".to_string(), 1),
+            "{backend}"
+        );
+        assert_eq!(
+            s.post_authors(blog).unwrap(),
+            vec![("Ann".to_string(), 5)],
+            "{backend}"
+        );
+        assert_eq!(
+            s.post_tags(blog).unwrap(),
+            vec![("even".to_string(), 2)],
+            "{backend}"
+        );
+
+        // Captures.
+        let caps = s.captures_of("http://b/3").unwrap();
+        assert_eq!(caps.len(), 1, "{backend}");
+        let near = s
+            .capture_near(
+                "http://b/3",
+                DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+            )
+            .unwrap()
+            .unwrap();
+        assert_eq!(near.id, caps[0].id, "{backend}");
+        assert_eq!(
+            s.capture_response(near.id).unwrap().map(|r| r.body),
+            Some(b"page 3".to_vec()),
+            "{backend}"
+        );
+    }};
+}
+
+#[test]
+fn reading_and_search_answer_the_same_on_both_back_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    reading_round_trip!(
+        "sqlite",
+        Store::open(&dir.path().join("reading.db")).unwrap()
+    );
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    reading_round_trip!(
+        "postgres",
+        PgStore::open(&cluster.database("reading")).unwrap()
+    );
+}

@@ -3,9 +3,9 @@
 //! ([`schema::MIGRATIONS`]) but answers only these concerns so far: blogs (`blogs`), the job
 //! queue with leases (`jobs`, `FOR UPDATE SKIP LOCKED`), the per-host request slots
 //! (`host_slots`), raw responses with the fetch log (`responses`), the frontier (`frontier`),
-//! posts and comments with their versions (`posts`), media (`media`) and coverage
-//! (`coverage`). Still to come: reading (the reader's listings and full-text search), then
-//! `Store` choosing its back end from `--db`.
+//! posts and comments with their versions (`posts`), media (`media`), coverage (`coverage`)
+//! and what the reader asks, full-text search included (`reading`). Still to come: `Store`
+//! choosing its back end from `--db`.
 //! Until then it is not selectable from the command line: every command uses
 //! [`super::Store`] (SQLite). The methods here have the names, arguments and meaning of
 //! `Store`'s, and `tests/store_backends.rs` runs the same tests on both.
@@ -27,6 +27,7 @@ mod host_slots;
 mod jobs;
 mod media;
 mod posts;
+mod reading;
 mod responses;
 pub mod schema;
 

@@ -10,12 +10,12 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 
 /// The stored body of a response row: its blob when it has one, else its own.
-const COLUMNS: &str = "id, url, final_url, status, headers,
+pub(super) const COLUMNS: &str = "id, url, final_url, status, headers,
     COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body),
     fetched_at";
 
 /// `(id, response)` from a row of [`COLUMNS`], the body inflated.
-fn response_row(r: &postgres::Row) -> Result<(i64, Response)> {
+pub(super) fn response_row(r: &postgres::Row) -> Result<(i64, Response)> {
     let headers: String = r.get(4);
     let body: Vec<u8> = r.get(5);
     Ok((
