@@ -37,9 +37,11 @@ pub const DEFAULTS: &str = r#"# everblog configuration (TOML). Every key is opti
 # Durations are written like "500ms", "30s", "15min", "1h", "7days".
 
 [database]
-# The archive database (SQLite). `--db` and $EVERBLOG_DB override it.
+# The archive database: an SQLite file, or a PostgreSQL URL (`url` is another name for this
+# key). `--db` and $EVERBLOG_DB override it.
 # Default: $XDG_DATA_HOME/everblog/archive.db (~/.local/share/everblog/archive.db).
 # path = "/var/lib/everblog/archive.db"
+# path = "postgres://everblog@db.example.org/archive"
 # Stop writing (and stop the daemon, saying why) once the database file reaches this many
 # megabytes (fractions allowed), as a full disk would. 0: no limit.
 max_size_mb = 0.0

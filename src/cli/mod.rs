@@ -34,9 +34,11 @@ use std::time::Duration;
 #[derive(Debug, Parser)]
 #[command(name = "archive", version, max_term_width = 100)]
 pub struct Cli {
-    /// The archive database (SQLite; created if missing). Default:
-    /// `$XDG_DATA_HOME/everblog/archive.db` (`~/.local/share/everblog/archive.db`).
-    #[arg(long, global = true, env = "EVERBLOG_DB", value_name = "PATH")]
+    /// The archive database: an SQLite file (created if missing), or a PostgreSQL database as
+    /// `postgres://user[:password]@host[:port]/dbname` (daemons on several machines sharing one
+    /// archive and job queue). Default: `$XDG_DATA_HOME/everblog/archive.db`
+    /// (`~/.local/share/everblog/archive.db`).
+    #[arg(long, global = true, env = "EVERBLOG_DB", value_name = "PATH|URL")]
     pub db: Option<PathBuf>,
     /// The configuration file (TOML; `archive config --defaults` prints a documented one).
     /// Default: `$XDG_CONFIG_HOME/everblog/config.toml` if it exists. Flags override it.

@@ -95,6 +95,9 @@ fn put_entries(tx: &Transaction<'_>, blog_id: i64, entries: &[FeedEntry]) -> Res
 impl Store {
     /// All blogs, oldest first.
     pub fn blogs(&self) -> Result<Vec<Blog>> {
+        if let Some(pg) = &self.pg {
+            return pg.blogs();
+        }
         self.rows(
             &format!("SELECT {BLOG_COLUMNS} FROM blogs ORDER BY id"),
             [],
@@ -104,6 +107,9 @@ impl Store {
 
     /// The blog with row id `id`.
     pub fn blog(&self, id: i64) -> Result<Option<Blog>> {
+        if let Some(pg) = &self.pg {
+            return pg.blog(id);
+        }
         Ok(self
             .conn
             .query_row(
@@ -116,6 +122,9 @@ impl Store {
 
     /// The blog whose feed URL or home URL is `url` (exact match).
     pub fn find_blog(&self, url: &str) -> Result<Option<Blog>> {
+        if let Some(pg) = &self.pg {
+            return pg.find_blog(url);
+        }
         Ok(self
             .conn
             .query_row(
@@ -137,6 +146,9 @@ impl Store {
         feed_kind: FeedKind,
         entries: &[FeedEntry],
     ) -> Result<Blog> {
+        if let Some(pg) = &mut self.pg {
+            return pg.insert_blog(home_url, feed_url, title, feed_kind, entries);
+        }
         let id = self.write(|tx| {
             tx.execute(
                 "INSERT INTO blogs (home_url, feed_url, title, feed_kind, added_at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -151,11 +163,17 @@ impl Store {
 
     /// Updates the stored feed entries of a blog (insert or refresh).
     pub fn save_entries(&mut self, blog_id: i64, entries: &[FeedEntry]) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.save_entries(blog_id, entries);
+        }
         self.write(|tx| put_entries(tx, blog_id, entries))
     }
 
     /// The stored feed entries of a blog, in the order they were first seen.
     pub fn entries(&self, blog_id: i64) -> Result<Vec<FeedEntry>> {
+        if let Some(pg) = &self.pg {
+            return pg.entries(blog_id);
+        }
         self.rows(
             "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count, enclosures FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
             [blog_id],
@@ -182,6 +200,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn enclosures_of(&self, blog_id: i64, post_url: &str) -> Result<Vec<Enclosure>> {
+        if let Some(pg) = &self.pg {
+            return pg.enclosures_of(blog_id, post_url);
+        }
         Ok(self
             .conn
             .query_row(
@@ -202,6 +223,9 @@ impl Store {
         rules: &[StoredRule],
         post_pattern: &PostUrlPattern,
     ) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.save_rules(blog_id, rules, post_pattern);
+        }
         let pattern = serde_json::to_string(post_pattern)?;
         self.write(|tx| {
             tx.execute("UPDATE rules SET active = 0 WHERE blog_id = ?1", [blog_id])?;
@@ -221,6 +245,9 @@ impl Store {
 
     /// The active rules of a blog, by field name.
     pub fn rules(&self, blog_id: i64) -> Result<Vec<StoredRule>> {
+        if let Some(pg) = &self.pg {
+            return pg.rules(blog_id);
+        }
         self.rows(
             "SELECT field, xpath, score, votes, samples, learned_at, format FROM rules WHERE blog_id = ?1 AND active = 1 ORDER BY field",
             [blog_id],
@@ -241,6 +268,9 @@ impl Store {
     /// Sets the user's rendering choice for a blog; a new choice forgets an earlier automatic
     /// decision.
     pub fn set_render_mode(&mut self, blog_id: i64, mode: RenderMode) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.set_render_mode(blog_id, mode);
+        }
         self.conn.execute(
             "UPDATE blogs SET render = ?2, renders = CASE WHEN render = ?2 THEN renders ELSE NULL END,
                render_reason = CASE WHEN render = ?2 THEN render_reason ELSE NULL END WHERE id = ?1",
@@ -256,6 +286,9 @@ impl Store {
         renders: Renders,
         reason: &str,
     ) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.set_render_decision(blog_id, renders, reason);
+        }
         self.conn.execute(
             "UPDATE blogs SET renders = ?2, render_reason = ?3 WHERE id = ?1",
             params![blog_id, renders, reason],
@@ -265,6 +298,9 @@ impl Store {
 
     /// Sets where a blog's NewCrawl starts.
     pub fn set_start_url(&mut self, blog_id: i64, url: &str) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.set_start_url(blog_id, url);
+        }
         self.conn.execute(
             "UPDATE blogs SET start_url = ?2 WHERE id = ?1",
             params![blog_id, url],
@@ -274,6 +310,9 @@ impl Store {
 
     /// Marks the start of a blog's NewCrawl (kept from the first start on resume).
     pub fn mark_crawl_started(&mut self, blog_id: i64) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.mark_crawl_started(blog_id);
+        }
         self.conn.execute(
             "UPDATE blogs SET crawl_started_at = COALESCE(crawl_started_at, ?2) WHERE id = ?1",
             params![blog_id, now()],
@@ -283,6 +322,9 @@ impl Store {
 
     /// Records that a blog's sitemaps were read at `at`.
     pub fn mark_sitemaps_read(&mut self, blog_id: i64, at: DateTime<Utc>) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.mark_sitemaps_read(blog_id, at);
+        }
         self.conn.execute(
             "UPDATE blogs SET sitemaps_read_at = ?2 WHERE id = ?1",
             params![blog_id, ts(at)],
@@ -292,6 +334,9 @@ impl Store {
 
     /// Marks a blog's NewCrawl complete.
     pub fn mark_crawled(&mut self, blog_id: i64) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.mark_crawled(blog_id);
+        }
         self.conn.execute(
             "UPDATE blogs SET crawled_at = ?2 WHERE id = ?1",
             params![blog_id, now()],
@@ -301,6 +346,9 @@ impl Store {
 
     /// Errors of a blog's jobs in a row (0 after a success).
     pub fn errors_in_a_row(&self, blog_id: i64) -> Result<u32> {
+        if let Some(pg) = &self.pg {
+            return pg.errors_in_a_row(blog_id);
+        }
         Ok(self.conn.query_row(
             "SELECT errors_in_a_row FROM blogs WHERE id = ?1",
             [blog_id],
@@ -311,6 +359,9 @@ impl Store {
     /// Times of a blog's latest activity, newest first, at most `n`: publication times of posts
     /// and of their comments. Scheduling reads the posting and commenting frequency off them.
     pub fn activity(&self, blog_id: i64, n: usize) -> Result<Vec<DateTime<Utc>>> {
+        if let Some(pg) = &self.pg {
+            return pg.activity(blog_id, n);
+        }
         let times = self.rows(
             "SELECT t FROM (
                SELECT published AS t FROM posts WHERE blog_id = ?1 AND published IS NOT NULL
@@ -326,6 +377,9 @@ impl Store {
 
     /// Counts for one blog.
     pub fn counts(&self, blog_id: i64) -> Result<BlogCounts> {
+        if let Some(pg) = &self.pg {
+            return pg.counts(blog_id);
+        }
         let one = |sql: &str| -> Result<u64> {
             Ok(self
                 .conn

@@ -17,6 +17,9 @@ impl Store {
     /// # Errors
     /// There is no blog `blog_id`, or the database failed.
     pub fn coverage_counts(&self, blog_id: i64) -> Result<CoverageCounts> {
+        if let Some(pg) = &self.pg {
+            return pg.coverage_counts(blog_id);
+        }
         let blog = self.blog(blog_id)?.context("no such blog")?;
         let count = |sql: &str| -> Result<u64> {
             Ok(self
@@ -60,6 +63,9 @@ impl Store {
     /// # Errors
     /// There is no blog `blog_id`, or the database failed.
     pub fn coverage(&self, blog_id: i64) -> Result<Coverage> {
+        if let Some(pg) = &self.pg {
+            return pg.coverage(blog_id);
+        }
         let blog = self.blog(blog_id)?.context("no such blog")?;
         let counts = self.coverage_counts(blog_id)?;
         // One pass over the blog's known posts, a sum per source.

@@ -39,6 +39,9 @@ impl Store {
     /// wait before the request. One `BEGIN IMMEDIATE` transaction, so two processes never get
     /// the same slot.
     pub fn reserve_host(&mut self, host: &str, delay: Duration) -> Result<Duration> {
+        if let Some(pg) = &mut self.pg {
+            return pg.reserve_host(host, delay);
+        }
         self.write(|tx| {
             let now = Utc::now();
             let next = tx

@@ -46,6 +46,9 @@ impl Store {
     /// Queues a job unless the blog already has an open (queued or running) one of that kind.
     /// Returns true when a job was added.
     pub fn enqueue_job(&mut self, blog_id: i64, kind: JobKind) -> Result<bool> {
+        if let Some(pg) = &mut self.pg {
+            return pg.enqueue_job(blog_id, kind);
+        }
         let n = self.conn.execute(
             "INSERT OR IGNORE INTO jobs (blog_id, kind, created_at) VALUES (?1, ?2, ?3)",
             params![blog_id, kind, now()],
@@ -61,6 +64,9 @@ impl Store {
         lease: Duration,
         filter: JobFilter,
     ) -> Result<Option<Job>> {
+        if let Some(pg) = &mut self.pg {
+            return pg.lease_job(owner, lease, filter);
+        }
         self.write(|tx| {
             let now_s = now();
             let id: Option<i64> = tx
@@ -89,6 +95,9 @@ impl Store {
     /// Extends the lease of a running job held by `owner`. False when the job is no longer
     /// ours (the lease expired and another worker took it).
     pub fn renew_lease(&mut self, job_id: i64, owner: &str, lease: Duration) -> Result<bool> {
+        if let Some(pg) = &mut self.pg {
+            return pg.renew_lease(job_id, owner, lease);
+        }
         let n = self.conn.execute(
             "UPDATE jobs SET lease_until = ?3 WHERE id = ?1 AND owner = ?2 AND state = 'running'",
             params![job_id, owner, ts(after(lease))],
@@ -99,6 +108,9 @@ impl Store {
     /// Gives a job held by `owner` back to the queue (stopped at shutdown: any worker resumes
     /// it); its outcome so far is kept.
     pub fn release_job(&mut self, job_id: i64, owner: &str) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.release_job(job_id, owner);
+        }
         self.conn.execute(
             "UPDATE jobs SET state = ?3, error = NULL, finished_at = NULL, owner = NULL, lease_until = NULL
              WHERE id = ?1 AND owner = ?2",
@@ -116,6 +128,9 @@ impl Store {
         kind: JobKind,
         not_before: DateTime<Utc>,
     ) -> Result<bool> {
+        if let Some(pg) = &mut self.pg {
+            return pg.schedule_job(blog_id, kind, not_before);
+        }
         let at = ts(not_before);
         self.write(|tx| {
             let n = tx.execute(
@@ -141,6 +156,9 @@ impl Store {
     /// UpdateCrawl `last_update_at` is set); on failure the streak grows and the error is kept
     /// for `archive status`. A crash can never leave a finished job without its successor.
     pub fn finish_job(&mut self, job: &Job, owner: &str, end: &JobEnd) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.finish_job(job, owner, end);
+        }
         let state = if end.error.is_some() {
             JobState::Failed
         } else {
@@ -185,6 +203,9 @@ impl Store {
 
     /// Jobs, newest first, at most `n`.
     pub fn jobs(&self, n: usize) -> Result<Vec<Job>> {
+        if let Some(pg) = &self.pg {
+            return pg.jobs(n);
+        }
         self.rows(
             &format!("SELECT {JOB_COLUMNS} FROM jobs ORDER BY id DESC LIMIT ?1"),
             [n as i64],

@@ -43,6 +43,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn response_for(&self, blog_id: i64, url: &str) -> Result<Option<(i64, u16)>> {
+        if let Some(pg) = &self.pg {
+            return pg.response_for(blog_id, url);
+        }
         Ok(self
             .conn
             .query_row(
@@ -62,6 +65,9 @@ impl Store {
     /// # Errors
     /// The database failed or the body did not inflate.
     pub fn response_body(&self, id: i64) -> Result<Option<Vec<u8>>> {
+        if let Some(pg) = &self.pg {
+            return pg.response_body(id);
+        }
         let body: Option<Vec<u8>> = self
             .conn
             .query_row(
@@ -79,6 +85,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn media_bytes(&self, blog_id: i64) -> Result<u64> {
+        if let Some(pg) = &self.pg {
+            return pg.media_bytes(blog_id);
+        }
         let n: i64 = self.conn.query_row(
             "SELECT COALESCE(SUM(bytes), 0) FROM blobs WHERE sha256 IN (
                SELECT r.sha256 FROM post_media m JOIN posts p ON p.url = m.post_url
@@ -96,6 +105,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn posts_without_media(&self, blog_id: i64, limit: usize) -> Result<Vec<(String, i64)>> {
+        if let Some(pg) = &self.pg {
+            return pg.posts_without_media(blog_id, limit);
+        }
         self.rows(
             "SELECT url, response_id FROM posts
              WHERE blog_id = ?1 AND response_id IS NOT NULL
@@ -111,6 +123,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn set_post_media(&mut self, post_url: &str, media: &[NewMedia]) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.set_post_media(post_url, media);
+        }
         self.write(|tx| {
             tx.execute("DELETE FROM post_media WHERE post_url = ?1", [post_url])?;
             for m in media {
@@ -140,6 +155,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn post_media(&self, post_url: &str) -> Result<Vec<Media>> {
+        if let Some(pg) = &self.pg {
+            return pg.post_media(post_url);
+        }
         let rows: Vec<MediaRow> = self.rows(
             "SELECT m.url, m.kind, m.state, m.reason, r.status, r.sha256, r.headers, r.body_len
              FROM post_media m LEFT JOIN responses r ON r.id = m.response_id

@@ -1,5 +1,6 @@
-//! The store: every SQL statement of everblog lives in this module (so that a PostgreSQL back
-//! end can replace it), over SQLite via rusqlite.
+//! The store: every SQL statement of everblog lives in this module, over SQLite via rusqlite
+//! or, when the database is a `postgres://` URL, over PostgreSQL ([`postgres`]): each public
+//! method of [`Store`] answers from PostgreSQL first when the store is there.
 //!
 //! One [`Store`] type, its methods split by concern:
 //! - [`records`]: the record types and the vocabularies of their states and kinds;
@@ -52,9 +53,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DatabaseSettings {
-    /// The database file; `None`: `$XDG_DATA_HOME/everblog/archive.db`. `--db` and
+    /// The database file, or a PostgreSQL URL (`postgres://user@host/db`; `url` is another
+    /// name for this key); `None`: `$XDG_DATA_HOME/everblog/archive.db`. `--db` and
     /// `$EVERBLOG_DB` override it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", alias = "url")]
     pub path: Option<PathBuf>,
     /// Cap of the database file in MB (0: none); past it writes fail like a full disk and the
     /// daemon stops, saying so.
@@ -68,9 +70,48 @@ impl DatabaseSettings {
     }
 }
 
-/// An open archive database.
+/// An open archive database: an SQLite file, or a PostgreSQL database ([`postgres::PgStore`])
+/// when the path given to [`Store::open`] is a `postgres://` URL. Every method answers the
+/// same on both (`tests/store_backends.rs`).
 pub struct Store {
-    conn: Connection,
+    conn: Sqlite,
+    pg: Option<postgres::PgStore>,
+}
+
+/// The SQLite connection of a [`Store`]; absent on PostgreSQL, where every public method
+/// answers from `Store::pg` before it would reach this.
+struct Sqlite(Option<Connection>);
+
+impl std::ops::Deref for Sqlite {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.0
+            .as_ref()
+            .expect("a Store method without its PostgreSQL branch reached SQLite")
+    }
+}
+
+impl std::ops::DerefMut for Sqlite {
+    fn deref_mut(&mut self) -> &mut Connection {
+        self.0
+            .as_mut()
+            .expect("a Store method without its PostgreSQL branch reached SQLite")
+    }
+}
+
+/// Whether `path` names a PostgreSQL database (`postgres://…` or `postgresql://…`).
+pub fn is_postgres(path: &Path) -> bool {
+    let p = path.to_string_lossy();
+    p.starts_with("postgres://") || p.starts_with("postgresql://")
+}
+
+impl Store {
+    fn sqlite(conn: Connection) -> Store {
+        Store {
+            conn: Sqlite(Some(conn)),
+            pg: None,
+        }
+    }
 }
 
 /// A storage fault the daemon cannot work through: the disk (or the configured size cap) is
@@ -78,6 +119,21 @@ pub struct Store {
 /// other error.
 pub fn storage_fault(e: &anyhow::Error) -> Option<String> {
     e.chain().find_map(|cause| {
+        if let Some(code) = cause
+            .downcast_ref::<::postgres::Error>()
+            .and_then(|pe| pe.code())
+        {
+            use ::postgres::error::SqlState;
+            return match code {
+                c if *c == SqlState::DISK_FULL || *c == SqlState::INSUFFICIENT_RESOURCES => Some(
+                    "the PostgreSQL server is out of disk space: free space there, then restart".to_string(),
+                ),
+                c if *c == SqlState::READ_ONLY_SQL_TRANSACTION => Some(
+                    "the PostgreSQL server is read-only (a standby?): point --db at the primary, then restart".to_string(),
+                ),
+                _ => None,
+            };
+        }
         let code = match cause.downcast_ref::<rusqlite::Error>()? {
             rusqlite::Error::SqliteFailure(f, _) => f.code,
             _ => return None,
@@ -186,13 +242,19 @@ stored_as_name!(
 
 impl Store {
     /// Opens (creating if needed, with its parent directory) and migrates the database at `path`,
-    /// for writing.
+    /// for writing; a `postgres://` URL opens that PostgreSQL database ([`postgres::PgStore`]).
     ///
     /// # Errors
     /// One line naming the file and what to do: it cannot be created or opened, it is read-only
     /// (for this user, or its directory is), it is not an SQLite database, or it was written by a
     /// newer everblog (unknown schema version).
     pub fn open(path: &Path) -> Result<Store> {
+        if is_postgres(path) {
+            return Ok(Store {
+                conn: Sqlite(None),
+                pg: Some(postgres::PgStore::open(&path.to_string_lossy())?),
+            });
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
@@ -231,7 +293,7 @@ impl Store {
             path.display()
         );
         conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")?;
-        let mut store = Store { conn };
+        let mut store = Store::sqlite(conn);
         store
             .migrate()
             .with_context(|| format!("migrating {}", path.display()))?;
@@ -248,7 +310,7 @@ impl Store {
     /// The file is not an SQLite database, was written by a newer everblog, or by an older one
     /// whose schema needs an upgrade this user cannot write.
     pub fn open_read_only(path: &Path) -> Result<Store> {
-        if !path.exists() {
+        if is_postgres(path) || !path.exists() {
             return Store::open(path);
         }
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
@@ -304,7 +366,7 @@ impl Store {
             });
         }
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        Ok(Store { conn })
+        Ok(Store::sqlite(conn))
     }
 
     fn migrate(&mut self) -> Result<()> {
@@ -342,7 +404,13 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or `f` did.
+    ///
+    /// On PostgreSQL each query is its own transaction: `f` runs as it is, without one
+    /// snapshot.
     pub fn snapshot<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+        if self.pg.is_some() {
+            return f(self);
+        }
         self.conn.execute_batch("BEGIN DEFERRED")?;
         let out = f(self);
         let end = self
@@ -377,6 +445,9 @@ impl Store {
 
     /// The schema version (number of migrations applied).
     pub fn schema_version(&self) -> Result<i64> {
+        if let Some(pg) = &self.pg {
+            return pg.schema_version();
+        }
         Ok(self
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))?)
@@ -384,7 +455,15 @@ impl Store {
 
     /// Caps the database file at about `bytes` (SQLite `max_page_count`): writes beyond it fail
     /// like a full disk does, and the daemon stops taking jobs ([`storage_fault`]).
+    /// On PostgreSQL the server's own quotas apply: the cap is not set, and this says so.
     pub fn set_max_size(&mut self, bytes: u64) -> Result<()> {
+        if self.pg.is_some() {
+            tracing::warn!(
+                bytes,
+                "[database] max_size_mb does not apply to PostgreSQL; use the server's quotas"
+            );
+            return Ok(());
+        }
         let page: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
         let pages = (bytes / page.max(1) as u64).max(1);
         let _: i64 = self
@@ -397,6 +476,9 @@ impl Store {
 
     /// Checks the database file (`PRAGMA quick_check`): "ok" or the problems found.
     pub fn quick_check(&self) -> Result<String> {
+        if let Some(pg) = &self.pg {
+            return pg.schema_version().map(|_| "ok".to_string());
+        }
         Ok(self
             .conn
             .query_row("PRAGMA quick_check", [], |r| r.get(0))?)

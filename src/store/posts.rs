@@ -188,6 +188,9 @@ impl Store {
     /// fetch-log lines, its response (and rendering), its post, its comments, a gone mark, its
     /// new links and its frontier state.
     pub fn record_page(&mut self, o: &PageOutcome) -> Result<Written> {
+        if let Some(pg) = &mut self.pg {
+            return pg.record_page(o);
+        }
         self.write(|tx| {
             for f in &o.fetches {
                 put_fetch(tx, Some(o.blog_id), f)?;
@@ -231,11 +234,17 @@ impl Store {
     /// Stores comments of a post read from a comment feed, already reconciled with the
     /// archived ones. Returns (new, edited) comment counts.
     pub fn save_comments(&mut self, w: &CommentWrite) -> Result<(u32, u32)> {
+        if let Some(pg) = &mut self.pg {
+            return pg.save_comments(w);
+        }
         self.write(|tx| put_comments(tx, w))
     }
 
     /// The comments of a post, oldest first.
     pub fn comments(&self, post_url: &str) -> Result<Vec<Comment>> {
+        if let Some(pg) = &self.pg {
+            return pg.comments(post_url);
+        }
         self.rows(
             "SELECT key, author, published, published_raw, content_html, content_text, parent_key, source, position FROM comments
              WHERE post_url = ?1 ORDER BY published IS NULL, published, position, key",
@@ -259,6 +268,9 @@ impl Store {
     /// The posts of one blog, or of all blogs, newest first (undated last), then by URL, with
     /// their comments.
     pub fn posts(&self, blog_id: Option<i64>) -> Result<Vec<Post>> {
+        if let Some(pg) = &self.pg {
+            return pg.posts(blog_id);
+        }
         let mut posts = Vec::new();
         self.for_each_post(blog_id, |p| {
             posts.push(p);
@@ -275,6 +287,9 @@ impl Store {
         blog_id: Option<i64>,
         mut f: impl FnMut(Post) -> Result<()>,
     ) -> Result<u64> {
+        if let Some(pg) = &self.pg {
+            return pg.for_each_post(blog_id, f);
+        }
         let mut st = self.conn.prepare(&format!(
             "{POST_SELECT} WHERE ?1 IS NULL OR p.blog_id = ?1 {POST_ORDER}"
         ))?;
@@ -296,6 +311,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn post_count(&self, blog_id: i64) -> Result<u64> {
+        if let Some(pg) = &self.pg {
+            return pg.post_count(blog_id);
+        }
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM posts WHERE blog_id = ?1",
             [blog_id],
@@ -311,6 +329,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn authors_and_tags(&self, blog_id: i64) -> Result<(Vec<String>, Vec<String>)> {
+        if let Some(pg) = &self.pg {
+            return pg.authors_and_tags(blog_id);
+        }
         let lists = self.rows(
             &format!("SELECT p.authors, p.tags FROM posts p WHERE p.blog_id = ?1 {POST_ORDER}"),
             [blog_id],
@@ -335,6 +356,9 @@ impl Store {
 
     /// One post by its URL, with its comments.
     pub fn post(&self, url: &str) -> Result<Option<Post>> {
+        if let Some(pg) = &self.pg {
+            return pg.post(url);
+        }
         let post = self
             .conn
             .query_row(
@@ -353,6 +377,9 @@ impl Store {
 
     /// True when a post of that URL is archived.
     pub fn has_post(&self, url: &str) -> Result<bool> {
+        if let Some(pg) = &self.pg {
+            return pg.has_post(url);
+        }
         Ok(self
             .conn
             .query_row("SELECT 1 FROM posts WHERE url = ?1", [url], |_| Ok(()))
@@ -362,6 +389,9 @@ impl Store {
 
     /// The permalinks of a blog's archived posts that are not gone.
     pub fn post_urls(&self, blog_id: i64) -> Result<Vec<String>> {
+        if let Some(pg) = &self.pg {
+            return pg.post_urls(blog_id);
+        }
         self.rows(
             "SELECT url FROM posts WHERE blog_id = ?1 AND gone_at IS NULL ORDER BY url",
             [blog_id],
@@ -378,6 +408,9 @@ impl Store {
         now: DateTime<Utc>,
         n: usize,
     ) -> Result<Vec<CommentCheck>> {
+        if let Some(pg) = &self.pg {
+            return pg.due_comment_checks(blog_id, now, n);
+        }
         self.rows(
             "SELECT p.url, p.comments_feed, p.published,
                     (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
@@ -408,6 +441,9 @@ impl Store {
         next: Option<DateTime<Utc>>,
         closed: bool,
     ) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.set_comment_check(url, checked_at, next, closed);
+        }
         self.conn.execute(
             "UPDATE posts SET last_comment_check = ?2, next_comment_check = ?3,
                comments_closed = MAX(comments_closed, ?4) WHERE url = ?1",
@@ -418,6 +454,9 @@ impl Store {
 
     /// Earlier versions of a post, oldest first.
     pub fn post_versions(&self, url: &str) -> Result<Vec<PostVersion>> {
+        if let Some(pg) = &self.pg {
+            return pg.post_versions(url);
+        }
         self.rows(
             "SELECT version, title, content_html, content_text, fetched_at, replaced_at FROM post_versions WHERE post_url = ?1 ORDER BY version",
             [url],
@@ -436,6 +475,9 @@ impl Store {
 
     /// Earlier texts of a post's comments: (key, text), oldest first.
     pub fn comment_versions(&self, post_url: &str) -> Result<Vec<(String, String)>> {
+        if let Some(pg) = &self.pg {
+            return pg.comment_versions(post_url);
+        }
         self.rows(
             "SELECT key, content_text FROM comment_versions WHERE post_url = ?1 ORDER BY id",
             [post_url],

@@ -149,6 +149,9 @@ impl Store {
         limit: u32,
         offset: u32,
     ) -> Result<(Vec<PostSummary>, u64)> {
+        if let Some(pg) = &self.pg {
+            return pg.post_page(blog_id, filter, limit, offset);
+        }
         let (from, until) = match filter.month {
             Some((y, m)) => {
                 let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
@@ -206,6 +209,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn post_months(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        if let Some(pg) = &self.pg {
+            return pg.post_months(blog_id);
+        }
         self.rows(
             "SELECT substr(published, 1, 7) AS m, COUNT(*) FROM posts
              WHERE blog_id = ?1 AND published IS NOT NULL GROUP BY m ORDER BY m DESC",
@@ -219,6 +225,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn post_authors(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        if let Some(pg) = &self.pg {
+            return pg.post_authors(blog_id);
+        }
         self.rows(
             "SELECT a.value, COUNT(*) AS n FROM posts p, json_each(p.authors) a
              WHERE p.blog_id = ?1 GROUP BY a.value ORDER BY n DESC, a.value",
@@ -232,6 +241,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn post_tags(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        if let Some(pg) = &self.pg {
+            return pg.post_tags(blog_id);
+        }
         self.rows(
             "SELECT t.value, COUNT(*) AS n FROM posts p, json_each(p.tags) t
              WHERE p.blog_id = ?1 GROUP BY t.value ORDER BY n DESC, t.value",
@@ -246,6 +258,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn search_matches(&self, text: &str) -> Result<u64> {
+        if let Some(pg) = &self.pg {
+            return pg.search_matches(text);
+        }
         let Some(fts) = fts_query(text) else {
             return Ok(0);
         };
@@ -268,6 +283,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
+        if let Some(pg) = &self.pg {
+            return pg.search(q);
+        }
         let Some(fts) = fts_query(&q.text) else {
             return Ok(Vec::new());
         };
@@ -359,6 +377,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
+        if let Some(pg) = &self.pg {
+            return pg.captures_of(url);
+        }
         self.rows(
             &format!(
                 "SELECT id, url, status, fetched_at FROM responses
@@ -375,6 +396,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn capture_near(&self, url: &str, at: DateTime<Utc>) -> Result<Option<Capture>> {
+        if let Some(pg) = &self.pg {
+            return pg.capture_near(url, at);
+        }
         Ok(self
             .conn
             .query_row(
@@ -395,6 +419,9 @@ impl Store {
     /// # Errors
     /// The database failed, or the body did not inflate.
     pub fn capture_response(&self, id: i64) -> Result<Option<Response>> {
+        if let Some(pg) = &self.pg {
+            return pg.capture_response(id);
+        }
         let mut st = self.conn.prepare_cached(&format!(
             "SELECT {} FROM responses WHERE id = ?1",
             super::responses::response_columns()

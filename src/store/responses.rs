@@ -110,6 +110,9 @@ impl Store {
     /// its response when one worth keeping arrived (any status but 304, 429 and 503), after
     /// the redirects that led to it, in one transaction. Returns the kept response's id.
     pub fn keep_fetched(&mut self, blog_id: i64, f: &Fetched) -> Result<Option<i64>> {
+        if let Some(pg) = &mut self.pg {
+            return pg.keep_fetched(blog_id, f);
+        }
         self.write(|tx| {
             for hop in &f.hops {
                 put_fetch(tx, Some(blog_id), hop)?;
@@ -128,6 +131,9 @@ impl Store {
     /// Stores a response that no request of ours produced (a page rendered by Chromium).
     /// Returns the response id.
     pub fn keep_response(&mut self, blog_id: i64, response: &Response) -> Result<i64> {
+        if let Some(pg) = &mut self.pg {
+            return pg.keep_response(blog_id, response);
+        }
         self.write(|tx| put_response(tx, blog_id, response))
     }
 
@@ -138,6 +144,9 @@ impl Store {
         blog_id: Option<i64>,
         records: impl IntoIterator<Item = &'a FetchRecord>,
     ) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.log_fetches(blog_id, records);
+        }
         self.write(|tx| {
             for r in records {
                 put_fetch(tx, blog_id, r)?;
@@ -148,6 +157,9 @@ impl Store {
 
     /// The latest stored response for `url` of a blog, whatever its status: (id, response).
     pub fn latest_response(&self, blog_id: i64, url: &str) -> Result<Option<(i64, Response)>> {
+        if let Some(pg) = &self.pg {
+            return pg.latest_response(blog_id, url);
+        }
         let mut st = self.conn.prepare_cached(&format!(
             "SELECT id, {} FROM responses
              WHERE blog_id = ?1 AND url = ?2 AND {NOT_REDIRECT} ORDER BY id DESC LIMIT 1",
@@ -173,6 +185,9 @@ impl Store {
         after: i64,
         mut f: impl FnMut(i64, Response) -> Result<()>,
     ) -> Result<u64> {
+        if let Some(pg) = &self.pg {
+            return pg.for_each_capture(blog, after, f);
+        }
         let mut st = self.conn.prepare(&format!(
             "SELECT id, {} FROM responses
              WHERE (?1 IS NULL OR blog_id = ?1) AND id > ?2 ORDER BY id",
@@ -194,6 +209,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn not_modified(&self, blog: Option<i64>) -> Result<Vec<NotModified>> {
+        if let Some(pg) = &self.pg {
+            return pg.not_modified(blog);
+        }
         self.rows(
             "SELECT f.url, f.fetched_at,
                     (SELECT r.id FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
@@ -214,6 +232,9 @@ impl Store {
         &self,
         blog: Option<i64>,
     ) -> Result<Option<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)>> {
+        if let Some(pg) = &self.pg {
+            return pg.capture_span(blog);
+        }
         let span = self.conn.query_row(
             "SELECT MIN(fetched_at), MAX(fetched_at) FROM responses WHERE ?1 IS NULL OR blog_id = ?1",
             [blog],
@@ -230,6 +251,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn post_response(&self, url: &str) -> Result<Option<i64>> {
+        if let Some(pg) = &self.pg {
+            return pg.post_response(url);
+        }
         Ok(self
             .conn
             .query_row("SELECT response_id FROM posts WHERE url = ?1", [url], |r| {
@@ -241,6 +265,9 @@ impl Store {
 
     /// Every URL in the fetch log, in fetch order (all blogs, and `archive add`'s fetches).
     pub fn fetched_urls(&self) -> Result<Vec<String>> {
+        if let Some(pg) = &self.pg {
+            return pg.fetched_urls();
+        }
         self.rows("SELECT url FROM fetch_log ORDER BY id", [], |r| r.get(0))
     }
 
@@ -249,6 +276,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn warc_roll(&self, dir: &str) -> Result<Option<WarcRoll>> {
+        if let Some(pg) = &self.pg {
+            return pg.warc_roll(dir);
+        }
         Ok(self
             .conn
             .query_row(
@@ -272,6 +302,9 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn set_warc_roll(&mut self, dir: &str, roll: &WarcRoll) -> Result<()> {
+        if let Some(pg) = &mut self.pg {
+            return pg.set_warc_roll(dir, roll);
+        }
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO warc_rolls (dir, file, bytes, serial, last_response)

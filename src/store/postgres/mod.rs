@@ -1,14 +1,9 @@
 //! The PostgreSQL back end of the store, for daemons on many machines sharing one archive and
-//! one job queue (issue 16). **In progress:** [`PgStore`] holds the whole schema
-//! ([`schema::MIGRATIONS`]) but answers only these concerns so far: blogs (`blogs`), the job
-//! queue with leases (`jobs`, `FOR UPDATE SKIP LOCKED`), the per-host request slots
-//! (`host_slots`), raw responses with the fetch log (`responses`), the frontier (`frontier`),
-//! posts and comments with their versions (`posts`), media (`media`), coverage (`coverage`)
-//! and what the reader asks, full-text search included (`reading`). Still to come: `Store`
-//! choosing its back end from `--db`.
-//! Until then it is not selectable from the command line: every command uses
-//! [`super::Store`] (SQLite). The methods here have the names, arguments and meaning of
-//! `Store`'s, and `tests/store_backends.rs` runs the same tests on both.
+//! one job queue (issue 16). [`super::Store`] answers from a [`PgStore`] when it was opened
+//! on a `postgres://` URL: every concern is here under the same name as on SQLite (`blogs`,
+//! `jobs` with leases by `FOR UPDATE SKIP LOCKED`, `host_slots`, `responses`, `frontier`,
+//! `posts`, `media`, `coverage`, `reading` with full-text search), and
+//! `tests/store_backends.rs` runs the same tests on both.
 //!
 //! Conventions, the same as on SQLite so that an archive moves between the two unchanged:
 //! instants are RFC 3339 UTC text with milliseconds (`super::ts`: text order is time order),
@@ -158,7 +153,6 @@ impl PgStore {
             url: url.to_string(),
             client: None,
         };
-        conn.client()?;
         std::thread::Builder::new()
             .name("everblog-postgres".into())
             .spawn(move || {
@@ -171,6 +165,18 @@ impl PgStore {
             calls,
             url: url.to_string(),
         };
+        // The first connection is made on the connection thread (the client cannot connect
+        // inside a tokio task either) and not retried: a wrong URL fails at once.
+        let (answer, answered) = mpsc::sync_channel(1);
+        store
+            .calls
+            .send(Box::new(move |conn: &mut Connection| {
+                let _ = answer.send(conn.client().map(drop));
+            }))
+            .map_err(|_| anyhow::anyhow!("the PostgreSQL connection thread has stopped"))?;
+        answered
+            .recv()
+            .context("the PostgreSQL connection thread has stopped")??;
         store
             .migrate()
             .with_context(|| format!("migrating {}", redact(url)))?;
@@ -209,10 +215,11 @@ impl PgStore {
         }
     }
 
-    /// Runs `f` on the connection thread with a sender for rows of type `T`, and returns their
-    /// receiver at once: the caller takes rows while the server still sends them (a bounded
-    /// queue of 16), so memory stays flat. An error of `f` arrives as the last row. Not
-    /// retried on a lost connection: the caller has seen part of the rows.
+    /// Runs `f` on a connection and thread of its own with a sender for rows of type `T`, and
+    /// returns their receiver at once: the caller takes rows while the server still sends them
+    /// (a bounded queue of 16), so memory stays flat, and may call this store meanwhile (its
+    /// own connection is free). An error of `f` arrives as the last row. Not retried on a lost
+    /// connection: the caller has seen part of the rows.
     fn stream<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut postgres::Client, &mpsc::SyncSender<Result<T>>) -> Result<()>
@@ -220,13 +227,18 @@ impl PgStore {
             + 'static,
     ) -> Result<mpsc::Receiver<Result<T>>> {
         let (rows, taken) = mpsc::sync_channel(16);
-        self.calls
-            .send(Box::new(move |conn: &mut Connection| {
+        let mut conn = Connection {
+            url: self.url.clone(),
+            client: None,
+        };
+        std::thread::Builder::new()
+            .name("everblog-postgres-stream".into())
+            .spawn(move || {
                 if let Err(e) = conn.client().and_then(|c| f(c, &rows)) {
                     let _ = rows.send(Err(e));
                 }
-            }))
-            .map_err(|_| anyhow::anyhow!("the PostgreSQL connection thread has stopped"))?;
+            })
+            .context("starting a PostgreSQL stream thread")?;
         Ok(taken)
     }
 
