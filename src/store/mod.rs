@@ -72,7 +72,7 @@ impl DatabaseSettings {
 
 /// An open archive database: an SQLite file, or a PostgreSQL database ([`postgres::PgStore`])
 /// when the path given to [`Store::open`] is a `postgres://` URL. Every method answers the
-/// same on both (`tests/store_backends.rs`).
+/// same on both (`tests/store_backends.rs`, `tests/store_round_trips*.rs`).
 pub struct Store {
     conn: Sqlite,
     pg: Option<postgres::PgStore>,

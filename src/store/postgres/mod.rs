@@ -3,7 +3,7 @@
 //! on a `postgres://` URL: every concern is here under the same name as on SQLite (`blogs`,
 //! `jobs` with leases by `FOR UPDATE SKIP LOCKED`, `host_slots`, `responses`, `frontier`,
 //! `posts`, `media`, `coverage`, `reading` with full-text search), and
-//! `tests/store_backends.rs` runs the same tests on both.
+//! `tests/store_backends.rs` and `tests/store_round_trips*.rs` run the same tests on both.
 //!
 //! Conventions, the same as on SQLite so that an archive moves between the two unchanged:
 //! instants are RFC 3339 UTC text with milliseconds (`super::ts`: text order is time order),
