@@ -10,6 +10,7 @@ mod demo;
 mod export;
 mod extract;
 mod jobs;
+mod migrate;
 mod read;
 mod render;
 mod status;
@@ -255,6 +256,21 @@ pub enum Command {
     },
     /// Show blogs (posts, last and next crawl, errors) and the job queue.
     Status,
+    /// Move the whole archive to another database: from SQLite to PostgreSQL when one machine
+    /// is no longer enough (README.md "Scaling out"), or back. Every row is copied with its id,
+    /// then both sides are compared table by table (row counts and digests); a difference
+    /// fails the move. Interrupted, it resumes when run again. The source is only read: stop
+    /// the daemons writing it first. The destination must be empty (or hold the interrupted
+    /// move); point the daemons at it afterwards (`--db`, or `[database] path`).
+    Migrate {
+        /// The archive to move: an SQLite file or a `postgres://` URL. [default: --db]
+        #[arg(long, value_name = "PATH|URL")]
+        from: Option<PathBuf>,
+        /// Where to move it: a `postgres://user@host/db` URL (an empty database the user may
+        /// create tables in) or an SQLite file.
+        #[arg(long, value_name = "PATH|URL")]
+        to: PathBuf,
+    },
     /// Render pages in headless Chromium as a crawl would (settle, click "load more" /
     /// "show more replies", scroll, inline iframes). One URL: print its final DOM, with a
     /// summary (clicks, iframes, what was cut short) on stderr. Several: render them with the
@@ -420,7 +436,10 @@ pub async fn run(cli: Cli) -> Result<()> {
             s.auth = auth.or(s.auth.take());
             s.read_only_public |= read_only_public;
             crate::serve::run(&db, &config.serve, |addr| {
-                eprintln!("serving the archive {} at http://{addr}/", db.display());
+                eprintln!(
+                    "serving the archive {} at http://{addr}/",
+                    crate::store::shown(&db)
+                );
             })
             .await
         }
@@ -447,7 +466,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             eprintln!(
                 "archive daemon {} on {}: waiting for jobs (stop with SIGTERM or Ctrl-C)",
                 worker.owner,
-                db.display()
+                crate::store::shown(&db)
             );
             let max_db_bytes = config.database.max_bytes();
             crate::daemon::run(
@@ -460,12 +479,16 @@ pub async fn run(cli: Cli) -> Result<()> {
             .await
         }
         Command::Status => status::status(&db),
+        Command::Migrate { from, to } => migrate::migrate(from.as_deref().unwrap_or(&db), &to),
         Command::Render { urls, direct } => render::render_pages(&urls, &config, direct).await,
         Command::Config { defaults } => {
             if defaults {
                 print!("{}", crate::config::DEFAULTS);
             } else {
-                println!("# effective configuration (database: {})", db.display());
+                println!(
+                    "# effective configuration (database: {})",
+                    crate::store::shown(&db)
+                );
                 print!("{}", config.to_toml());
             }
             Ok(())

@@ -122,7 +122,7 @@ pub async fn run(
         store.set_max_size(bytes)?;
     }
     let poll = settings.poll.max(Duration::from_millis(50));
-    tracing::info!(owner = %worker.owner, db = %db.display(), "daemon started");
+    tracing::info!(owner = %worker.owner, db = %crate::store::shown(db), "daemon started");
     // The watchdog is fed only while the database answers.
     if let Some(every) = watchdog_interval() {
         let (db, shutdown) = (db.to_path_buf(), shutdown.clone());

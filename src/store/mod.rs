@@ -10,7 +10,8 @@
 //! - `posts`: posts, comments and their versions, written one crawled page at a time;
 //! - `jobs`: the job queue with leases;
 //! - `host_slots`: per-host request slots shared by every process on the database;
-//! - [`postgres`]: the PostgreSQL back end, in progress (the coordination concerns so far).
+//! - [`postgres`]: the PostgreSQL back end, every concern above under the same name;
+//! - [`transfer`]: moving a whole archive between databases (`archive migrate`).
 //!
 //! SQLite runs in WAL mode with a 5 s busy timeout; every multi-statement write is one
 //! `BEGIN IMMEDIATE` transaction (with DEFERRED, a read that upgrades to a write fails at once
@@ -33,6 +34,7 @@ mod posts;
 mod reading;
 pub mod records;
 mod responses;
+pub mod transfer;
 
 pub use host_slots::StoreGate;
 pub use jobs::JobFilter;
@@ -103,6 +105,15 @@ impl std::ops::DerefMut for Sqlite {
 pub fn is_postgres(path: &Path) -> bool {
     let p = path.to_string_lossy();
     p.starts_with("postgres://") || p.starts_with("postgresql://")
+}
+
+/// `path` for messages: a PostgreSQL URL without its password.
+pub fn shown(path: &Path) -> String {
+    if is_postgres(path) {
+        postgres::redact(&path.to_string_lossy())
+    } else {
+        path.display().to_string()
+    }
 }
 
 impl Store {

@@ -25,6 +25,7 @@ mod posts;
 mod reading;
 mod responses;
 pub mod schema;
+mod transfer;
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, FixedOffset, TimeZone, Utc};
@@ -105,7 +106,7 @@ pub struct PgStore {
 }
 
 /// The URL without its password, for messages.
-fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     match url::Url::parse(url) {
         Ok(mut u) if u.password().is_some() => {
             let _ = u.set_password(Some("***"));
