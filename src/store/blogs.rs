@@ -11,10 +11,7 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, Transaction};
 
-const BLOG_COLUMNS: &str =
-    "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern, start_url,
-     last_update_at, next_update_at, errors_in_a_row, last_error, render, renders, render_reason,
-     sitemaps_read_at";
+use super::sql::BLOG_COLUMNS;
 
 fn blog_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Blog> {
     let pattern: Option<String> = r.get(7)?;
@@ -57,7 +54,8 @@ fn enclosures_col(enclosures: &[Enclosure]) -> Result<Option<String>> {
     })
 }
 
-fn parse_enclosures(col: Option<String>) -> Vec<Enclosure> {
+/// A feed entry's stored enclosures (JSON), none when unset or unreadable.
+pub(super) fn parse_enclosures(col: Option<String>) -> Vec<Enclosure> {
     col.and_then(|j| serde_json::from_str(&j).ok())
         .unwrap_or_default()
 }

@@ -9,8 +9,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 use std::time::Duration;
 
-const JOB_COLUMNS: &str =
-    "id, blog_id, kind, state, owner, lease_until, attempts, error, outcome, not_before, started_at, finished_at";
+use crate::store::sql::JOB_COLUMNS;
 
 fn job_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Job> {
     Ok(Job {

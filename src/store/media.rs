@@ -1,7 +1,7 @@
 //! Each post's page requisites and media (`post_media`): which URL, what it is, the response
 //! that holds it (bodies stored once by SHA-256 in `blobs`) or why it is not kept.
 
-use super::responses::{BODY, NOT_REDIRECT};
+use super::sql::{BODY, NOT_REDIRECT, NOT_RENDERED};
 use super::{now, Store};
 use crate::core::requisites::Kind;
 use crate::store::{Media, MediaState};
@@ -51,7 +51,7 @@ impl Store {
             .query_row(
                 &format!(
                     "SELECT id, status FROM responses WHERE blog_id = ?1 AND (url = ?2 OR final_url = ?2)
-                       AND headers NOT LIKE '%x-everblog-rendered%' AND {NOT_REDIRECT}
+                       AND {NOT_RENDERED} AND {NOT_REDIRECT}
                      ORDER BY id DESC LIMIT 1"
                 ),
                 params![blog_id, url],

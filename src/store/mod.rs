@@ -34,6 +34,7 @@ mod posts;
 mod reading;
 pub mod records;
 mod responses;
+mod sql;
 pub mod transfer;
 
 pub use host_slots::StoreGate;

@@ -107,9 +107,7 @@ pub struct Capture {
     pub fetched_at: DateTime<Utc>,
 }
 
-/// Captures are what arrived from the network: renderings (`x-everblog-rendered`, derived
-/// from a capture) are left out.
-const NOT_RENDERED: &str = "headers NOT LIKE '%x-everblog-rendered%'";
+use super::sql::NOT_RENDERED;
 
 /// The FTS5 query for what a user typed: each word quoted (quotes doubled), so no character
 /// is FTS5 syntax; a trailing `*` makes a word a prefix. `None` when nothing is left.

@@ -53,13 +53,7 @@ pub(super) fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", sha2::Sha256::digest(bytes))
 }
 
-/// SQL condition (on `responses` unaliased) leaving out redirects: the 3xx responses kept for
-/// replay, which are no page to read, extract or revalidate.
-pub(super) const NOT_REDIRECT: &str = "NOT (status BETWEEN 300 AND 399)";
-
-/// The stored body of a response row: its blob when it has one, else its own (older rows).
-pub(super) const BODY: &str =
-    "COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body)";
+pub(super) use super::sql::{BODY, NOT_REDIRECT};
 
 /// The columns [`response_row`] reads, in its order.
 pub(super) fn response_columns() -> String {

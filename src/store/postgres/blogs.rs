@@ -2,21 +2,15 @@
 //! the render decision, crawl milestones, activity and counts. Same names, arguments and
 //! meaning as `store::blogs`.
 
-use super::{local_time, server_now, time, word, PgStore};
+use super::{count, local_time, server_now, time, word, PgStore};
 use crate::core::feed::{Enclosure, FeedEntry, FeedKind};
 use crate::core::post_url::PostUrlPattern;
+use crate::store::blogs::parse_enclosures;
 use crate::store::{ts, Blog, BlogCounts, RenderMode, Renders, StoredRule};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 
-pub(super) const BLOG_COLUMNS: &str =
-    "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern, start_url,
-     last_update_at, next_update_at, errors_in_a_row, last_error, render, renders, render_reason,
-     sitemaps_read_at";
-
-fn count(n: i64) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
+pub(super) use crate::store::sql::BLOG_COLUMNS;
 
 pub(super) fn blog_from_row(r: &postgres::Row) -> Result<Blog> {
     Ok(Blog {
@@ -45,11 +39,6 @@ pub(super) fn blog_from_row(r: &postgres::Row) -> Result<Blog> {
         render_reason: r.get(15),
         sitemaps_read_at: time(r, 16)?,
     })
-}
-
-fn parse_enclosures(col: Option<String>) -> Vec<Enclosure> {
-    col.and_then(|j| serde_json::from_str(&j).ok())
-        .unwrap_or_default()
 }
 
 /// Inserts or refreshes feed entries (`store::blogs::put_entries`).

@@ -2,14 +2,10 @@
 //! order, state, kNN priority, L(u), retries and how each was found. Same names, arguments
 //! and meaning as `store::frontier`.
 
-use super::{server_now, time, word, PgStore};
-use crate::store::{ts, Link, PageState, QueuedUrl, Source};
+use super::{count, time, word, PgStore};
+use crate::store::{ts, Link, PageOutcome, PageState, QueuedUrl, Source};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
-
-fn count(n: i64) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
 
 /// Adds links to a blog's frontier (`store::frontier::put_links`): a known URL gains the
 /// link's source, one more in-link when a page links it, and its post mark. Returns how many
@@ -65,29 +61,24 @@ pub(super) fn put_links(
     Ok(new_posts)
 }
 
-/// Sets the state of a processed frontier URL; a retry counts an attempt
-/// (`store::frontier::put_state`).
+/// Sets the state of the frontier URL a crawled page's outcome `o` is about, attempted at
+/// `now` (the transaction's time); a retry counts an attempt (`store::frontier::put_state`).
 pub(super) fn put_state(
     tx: &mut postgres::Transaction<'_>,
-    blog_id: i64,
-    url: &str,
-    state: PageState,
-    post_links: Option<u32>,
-    retry_at: Option<DateTime<Utc>>,
-    error: Option<&str>,
+    o: &PageOutcome,
+    now: &str,
 ) -> Result<()> {
-    let now = ts(server_now(tx)?);
     tx.execute(
         "UPDATE frontier SET state = $3, post_links = $4, not_before = $5, error = $6, last_attempt = $7,
            attempts = attempts + CASE WHEN $3 = 'queued' THEN 1 ELSE 0 END
          WHERE blog_id = $1 AND url = $2",
         &[
-            &blog_id,
-            &url,
-            &state.as_str(),
-            &post_links.map(i64::from),
-            &retry_at.map(ts),
-            &error,
+            &o.blog_id,
+            &o.url,
+            &o.state.as_str(),
+            &o.post_links.map(i64::from),
+            &o.retry_at.map(ts),
+            &o.error,
             &now,
         ],
     )?;

@@ -15,8 +15,7 @@ use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
 
-const JOB_COLUMNS: &str =
-    "id, blog_id, kind, state, owner, lease_until, attempts, error, outcome, not_before, started_at, finished_at";
+use crate::store::sql::JOB_COLUMNS;
 
 fn job_from_row(r: &postgres::Row) -> Result<Job> {
     Ok(Job {
@@ -26,7 +25,7 @@ fn job_from_row(r: &postgres::Row) -> Result<Job> {
         state: word(r, 3)?,
         owner: r.get(4),
         lease_until: time(r, 5)?,
-        attempts: u32::try_from(r.get::<_, i64>(6)).unwrap_or(u32::MAX),
+        attempts: super::count(r.get(6)),
         error: r.get(7),
         outcome: r.get(8),
         not_before: time(r, 9)?,

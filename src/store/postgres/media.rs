@@ -2,6 +2,7 @@
 //! `seq`). Same names, arguments and meaning as `store::media`.
 
 use super::{server_now, PgStore};
+use crate::store::sql::{BODY, NOT_REDIRECT, NOT_RENDERED};
 use crate::store::{decompress, ts, Media, NewMedia};
 use anyhow::{Context, Result};
 
@@ -15,9 +16,11 @@ impl PgStore {
         let url = url.to_string();
         self.call(move |c| {
             c.query_opt(
-                "SELECT id, status FROM responses WHERE blog_id = $1 AND (url = $2 OR final_url = $2)
-                   AND headers NOT LIKE '%x-everblog-rendered%' AND NOT (status BETWEEN 300 AND 399)
-                 ORDER BY id DESC LIMIT 1",
+                &format!(
+                    "SELECT id, status FROM responses WHERE blog_id = $1 AND (url = $2 OR final_url = $2)
+                       AND {NOT_RENDERED} AND {NOT_REDIRECT}
+                     ORDER BY id DESC LIMIT 1"
+                ),
                 &[&blog_id, &url],
             )?
             .map(|r| {
@@ -37,8 +40,7 @@ impl PgStore {
     pub fn response_body(&self, id: i64) -> Result<Option<Vec<u8>>> {
         self.call(move |c| {
             c.query_opt(
-                "SELECT COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body)
-                 FROM responses WHERE id = $1",
+                &format!("SELECT {BODY} FROM responses WHERE id = $1"),
                 &[&id],
             )?
             .map(|r| decompress(r.get(0)))

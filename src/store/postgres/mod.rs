@@ -49,12 +49,28 @@ impl Connection {
     fn client(&mut self) -> Result<&mut postgres::Client> {
         if self.client.as_ref().is_none_or(|c| c.is_closed()) {
             self.client = None;
-            let client = postgres::Client::connect(&self.url, postgres::NoTls)
-                .with_context(|| format!("connecting to {}", redact(&self.url)))?;
+            let client =
+                postgres::Client::connect(&self.url, postgres::NoTls).map_err(|source| {
+                    Unreachable {
+                        server: redact(&self.url),
+                        source,
+                    }
+                })?;
             self.client = Some(client);
         }
         Ok(self.client.as_mut().expect("connected above"))
     }
+}
+
+/// The server could not be reached (a new connection failed): worth trying again while it
+/// restarts.
+#[derive(Debug, thiserror::Error)]
+#[error("connecting to {server}")]
+struct Unreachable {
+    /// The URL, password hidden.
+    server: String,
+    #[source]
+    source: postgres::Error,
 }
 
 /// Now by the database server's clock, to the millisecond: every worker on the database agrees
@@ -69,6 +85,11 @@ fn server_now(c: &mut impl GenericClient) -> Result<DateTime<Utc>> {
     Utc.timestamp_millis_opt(ms)
         .single()
         .context("the server's clock is out of range")
+}
+
+/// A stored count as a `u32` (saturating: counts never come near it).
+fn count(n: i64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// `d` after `t`.
@@ -123,7 +144,7 @@ fn connection_lost(e: &anyhow::Error) -> bool {
             pe.is_closed()
                 || std::error::Error::source(pe).is_some_and(|s| s.is::<std::io::Error>())
         }) || cause.downcast_ref::<std::io::Error>().is_some()
-            || cause.to_string().starts_with("connecting to ")
+            || cause.is::<Unreachable>()
     }) || e
         .chain()
         .filter_map(|c| c.downcast_ref::<postgres::Error>())

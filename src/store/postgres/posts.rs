@@ -5,38 +5,30 @@
 use super::frontier::{put_links, put_state};
 use super::media::post_media;
 use super::responses::{put_fetch, put_response};
-use super::{local_time, server_now, time, word, PgStore};
+use super::{count, local_time, server_now, time, word, PgStore};
 use crate::store::{
-    ts, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post, PostVersion, PostWrite,
-    Written,
+    parse_list, ts, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post, PostVersion,
+    PostWrite, Written,
 };
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use postgres::GenericClient;
 use std::collections::HashSet;
 
-fn count(n: i64) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-fn list(json: String) -> Vec<String> {
-    serde_json::from_str(&json).unwrap_or_default()
-}
-
-/// Inserts or updates a post, keeping a changed title or text as a version first
-/// (`store::posts::put_post`).
+/// Inserts or updates a post at `now` (the transaction's time), keeping a changed title or
+/// text as a version first (`store::posts::put_post`).
 fn put_post(
     tx: &mut postgres::Transaction<'_>,
     blog_id: i64,
     p: &NewPost,
     response_id: Option<i64>,
+    now: &str,
 ) -> Result<PostWrite> {
-    let now = ts(server_now(tx)?);
     let fetched_at: String = match response_id {
         Some(id) => tx
             .query_one("SELECT fetched_at FROM responses WHERE id = $1", &[&id])?
             .get(0),
-        None => now.clone(),
+        None => now.to_string(),
     };
     let old = tx
         .query_opt(
@@ -112,9 +104,13 @@ fn put_post(
     Ok(change)
 }
 
-/// Applies a reconciled comment write: deletes, then upserts by key, a changed text from the
-/// same source kept as a version first. Returns (new, edited).
-fn put_comments(tx: &mut postgres::Transaction<'_>, w: &CommentWrite) -> Result<(u32, u32)> {
+/// Applies a reconciled comment write at `now` (the transaction's time): deletes, then upserts
+/// by key, a changed text from the same source kept as a version first. Returns (new, edited).
+fn put_comments(
+    tx: &mut postgres::Transaction<'_>,
+    w: &CommentWrite,
+    now: &str,
+) -> Result<(u32, u32)> {
     let (mut added, mut edited) = (0, 0);
     for key in &w.delete {
         tx.execute(
@@ -122,7 +118,6 @@ fn put_comments(tx: &mut postgres::Transaction<'_>, w: &CommentWrite) -> Result<
             &[&w.post_url, key],
         )?;
     }
-    let now = ts(server_now(tx)?);
     let upsert = tx.prepare(
         "INSERT INTO comments (post_url, key, author, published, published_raw, content_html, content_text, parent_key, source, position)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -181,7 +176,7 @@ fn post_from_row(r: &postgres::Row) -> Result<Post> {
         url: r.get(0),
         blog: r.get(1),
         title: r.get(2),
-        authors: list(r.get(3)),
+        authors: parse_list(r.get(3)),
         published: local_time(r, 4)?,
         content_html: r.get(5),
         content_text: r.get(6),
@@ -191,7 +186,7 @@ fn post_from_row(r: &postgres::Row) -> Result<Post> {
         gaps: serde_json::from_str(r.get(10)).unwrap_or_default(),
         version: count(r.get(11)),
         gone_at: time(r, 12)?,
-        tags: list(r.get(13)),
+        tags: parse_list(r.get(13)),
         extracted_by: r
             .get::<_, Option<String>>(14)
             .and_then(|b| serde_json::from_str(&b).ok()),
@@ -241,6 +236,8 @@ impl PgStore {
     pub fn record_page(&mut self, o: &PageOutcome) -> Result<Written> {
         let o = o.clone();
         self.write(move |tx| {
+            // One reading of the server's clock for everything the page writes.
+            let now = ts(server_now(tx)?);
             for f in &o.fetches {
                 put_fetch(tx, Some(o.blog_id), f)?;
             }
@@ -258,28 +255,19 @@ impl PgStore {
             }
             let mut written = Written::default();
             if let Some(p) = &o.post {
-                written.post = Some(put_post(tx, o.blog_id, p, response_id)?);
+                written.post = Some(put_post(tx, o.blog_id, p, response_id, &now)?);
             }
             if let Some(w) = &o.comments {
-                (written.new_comments, written.edited_comments) = put_comments(tx, w)?;
+                (written.new_comments, written.edited_comments) = put_comments(tx, w, &now)?;
             }
             if o.gone {
-                let now = ts(server_now(tx)?);
                 written.gone = tx.execute(
                     "UPDATE posts SET gone_at = $2 WHERE url = $1 AND gone_at IS NULL",
                     &[&o.url, &now],
                 )? == 1;
             }
             written.new_post_links = put_links(tx, o.blog_id, &o.links)?;
-            put_state(
-                tx,
-                o.blog_id,
-                &o.url,
-                o.state,
-                o.post_links,
-                o.retry_at,
-                o.error.as_deref(),
-            )?;
+            put_state(tx, &o, &now)?;
             Ok(written)
         })
     }
@@ -291,7 +279,10 @@ impl PgStore {
     /// The server failed.
     pub fn save_comments(&mut self, w: &CommentWrite) -> Result<(u32, u32)> {
         let w = w.clone();
-        self.write(move |tx| put_comments(tx, &w))
+        self.write(move |tx| {
+            let now = ts(server_now(tx)?);
+            put_comments(tx, &w, &now)
+        })
     }
 
     /// The comments of a post, oldest first.
@@ -379,7 +370,7 @@ impl PgStore {
                 &[&blog_id],
             )?
             .iter()
-            .map(|r| (list(r.get(0)), list(r.get(1))))
+            .map(|r| (parse_list(r.get(0)), parse_list(r.get(1))))
             .collect())
         })?;
         let (mut authors, mut tags) = (Vec::new(), Vec::new());

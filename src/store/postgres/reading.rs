@@ -44,8 +44,7 @@ pub(crate) fn ts_query(text: &str) -> Option<String> {
 /// The query, as SQL, from parameter `$1`.
 const QUERY: &str = "to_tsquery('simple', unaccent($1::TEXT))";
 
-/// Captures are what arrived from the network: renderings are left out.
-const NOT_RENDERED: &str = "headers NOT LIKE '%x-everblog-rendered%'";
+use crate::store::sql::NOT_RENDERED;
 
 fn capture_row(r: &postgres::Row) -> Result<Capture> {
     Ok(Capture {
@@ -111,7 +110,7 @@ impl PgStore {
                         title: r.get(1),
                         authors: serde_json::from_str(r.get(2)).unwrap_or_default(),
                         published: local_time(r, 3)?,
-                        version: u32::try_from(r.get::<_, i64>(4)).unwrap_or(u32::MAX),
+                        version: super::count(r.get(4)),
                         gone_at: time(r, 5)?,
                         comments: r.get::<_, i64>(6) as u64,
                     })
@@ -330,7 +329,7 @@ impl PgStore {
             c.query_opt(
                 &format!(
                     "SELECT {} FROM responses WHERE id = $1",
-                    super::responses::COLUMNS
+                    super::responses::columns()
                 ),
                 &[&id],
             )?

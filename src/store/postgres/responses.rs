@@ -9,12 +9,14 @@ use crate::store::{compress, decompress, ts};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 
-/// The stored body of a response row: its blob when it has one, else its own.
-pub(super) const COLUMNS: &str = "id, url, final_url, status, headers,
-    COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body),
-    fetched_at";
+use crate::store::sql::{BODY, NOT_REDIRECT};
 
-/// `(id, response)` from a row of [`COLUMNS`], the body inflated.
+/// The columns [`response_row`] reads, in its order (the body: its blob's, else its own).
+pub(super) fn columns() -> String {
+    format!("id, url, final_url, status, headers, {BODY}, fetched_at")
+}
+
+/// `(id, response)` from a row of [`columns`], the body inflated.
 pub(super) fn response_row(r: &postgres::Row) -> Result<(i64, Response)> {
     let headers: String = r.get(4);
     let body: Vec<u8> = r.get(5);
@@ -147,9 +149,10 @@ impl PgStore {
         self.call(move |c| {
             c.query_opt(
                 &format!(
-                    "SELECT {COLUMNS} FROM responses
-                     WHERE blog_id = $1 AND url = $2 AND NOT (status BETWEEN 300 AND 399)
-                     ORDER BY id DESC LIMIT 1"
+                    "SELECT {} FROM responses
+                     WHERE blog_id = $1 AND url = $2 AND {NOT_REDIRECT}
+                     ORDER BY id DESC LIMIT 1",
+                    columns()
                 ),
                 &[&blog_id, &url],
             )?
@@ -175,7 +178,8 @@ impl PgStore {
         let rows = self.stream(move |c, rows| {
             let it = c.query_raw(
                 &format!(
-                    "SELECT {COLUMNS} FROM responses WHERE ($1::BIGINT IS NULL OR blog_id = $1) AND id > $2 ORDER BY id"
+                    "SELECT {} FROM responses WHERE ($1::BIGINT IS NULL OR blog_id = $1) AND id > $2 ORDER BY id",
+                    columns()
                 ),
                 [&blog as &(dyn postgres::types::ToSql + Sync), &after],
             )?;
