@@ -52,6 +52,29 @@ pub struct Server {
     handle: Option<std::thread::JoinHandle<()>>,
 }
 
+/// Sets `TCP_NODELAY` on `listener`, which the connections it accepts inherit (Linux): tiny_http
+/// writes a response's headers and body separately, and with Nagle's algorithm the body then
+/// waits for the client's delayed ACK, 40 ms a response on loopback.
+fn no_delay(listener: &std::net::TcpListener) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: a valid socket descriptor, and a c_int option value of the size given.
+    let rc = unsafe {
+        libc::setsockopt(
+            listener.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
 impl Server {
     /// Serves `root` on a free port of 127.0.0.1, rewriting `base_url` (if any) in text bodies
     /// to the server's origin.
@@ -88,7 +111,9 @@ impl Server {
         rewrites: Vec<(String, String)>,
         hook: Option<Hook>,
     ) -> std::io::Result<Server> {
-        let server = tiny_http::Server::http(std::net::SocketAddr::new(ip, 0))
+        let listener = std::net::TcpListener::bind(std::net::SocketAddr::new(ip, 0))?;
+        no_delay(&listener)?;
+        let server = tiny_http::Server::from_listener(listener, None)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let port = server.server_addr().to_ip().map(|a| a.port()).unwrap_or(0);
         let origin = format!("http://{ip}:{port}");
