@@ -3,7 +3,7 @@
 
 use super::{
     json_list, local_col, now, parse_list, ts, utc_col, utc_req, Blog, BlogCounts, RenderMode,
-    Renders, Store, StoredRule,
+    Renders, StoredRule,
 };
 use crate::core::feed::{Enclosure, FeedEntry, FeedKind};
 use crate::core::post_url::PostUrlPattern;
@@ -90,12 +90,8 @@ fn put_entries(tx: &Transaction<'_>, blog_id: i64, entries: &[FeedEntry]) -> Res
     Ok(())
 }
 
-impl Store {
-    /// All blogs, oldest first.
-    pub fn blogs(&self) -> Result<Vec<Blog>> {
-        if let Some(pg) = &self.pg {
-            return pg.blogs();
-        }
+impl super::SqliteStore {
+    pub(super) fn blogs(&self) -> Result<Vec<Blog>> {
         self.rows(
             &format!("SELECT {BLOG_COLUMNS} FROM blogs ORDER BY id"),
             [],
@@ -103,11 +99,7 @@ impl Store {
         )
     }
 
-    /// The blog with row id `id`.
-    pub fn blog(&self, id: i64) -> Result<Option<Blog>> {
-        if let Some(pg) = &self.pg {
-            return pg.blog(id);
-        }
+    pub(super) fn blog(&self, id: i64) -> Result<Option<Blog>> {
         Ok(self
             .conn
             .query_row(
@@ -118,11 +110,7 @@ impl Store {
             .optional()?)
     }
 
-    /// The blog whose feed URL or home URL is `url` (exact match).
-    pub fn find_blog(&self, url: &str) -> Result<Option<Blog>> {
-        if let Some(pg) = &self.pg {
-            return pg.find_blog(url);
-        }
+    pub(super) fn find_blog(&self, url: &str) -> Result<Option<Blog>> {
         Ok(self
             .conn
             .query_row(
@@ -135,8 +123,7 @@ impl Store {
             .optional()?)
     }
 
-    /// Adds a blog with its feed entries, in one transaction. Returns the new blog.
-    pub fn insert_blog(
+    pub(super) fn insert_blog(
         &mut self,
         home_url: &str,
         feed_url: &str,
@@ -144,9 +131,6 @@ impl Store {
         feed_kind: FeedKind,
         entries: &[FeedEntry],
     ) -> Result<Blog> {
-        if let Some(pg) = &mut self.pg {
-            return pg.insert_blog(home_url, feed_url, title, feed_kind, entries);
-        }
         let id = self.write(|tx| {
             tx.execute(
                 "INSERT INTO blogs (home_url, feed_url, title, feed_kind, added_at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -159,19 +143,11 @@ impl Store {
         self.blog(id)?.context("blog vanished after insert")
     }
 
-    /// Updates the stored feed entries of a blog (insert or refresh).
-    pub fn save_entries(&mut self, blog_id: i64, entries: &[FeedEntry]) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.save_entries(blog_id, entries);
-        }
+    pub(super) fn save_entries(&mut self, blog_id: i64, entries: &[FeedEntry]) -> Result<()> {
         self.write(|tx| put_entries(tx, blog_id, entries))
     }
 
-    /// The stored feed entries of a blog, in the order they were first seen.
-    pub fn entries(&self, blog_id: i64) -> Result<Vec<FeedEntry>> {
-        if let Some(pg) = &self.pg {
-            return pg.entries(blog_id);
-        }
+    pub(super) fn entries(&self, blog_id: i64) -> Result<Vec<FeedEntry>> {
         self.rows(
             "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count, enclosures FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
             [blog_id],
@@ -192,15 +168,7 @@ impl Store {
         )
     }
 
-    /// The enclosures the blog's feed gave for the post at `post_url` (canonical permalink);
-    /// empty when the feed never listed the post or gave it none.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn enclosures_of(&self, blog_id: i64, post_url: &str) -> Result<Vec<Enclosure>> {
-        if let Some(pg) = &self.pg {
-            return pg.enclosures_of(blog_id, post_url);
-        }
+    pub(super) fn enclosures_of(&self, blog_id: i64, post_url: &str) -> Result<Vec<Enclosure>> {
         Ok(self
             .conn
             .query_row(
@@ -213,17 +181,12 @@ impl Store {
             .unwrap_or_default())
     }
 
-    /// Replaces the active rules of a blog and stores its post URL pattern, in one transaction.
-    /// Earlier rules stay in the table, inactive, as history.
-    pub fn save_rules(
+    pub(super) fn save_rules(
         &mut self,
         blog_id: i64,
         rules: &[StoredRule],
         post_pattern: &PostUrlPattern,
     ) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.save_rules(blog_id, rules, post_pattern);
-        }
         let pattern = serde_json::to_string(post_pattern)?;
         self.write(|tx| {
             tx.execute("UPDATE rules SET active = 0 WHERE blog_id = ?1", [blog_id])?;
@@ -241,11 +204,7 @@ impl Store {
         })
     }
 
-    /// The active rules of a blog, by field name.
-    pub fn rules(&self, blog_id: i64) -> Result<Vec<StoredRule>> {
-        if let Some(pg) = &self.pg {
-            return pg.rules(blog_id);
-        }
+    pub(super) fn rules(&self, blog_id: i64) -> Result<Vec<StoredRule>> {
         self.rows(
             "SELECT field, xpath, score, votes, samples, learned_at, format FROM rules WHERE blog_id = ?1 AND active = 1 ORDER BY field",
             [blog_id],
@@ -263,12 +222,7 @@ impl Store {
         )
     }
 
-    /// Sets the user's rendering choice for a blog; a new choice forgets an earlier automatic
-    /// decision.
-    pub fn set_render_mode(&mut self, blog_id: i64, mode: RenderMode) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.set_render_mode(blog_id, mode);
-        }
+    pub(super) fn set_render_mode(&mut self, blog_id: i64, mode: RenderMode) -> Result<()> {
         self.conn.execute(
             "UPDATE blogs SET render = ?2, renders = CASE WHEN render = ?2 THEN renders ELSE NULL END,
                render_reason = CASE WHEN render = ?2 THEN render_reason ELSE NULL END WHERE id = ?1",
@@ -277,16 +231,12 @@ impl Store {
         Ok(())
     }
 
-    /// Records what a blog renders and why.
-    pub fn set_render_decision(
+    pub(super) fn set_render_decision(
         &mut self,
         blog_id: i64,
         renders: Renders,
         reason: &str,
     ) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.set_render_decision(blog_id, renders, reason);
-        }
         self.conn.execute(
             "UPDATE blogs SET renders = ?2, render_reason = ?3 WHERE id = ?1",
             params![blog_id, renders, reason],
@@ -294,11 +244,7 @@ impl Store {
         Ok(())
     }
 
-    /// Sets where a blog's NewCrawl starts.
-    pub fn set_start_url(&mut self, blog_id: i64, url: &str) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.set_start_url(blog_id, url);
-        }
+    pub(super) fn set_start_url(&mut self, blog_id: i64, url: &str) -> Result<()> {
         self.conn.execute(
             "UPDATE blogs SET start_url = ?2 WHERE id = ?1",
             params![blog_id, url],
@@ -306,11 +252,7 @@ impl Store {
         Ok(())
     }
 
-    /// Marks the start of a blog's NewCrawl (kept from the first start on resume).
-    pub fn mark_crawl_started(&mut self, blog_id: i64) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.mark_crawl_started(blog_id);
-        }
+    pub(super) fn mark_crawl_started(&mut self, blog_id: i64) -> Result<()> {
         self.conn.execute(
             "UPDATE blogs SET crawl_started_at = COALESCE(crawl_started_at, ?2) WHERE id = ?1",
             params![blog_id, now()],
@@ -318,11 +260,7 @@ impl Store {
         Ok(())
     }
 
-    /// Records that a blog's sitemaps were read at `at`.
-    pub fn mark_sitemaps_read(&mut self, blog_id: i64, at: DateTime<Utc>) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.mark_sitemaps_read(blog_id, at);
-        }
+    pub(super) fn mark_sitemaps_read(&mut self, blog_id: i64, at: DateTime<Utc>) -> Result<()> {
         self.conn.execute(
             "UPDATE blogs SET sitemaps_read_at = ?2 WHERE id = ?1",
             params![blog_id, ts(at)],
@@ -330,11 +268,7 @@ impl Store {
         Ok(())
     }
 
-    /// Marks a blog's NewCrawl complete.
-    pub fn mark_crawled(&mut self, blog_id: i64) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.mark_crawled(blog_id);
-        }
+    pub(super) fn mark_crawled(&mut self, blog_id: i64) -> Result<()> {
         self.conn.execute(
             "UPDATE blogs SET crawled_at = ?2 WHERE id = ?1",
             params![blog_id, now()],
@@ -342,11 +276,7 @@ impl Store {
         Ok(())
     }
 
-    /// Errors of a blog's jobs in a row (0 after a success).
-    pub fn errors_in_a_row(&self, blog_id: i64) -> Result<u32> {
-        if let Some(pg) = &self.pg {
-            return pg.errors_in_a_row(blog_id);
-        }
+    pub(super) fn errors_in_a_row(&self, blog_id: i64) -> Result<u32> {
         Ok(self.conn.query_row(
             "SELECT errors_in_a_row FROM blogs WHERE id = ?1",
             [blog_id],
@@ -354,12 +284,7 @@ impl Store {
         )?)
     }
 
-    /// Times of a blog's latest activity, newest first, at most `n`: publication times of posts
-    /// and of their comments. Scheduling reads the posting and commenting frequency off them.
-    pub fn activity(&self, blog_id: i64, n: usize) -> Result<Vec<DateTime<Utc>>> {
-        if let Some(pg) = &self.pg {
-            return pg.activity(blog_id, n);
-        }
+    pub(super) fn activity(&self, blog_id: i64, n: usize) -> Result<Vec<DateTime<Utc>>> {
         let times = self.rows(
             "SELECT t FROM (
                SELECT published AS t FROM posts WHERE blog_id = ?1 AND published IS NOT NULL
@@ -373,11 +298,7 @@ impl Store {
         Ok(times.into_iter().flatten().collect())
     }
 
-    /// Counts for one blog.
-    pub fn counts(&self, blog_id: i64) -> Result<BlogCounts> {
-        if let Some(pg) = &self.pg {
-            return pg.counts(blog_id);
-        }
+    pub(super) fn counts(&self, blog_id: i64) -> Result<BlogCounts> {
         let one = |sql: &str| -> Result<u64> {
             Ok(self
                 .conn

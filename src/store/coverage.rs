@@ -7,19 +7,11 @@
 
 use super::{
     local_col, utc_col, Coverage, CoverageCounts, MissingComments, MissingPost, PageState, Source,
-    Store,
 };
 use anyhow::{Context, Result};
 
-impl Store {
-    /// The counts of one blog's coverage, without the lists of what is missing.
-    ///
-    /// # Errors
-    /// There is no blog `blog_id`, or the database failed.
-    pub fn coverage_counts(&self, blog_id: i64) -> Result<CoverageCounts> {
-        if let Some(pg) = &self.pg {
-            return pg.coverage_counts(blog_id);
-        }
+impl super::SqliteStore {
+    pub(super) fn coverage_counts(&self, blog_id: i64) -> Result<CoverageCounts> {
         let blog = self.blog(blog_id)?.context("no such blog")?;
         let count = |sql: &str| -> Result<u64> {
             Ok(self
@@ -58,14 +50,7 @@ impl Store {
         })
     }
 
-    /// The coverage of one blog: the counts, posts known by source, and what is missing.
-    ///
-    /// # Errors
-    /// There is no blog `blog_id`, or the database failed.
-    pub fn coverage(&self, blog_id: i64) -> Result<Coverage> {
-        if let Some(pg) = &self.pg {
-            return pg.coverage(blog_id);
-        }
+    pub(super) fn coverage(&self, blog_id: i64) -> Result<Coverage> {
         let blog = self.blog(blog_id)?.context("no such blog")?;
         let counts = self.coverage_counts(blog_id)?;
         // One pass over the blog's known posts, a sum per source.

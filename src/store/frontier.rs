@@ -2,7 +2,7 @@
 //! state, kNN priority (and the model size it was computed at), L(u) once processed, retry
 //! attempts and the earliest time a URL may be retried. `crawl::frontier` decides the order.
 
-use super::{now, ts, utc_col, Link, PageState, QueuedUrl, Source, Store};
+use super::{now, ts, utc_col, Link, PageState, QueuedUrl, Source};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, Transaction};
@@ -70,21 +70,17 @@ pub(super) fn put_state(
     Ok(())
 }
 
-impl Store {
-    /// Adds links to a blog's frontier (a known URL gains the link's source).
-    pub fn enqueue(&mut self, blog_id: i64, links: &[Link]) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.enqueue(blog_id, links);
-        }
+impl super::SqliteStore {
+    pub(super) fn enqueue(&mut self, blog_id: i64, links: &[Link]) -> Result<()> {
         self.write(|tx| put_links(tx, blog_id, links).map(drop))
     }
 
-    /// Up to `n` queued frontier URLs that may be fetched at `now`, in breadth-first order:
-    /// (url, depth).
-    pub fn queued(&self, blog_id: i64, n: usize, now: DateTime<Utc>) -> Result<Vec<(String, u32)>> {
-        if let Some(pg) = &self.pg {
-            return pg.queued(blog_id, n, now);
-        }
+    pub(super) fn queued(
+        &self,
+        blog_id: i64,
+        n: usize,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(String, u32)>> {
         self.rows(
             "SELECT url, depth FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND (not_before IS NULL OR not_before <= ?3)
              ORDER BY depth, seq LIMIT ?2",
@@ -95,11 +91,12 @@ impl Store {
         )
     }
 
-    /// One page of a blog's queued URLs in discovery order: (seq, url) with seq > `after`.
-    pub fn queued_page(&self, blog_id: i64, after: i64, n: usize) -> Result<Vec<(i64, String)>> {
-        if let Some(pg) = &self.pg {
-            return pg.queued_page(blog_id, after, n);
-        }
+    pub(super) fn queued_page(
+        &self,
+        blog_id: i64,
+        after: i64,
+        n: usize,
+    ) -> Result<Vec<(i64, String)>> {
         self.rows(
             "SELECT seq, url FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND seq > ?2 ORDER BY seq LIMIT ?3",
             params![blog_id,
@@ -109,11 +106,7 @@ impl Store {
         )
     }
 
-    /// Number of frontier URLs of a blog already processed (done, failed or blocked).
-    pub fn processed(&self, blog_id: i64) -> Result<u64> {
-        if let Some(pg) = &self.pg {
-            return pg.processed(blog_id);
-        }
+    pub(super) fn processed(&self, blog_id: i64) -> Result<u64> {
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state != 'queued'",
             [blog_id],
@@ -121,11 +114,7 @@ impl Store {
         )? as u64)
     }
 
-    /// Queued URLs of a blog never scored by the priority model, at most `n`.
-    pub fn unscored(&self, blog_id: i64, n: usize) -> Result<Vec<String>> {
-        if let Some(pg) = &self.pg {
-            return pg.unscored(blog_id, n);
-        }
+    pub(super) fn unscored(&self, blog_id: i64, n: usize) -> Result<Vec<String>> {
         // `state = 'queued' AND scored_at < 0` literally: the partial index `frontier_unscored`.
         self.rows(
             "SELECT url FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND scored_at < 0 ORDER BY seq LIMIT ?2",
@@ -134,11 +123,11 @@ impl Store {
         )
     }
 
-    /// Sets the priorities of queued URLs: (url, priority, model size it was computed at).
-    pub fn set_priorities(&mut self, blog_id: i64, scores: &[(String, f64, i64)]) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.set_priorities(blog_id, scores);
-        }
+    pub(super) fn set_priorities(
+        &mut self,
+        blog_id: i64,
+        scores: &[(String, f64, i64)],
+    ) -> Result<()> {
         self.write(|tx| {
             let mut st = tx.prepare(
                 "UPDATE frontier SET priority = ?3, scored_at = ?4 WHERE blog_id = ?1 AND url = ?2",
@@ -150,17 +139,12 @@ impl Store {
         })
     }
 
-    /// The `n` best queued URLs of a blog that may be fetched at `now`: highest priority first,
-    /// then breadth-first.
-    pub fn best_queued(
+    pub(super) fn best_queued(
         &self,
         blog_id: i64,
         n: usize,
         now: DateTime<Utc>,
     ) -> Result<Vec<QueuedUrl>> {
-        if let Some(pg) = &self.pg {
-            return pg.best_queued(blog_id, n, now);
-        }
         self.rows(
             "SELECT url, depth, priority, scored_at FROM frontier
              WHERE blog_id = ?1 AND state = 'queued' AND (not_before IS NULL OR not_before <= ?3)
@@ -177,11 +161,7 @@ impl Store {
         )
     }
 
-    /// The earliest time one of a blog's queued URLs waits for (a 429/503 retry), if any.
-    pub fn next_retry(&self, blog_id: i64) -> Result<Option<DateTime<Utc>>> {
-        if let Some(pg) = &self.pg {
-            return pg.next_retry(blog_id);
-        }
+    pub(super) fn next_retry(&self, blog_id: i64) -> Result<Option<DateTime<Utc>>> {
         Ok(self.conn.query_row(
             "SELECT MIN(not_before) FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND not_before IS NOT NULL",
             [blog_id],
@@ -189,12 +169,7 @@ impl Store {
         )?)
     }
 
-    /// Queued URLs of a blog whose page is already stored (entry pages fetched to learn the
-    /// rules): processing them costs no request.
-    pub fn prefetched(&self, blog_id: i64) -> Result<u64> {
-        if let Some(pg) = &self.pg {
-            return pg.prefetched(blog_id);
-        }
+    pub(super) fn prefetched(&self, blog_id: i64) -> Result<u64> {
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM frontier f WHERE f.blog_id = ?1 AND f.state = 'queued'
                AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
@@ -204,12 +179,7 @@ impl Store {
         )? as u64)
     }
 
-    /// Up to `n` of those queued URLs whose page is already stored, in discovery order:
-    /// (url, depth).
-    pub fn prefetched_queued(&self, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>> {
-        if let Some(pg) = &self.pg {
-            return pg.prefetched_queued(blog_id, n);
-        }
+    pub(super) fn prefetched_queued(&self, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>> {
         self.rows(
             "SELECT f.url, f.depth FROM frontier f WHERE f.blog_id = ?1 AND f.state = 'queued'
                AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
@@ -220,11 +190,7 @@ impl Store {
         )
     }
 
-    /// Queued URLs of a blog waiting past `now` for a retry (a server asked to retry later).
-    pub fn deferred(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64> {
-        if let Some(pg) = &self.pg {
-            return pg.deferred(blog_id, now);
-        }
+    pub(super) fn deferred(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64> {
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND state = 'queued' AND not_before > ?2",
             params![blog_id, ts(now)],
@@ -232,11 +198,7 @@ impl Store {
         )? as u64)
     }
 
-    /// Where the crawl is with one URL of a blog, if it is in the frontier.
-    pub fn page_state(&self, blog_id: i64, url: &str) -> Result<Option<PageState>> {
-        if let Some(pg) = &self.pg {
-            return pg.page_state(blog_id, url);
-        }
+    pub(super) fn page_state(&self, blog_id: i64, url: &str) -> Result<Option<PageState>> {
         Ok(self
             .conn
             .query_row(
@@ -247,11 +209,7 @@ impl Store {
             .optional()?)
     }
 
-    /// Post URLs of a blog queued and fetchable at `now` (not waiting for a retry).
-    pub fn queued_posts(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64> {
-        if let Some(pg) = &self.pg {
-            return pg.queued_posts(blog_id, now);
-        }
+    pub(super) fn queued_posts(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64> {
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND is_post = 1 AND state = 'queued'
                AND (not_before IS NULL OR not_before <= ?2)",
@@ -260,13 +218,7 @@ impl Store {
         )? as u64)
     }
 
-    /// How often the blog's known posts were found, for the capture–recapture estimate of the
-    /// posts still unseen: (posts found once, posts found twice). A finding is a page linking
-    /// the post, or a source that lists it (feed, older feed page, sitemap, listing page).
-    pub fn captures(&self, blog_id: i64) -> Result<(u64, u64)> {
-        if let Some(pg) = &self.pg {
-            return pg.captures(blog_id);
-        }
+    pub(super) fn captures(&self, blog_id: i64) -> Result<(u64, u64)> {
         let listed: String = [
             Source::Feed,
             Source::PagedFeed,
@@ -286,11 +238,7 @@ impl Store {
         )?)
     }
 
-    /// Number of frontier URLs of a blog in each state.
-    pub fn page_states(&self, blog_id: i64) -> Result<Vec<(PageState, u64)>> {
-        if let Some(pg) = &self.pg {
-            return pg.page_states(blog_id);
-        }
+    pub(super) fn page_states(&self, blog_id: i64) -> Result<Vec<(PageState, u64)>> {
         self.rows(
             "SELECT state, COUNT(*) FROM frontier WHERE blog_id = ?1 GROUP BY state ORDER BY state",
             [blog_id],
@@ -298,11 +246,7 @@ impl Store {
         )
     }
 
-    /// The kNN training data of a blog: (url, L(u)) of every processed page, in processing order.
-    pub fn observations(&self, blog_id: i64) -> Result<Vec<(String, u32)>> {
-        if let Some(pg) = &self.pg {
-            return pg.observations(blog_id);
-        }
+    pub(super) fn observations(&self, blog_id: i64) -> Result<Vec<(String, u32)>> {
         self.rows(
             "SELECT url, post_links FROM frontier WHERE blog_id = ?1 AND post_links IS NOT NULL ORDER BY rowid",
             [blog_id],
@@ -310,11 +254,7 @@ impl Store {
         )
     }
 
-    /// Retry attempts of a frontier URL so far.
-    pub fn attempts(&self, blog_id: i64, url: &str) -> Result<u32> {
-        if let Some(pg) = &self.pg {
-            return pg.attempts(blog_id, url);
-        }
+    pub(super) fn attempts(&self, blog_id: i64, url: &str) -> Result<u32> {
         Ok(self
             .conn
             .query_row(

@@ -33,15 +33,8 @@ impl crate::fetch::politeness::HostGate for StoreGate {
     }
 }
 
-impl Store {
-    /// Reserves the next request slot of `host`: the slot starts at the later of now and the
-    /// host's `next_at`, and the host's next slot moves `delay` past it. Returns how long to
-    /// wait before the request. One `BEGIN IMMEDIATE` transaction, so two processes never get
-    /// the same slot.
-    pub fn reserve_host(&mut self, host: &str, delay: Duration) -> Result<Duration> {
-        if let Some(pg) = &mut self.pg {
-            return pg.reserve_host(host, delay);
-        }
+impl super::SqliteStore {
+    pub(super) fn reserve_host(&mut self, host: &str, delay: Duration) -> Result<Duration> {
         self.write(|tx| {
             let now = Utc::now();
             let next = tx

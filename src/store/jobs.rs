@@ -3,7 +3,7 @@
 //! blog and kind (a partial unique index), and a finished job's successor queued in the same
 //! transaction that ends it.
 
-use super::{now, ts, utc_col, Job, JobEnd, JobKind, JobState, Store};
+use super::{now, ts, utc_col, Job, JobEnd, JobKind, JobState};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
@@ -41,13 +41,8 @@ pub struct JobFilter {
     pub kind: Option<JobKind>,
 }
 
-impl Store {
-    /// Queues a job unless the blog already has an open (queued or running) one of that kind.
-    /// Returns true when a job was added.
-    pub fn enqueue_job(&mut self, blog_id: i64, kind: JobKind) -> Result<bool> {
-        if let Some(pg) = &mut self.pg {
-            return pg.enqueue_job(blog_id, kind);
-        }
+impl super::SqliteStore {
+    pub(super) fn enqueue_job(&mut self, blog_id: i64, kind: JobKind) -> Result<bool> {
         let n = self.conn.execute(
             "INSERT OR IGNORE INTO jobs (blog_id, kind, created_at) VALUES (?1, ?2, ?3)",
             params![blog_id, kind, now()],
@@ -55,17 +50,12 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// Takes the oldest job matching `filter` that is queued and due, or running under an
-    /// expired lease (its worker died), for `owner` until now + `lease`.
-    pub fn lease_job(
+    pub(super) fn lease_job(
         &mut self,
         owner: &str,
         lease: Duration,
         filter: JobFilter,
     ) -> Result<Option<Job>> {
-        if let Some(pg) = &mut self.pg {
-            return pg.lease_job(owner, lease, filter);
-        }
         self.write(|tx| {
             let now_s = now();
             let id: Option<i64> = tx
@@ -91,12 +81,12 @@ impl Store {
         })
     }
 
-    /// Extends the lease of a running job held by `owner`. False when the job is no longer
-    /// ours (the lease expired and another worker took it).
-    pub fn renew_lease(&mut self, job_id: i64, owner: &str, lease: Duration) -> Result<bool> {
-        if let Some(pg) = &mut self.pg {
-            return pg.renew_lease(job_id, owner, lease);
-        }
+    pub(super) fn renew_lease(
+        &mut self,
+        job_id: i64,
+        owner: &str,
+        lease: Duration,
+    ) -> Result<bool> {
         let n = self.conn.execute(
             "UPDATE jobs SET lease_until = ?3 WHERE id = ?1 AND owner = ?2 AND state = 'running'",
             params![job_id, owner, ts(after(lease))],
@@ -104,12 +94,7 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// Gives a job held by `owner` back to the queue (stopped at shutdown: any worker resumes
-    /// it); its outcome so far is kept.
-    pub fn release_job(&mut self, job_id: i64, owner: &str) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.release_job(job_id, owner);
-        }
+    pub(super) fn release_job(&mut self, job_id: i64, owner: &str) -> Result<()> {
         self.conn.execute(
             "UPDATE jobs SET state = ?3, error = NULL, finished_at = NULL, owner = NULL, lease_until = NULL
              WHERE id = ?1 AND owner = ?2",
@@ -118,18 +103,12 @@ impl Store {
         Ok(())
     }
 
-    /// Queues a job of `kind` for a blog, not to be taken before `not_before`, unless the blog
-    /// already has an open job of that kind (then its time moves to the earlier of the two).
-    /// Returns true when a job was added.
-    pub fn schedule_job(
+    pub(super) fn schedule_job(
         &mut self,
         blog_id: i64,
         kind: JobKind,
         not_before: DateTime<Utc>,
     ) -> Result<bool> {
-        if let Some(pg) = &mut self.pg {
-            return pg.schedule_job(blog_id, kind, not_before);
-        }
         let at = ts(not_before);
         self.write(|tx| {
             let n = tx.execute(
@@ -150,14 +129,7 @@ impl Store {
         })
     }
 
-    /// Ends a job held by `owner` and, in the same transaction, records the outcome on its blog
-    /// and queues the blog's next job: on success the error streak resets (and for an
-    /// UpdateCrawl `last_update_at` is set); on failure the streak grows and the error is kept
-    /// for `archive status`. A crash can never leave a finished job without its successor.
-    pub fn finish_job(&mut self, job: &Job, owner: &str, end: &JobEnd) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.finish_job(job, owner, end);
-        }
+    pub(super) fn finish_job(&mut self, job: &Job, owner: &str, end: &JobEnd) -> Result<()> {
         let state = if end.error.is_some() {
             JobState::Failed
         } else {
@@ -200,11 +172,7 @@ impl Store {
         })
     }
 
-    /// Jobs, newest first, at most `n`.
-    pub fn jobs(&self, n: usize) -> Result<Vec<Job>> {
-        if let Some(pg) = &self.pg {
-            return pg.jobs(n);
-        }
+    pub(super) fn jobs(&self, n: usize) -> Result<Vec<Job>> {
         self.rows(
             &format!("SELECT {JOB_COLUMNS} FROM jobs ORDER BY id DESC LIMIT ?1"),
             [n as i64],

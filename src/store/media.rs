@@ -1,8 +1,8 @@
 //! Each post's page requisites and media (`post_media`): which URL, what it is, the response
 //! that holds it (bodies stored once by SHA-256 in `blobs`) or why it is not kept.
 
+use super::now;
 use super::sql::{BODY, NOT_REDIRECT, NOT_RENDERED};
-use super::{now, Store};
 use crate::core::requisites::Kind;
 use crate::store::{Media, MediaState};
 use anyhow::Result;
@@ -36,16 +36,8 @@ type MediaRow = (
     Option<i64>,
 );
 
-impl Store {
-    /// The latest response of a blog for `url` (requested or reached by redirect):
-    /// `(id, status)`, so a requisite shared by many posts is fetched once.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn response_for(&self, blog_id: i64, url: &str) -> Result<Option<(i64, u16)>> {
-        if let Some(pg) = &self.pg {
-            return pg.response_for(blog_id, url);
-        }
+impl super::SqliteStore {
+    pub(super) fn response_for(&self, blog_id: i64, url: &str) -> Result<Option<(i64, u16)>> {
         Ok(self
             .conn
             .query_row(
@@ -60,14 +52,7 @@ impl Store {
             .optional()?)
     }
 
-    /// The body of a stored response.
-    ///
-    /// # Errors
-    /// The database failed or the body did not inflate.
-    pub fn response_body(&self, id: i64) -> Result<Option<Vec<u8>>> {
-        if let Some(pg) = &self.pg {
-            return pg.response_body(id);
-        }
+    pub(super) fn response_body(&self, id: i64) -> Result<Option<Vec<u8>>> {
         let body: Option<Vec<u8>> = self
             .conn
             .query_row(
@@ -79,15 +64,7 @@ impl Store {
         body.map(|b| super::decompress(&b)).transpose()
     }
 
-    /// Bytes of distinct bodies the blog's posts' media hold (the `[media] max_blog_mb`
-    /// budget counts these).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn media_bytes(&self, blog_id: i64) -> Result<u64> {
-        if let Some(pg) = &self.pg {
-            return pg.media_bytes(blog_id);
-        }
+    pub(super) fn media_bytes(&self, blog_id: i64) -> Result<u64> {
         let n: i64 = self.conn.query_row(
             "SELECT COALESCE(SUM(bytes), 0) FROM blobs WHERE sha256 IN (
                SELECT r.sha256 FROM post_media m JOIN posts p ON p.url = m.post_url
@@ -98,16 +75,11 @@ impl Store {
         Ok(n as u64)
     }
 
-    /// Posts of a blog whose media are still to capture (never captured, or their page was
-    /// archived again since): `(post URL, the response it was extracted from)`, at most
-    /// `limit`, oldest archived first.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn posts_without_media(&self, blog_id: i64, limit: usize) -> Result<Vec<(String, i64)>> {
-        if let Some(pg) = &self.pg {
-            return pg.posts_without_media(blog_id, limit);
-        }
+    pub(super) fn posts_without_media(
+        &self,
+        blog_id: i64,
+        limit: usize,
+    ) -> Result<Vec<(String, i64)>> {
         self.rows(
             "SELECT url, response_id FROM posts
              WHERE blog_id = ?1 AND response_id IS NOT NULL
@@ -118,14 +90,7 @@ impl Store {
         )
     }
 
-    /// Replaces the media recorded for a post and marks them captured now, in one transaction.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn set_post_media(&mut self, post_url: &str, media: &[NewMedia]) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.set_post_media(post_url, media);
-        }
+    pub(super) fn set_post_media(&mut self, post_url: &str, media: &[NewMedia]) -> Result<()> {
         self.write(|tx| {
             tx.execute("DELETE FROM post_media WHERE post_url = ?1", [post_url])?;
             for m in media {
@@ -150,14 +115,7 @@ impl Store {
         })
     }
 
-    /// The media recorded for a post, in page order.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_media(&self, post_url: &str) -> Result<Vec<Media>> {
-        if let Some(pg) = &self.pg {
-            return pg.post_media(post_url);
-        }
+    pub(super) fn post_media(&self, post_url: &str) -> Result<Vec<Media>> {
         let rows: Vec<MediaRow> = self.rows(
             "SELECT m.url, m.kind, m.state, m.reason, r.status, r.sha256, r.headers, r.body_len
              FROM post_media m LEFT JOIN responses r ON r.id = m.response_id

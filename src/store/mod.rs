@@ -1,6 +1,7 @@
 //! The store: every SQL statement of everblog lives in this module, over SQLite via rusqlite
-//! or, when the database is a `postgres://` URL, over PostgreSQL ([`postgres`]): each public
-//! method of [`Store`] answers from PostgreSQL first when the store is there.
+//! or, when the database is a `postgres://` URL, over PostgreSQL ([`postgres`]): [`Store`] is
+//! one of the two back ends, and each of its methods (listed once, documented, in
+//! `store::surface`) calls the method of the same name on the back end it was opened on.
 //!
 //! One [`Store`] type, its methods split by concern:
 //! - [`records`]: the record types and the vocabularies of their states and kinds;
@@ -35,6 +36,7 @@ mod reading;
 pub mod records;
 mod responses;
 mod sql;
+mod surface;
 pub mod transfer;
 
 pub use host_slots::StoreGate;
@@ -75,31 +77,20 @@ impl DatabaseSettings {
 
 /// An open archive database: an SQLite file, or a PostgreSQL database ([`postgres::PgStore`])
 /// when the path given to [`Store::open`] is a `postgres://` URL. Every method answers the
-/// same on both (`tests/store_backends.rs`, `tests/store_round_trips*.rs`).
-pub struct Store {
-    conn: Sqlite,
-    pg: Option<postgres::PgStore>,
+/// same on both (`tests/store_backends.rs`, `tests/store_round_trips*.rs`); the methods that
+/// read and write the archive are listed, with their documentation, in `store::surface`.
+pub struct Store(Backend);
+
+/// The back end a [`Store`] was opened on.
+enum Backend {
+    Sqlite(SqliteStore),
+    Postgres(postgres::PgStore),
 }
 
-/// The SQLite connection of a [`Store`]; absent on PostgreSQL, where every public method
-/// answers from `Store::pg` before it would reach this.
-struct Sqlite(Option<Connection>);
-
-impl std::ops::Deref for Sqlite {
-    type Target = Connection;
-    fn deref(&self) -> &Connection {
-        self.0
-            .as_ref()
-            .expect("a Store method without its PostgreSQL branch reached SQLite")
-    }
-}
-
-impl std::ops::DerefMut for Sqlite {
-    fn deref_mut(&mut self) -> &mut Connection {
-        self.0
-            .as_mut()
-            .expect("a Store method without its PostgreSQL branch reached SQLite")
-    }
+/// The SQLite back end: one connection. Its methods, in `store::<concern>`, have the names and
+/// arguments of [`Store`]'s.
+struct SqliteStore {
+    conn: Connection,
 }
 
 /// Whether `path` names a PostgreSQL database (`postgres://…` or `postgresql://…`).
@@ -114,15 +105,6 @@ pub fn shown(path: &Path) -> String {
         postgres::redact(&path.to_string_lossy())
     } else {
         path.display().to_string()
-    }
-}
-
-impl Store {
-    fn sqlite(conn: Connection) -> Store {
-        Store {
-            conn: Sqlite(Some(conn)),
-            pg: None,
-        }
     }
 }
 
@@ -262,10 +244,9 @@ impl Store {
     /// newer everblog (unknown schema version).
     pub fn open(path: &Path) -> Result<Store> {
         if is_postgres(path) {
-            return Ok(Store {
-                conn: Sqlite(None),
-                pg: Some(postgres::PgStore::open(&path.to_string_lossy())?),
-            });
+            return Ok(Store(Backend::Postgres(postgres::PgStore::open(
+                &path.to_string_lossy(),
+            )?)));
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -305,11 +286,11 @@ impl Store {
             path.display()
         );
         conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")?;
-        let mut store = Store::sqlite(conn);
+        let mut store = SqliteStore { conn };
         store
             .migrate()
             .with_context(|| format!("migrating {}", path.display()))?;
-        Ok(store)
+        Ok(Store(Backend::Sqlite(store)))
     }
 
     /// Opens the database at `path` for reading only: nothing is written, so an archive this user
@@ -378,9 +359,87 @@ impl Store {
             });
         }
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        Ok(Store::sqlite(conn))
+        Ok(Store(Backend::Sqlite(SqliteStore { conn })))
     }
 
+    /// Runs `f` in one read transaction, so that every query it makes sees the same
+    /// snapshot of the archive (a crawl committing meanwhile is not seen): an export that
+    /// counts posts, then streams them, gets as many as it counted.
+    ///
+    /// # Errors
+    /// The database failed, or `f` did.
+    ///
+    /// On PostgreSQL each query is its own transaction: `f` runs as it is, without one
+    /// snapshot.
+    pub fn snapshot<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+        let Backend::Sqlite(s) = &self.0 else {
+            return f(self);
+        };
+        s.conn.execute_batch("BEGIN DEFERRED")?;
+        let out = f(self);
+        let end = s
+            .conn
+            .execute_batch(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
+        let out = out?;
+        end?;
+        Ok(out)
+    }
+
+    /// The schema version (number of migrations applied).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn schema_version(&self) -> Result<i64> {
+        match &self.0 {
+            Backend::Sqlite(s) => s.schema_version(),
+            Backend::Postgres(p) => p.schema_version(),
+        }
+    }
+
+    /// Caps the database file at about `bytes` (SQLite `max_page_count`): writes beyond it fail
+    /// like a full disk does, and the daemon stops taking jobs ([`storage_fault`]).
+    /// On PostgreSQL the server's own quotas apply: the cap is not set, and this says so.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn set_max_size(&mut self, bytes: u64) -> Result<()> {
+        match &mut self.0 {
+            Backend::Sqlite(s) => s.set_max_size(bytes),
+            Backend::Postgres(_) => {
+                tracing::warn!(
+                    bytes,
+                    "[database] max_size_mb does not apply to PostgreSQL; use the server's quotas"
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// Checks the database (SQLite `PRAGMA quick_check`; on PostgreSQL, that the server
+    /// answers): "ok" or the problems found.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn quick_check(&self) -> Result<String> {
+        match &self.0 {
+            Backend::Sqlite(s) => s.quick_check(),
+            Backend::Postgres(p) => p.schema_version().map(|_| "ok".to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Store {
+    /// The SQLite connection, for tests that write rows directly.
+    pub(crate) fn sqlite_connection(&self) -> &Connection {
+        match &self.0 {
+            Backend::Sqlite(s) => &s.conn,
+            Backend::Postgres(_) => panic!("not an SQLite store"),
+        }
+    }
+}
+
+impl SqliteStore {
     fn migrate(&mut self) -> Result<()> {
         let version = self.schema_version()? as usize;
         anyhow::ensure!(
@@ -410,29 +469,6 @@ impl Store {
         }
     }
 
-    /// Runs `f` in one read transaction, so that every query it makes sees the same
-    /// snapshot of the archive (a crawl committing meanwhile is not seen): an export that
-    /// counts posts, then streams them, gets as many as it counted.
-    ///
-    /// # Errors
-    /// The database failed, or `f` did.
-    ///
-    /// On PostgreSQL each query is its own transaction: `f` runs as it is, without one
-    /// snapshot.
-    pub fn snapshot<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
-        if self.pg.is_some() {
-            return f(self);
-        }
-        self.conn.execute_batch("BEGIN DEFERRED")?;
-        let out = f(self);
-        let end = self
-            .conn
-            .execute_batch(if out.is_ok() { "COMMIT" } else { "ROLLBACK" });
-        let out = out?;
-        end?;
-        Ok(out)
-    }
-
     /// Runs `f` in one `BEGIN IMMEDIATE` transaction, committed when `f` succeeds.
     fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
         let tx = self
@@ -455,27 +491,13 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The schema version (number of migrations applied).
-    pub fn schema_version(&self) -> Result<i64> {
-        if let Some(pg) = &self.pg {
-            return pg.schema_version();
-        }
+    fn schema_version(&self) -> Result<i64> {
         Ok(self
             .conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
 
-    /// Caps the database file at about `bytes` (SQLite `max_page_count`): writes beyond it fail
-    /// like a full disk does, and the daemon stops taking jobs ([`storage_fault`]).
-    /// On PostgreSQL the server's own quotas apply: the cap is not set, and this says so.
-    pub fn set_max_size(&mut self, bytes: u64) -> Result<()> {
-        if self.pg.is_some() {
-            tracing::warn!(
-                bytes,
-                "[database] max_size_mb does not apply to PostgreSQL; use the server's quotas"
-            );
-            return Ok(());
-        }
+    fn set_max_size(&mut self, bytes: u64) -> Result<()> {
         let page: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
         let pages = (bytes / page.max(1) as u64).max(1);
         let _: i64 = self
@@ -486,11 +508,7 @@ impl Store {
         Ok(())
     }
 
-    /// Checks the database file (`PRAGMA quick_check`): "ok" or the problems found.
-    pub fn quick_check(&self) -> Result<String> {
-        if let Some(pg) = &self.pg {
-            return pg.schema_version().map(|_| "ok".to_string());
-        }
+    fn quick_check(&self) -> Result<String> {
         Ok(self
             .conn
             .query_row("PRAGMA quick_check", [], |r| r.get(0))?)

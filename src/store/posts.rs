@@ -7,7 +7,7 @@ use super::frontier::{put_links, put_state};
 use super::responses::{put_fetch, put_response, response_time};
 use super::{
     json_list, local_col, now, parse_list, ts, utc_col, utc_req, Comment, CommentCheck,
-    CommentWrite, PageOutcome, Post, PostVersion, PostWrite, Store, Written,
+    CommentWrite, PageOutcome, Post, PostVersion, PostWrite, Written,
 };
 use anyhow::Result;
 use chrono::{DateTime, Utc};
@@ -183,14 +183,8 @@ fn post_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Post> {
     })
 }
 
-impl Store {
-    /// Writes everything one crawled page changes, atomically, and says what changed: its
-    /// fetch-log lines, its response (and rendering), its post, its comments, a gone mark, its
-    /// new links and its frontier state.
-    pub fn record_page(&mut self, o: &PageOutcome) -> Result<Written> {
-        if let Some(pg) = &mut self.pg {
-            return pg.record_page(o);
-        }
+impl super::SqliteStore {
+    pub(super) fn record_page(&mut self, o: &PageOutcome) -> Result<Written> {
         self.write(|tx| {
             for f in &o.fetches {
                 put_fetch(tx, Some(o.blog_id), f)?;
@@ -231,20 +225,11 @@ impl Store {
         })
     }
 
-    /// Stores comments of a post read from a comment feed, already reconciled with the
-    /// archived ones. Returns (new, edited) comment counts.
-    pub fn save_comments(&mut self, w: &CommentWrite) -> Result<(u32, u32)> {
-        if let Some(pg) = &mut self.pg {
-            return pg.save_comments(w);
-        }
+    pub(super) fn save_comments(&mut self, w: &CommentWrite) -> Result<(u32, u32)> {
         self.write(|tx| put_comments(tx, w))
     }
 
-    /// The comments of a post, oldest first.
-    pub fn comments(&self, post_url: &str) -> Result<Vec<Comment>> {
-        if let Some(pg) = &self.pg {
-            return pg.comments(post_url);
-        }
+    pub(super) fn comments(&self, post_url: &str) -> Result<Vec<Comment>> {
         self.rows(
             "SELECT key, author, published, published_raw, content_html, content_text, parent_key, source, position FROM comments
              WHERE post_url = ?1 ORDER BY published IS NULL, published, position, key",
@@ -265,12 +250,7 @@ impl Store {
         )
     }
 
-    /// The posts of one blog, or of all blogs, newest first (undated last), then by URL, with
-    /// their comments.
-    pub fn posts(&self, blog_id: Option<i64>) -> Result<Vec<Post>> {
-        if let Some(pg) = &self.pg {
-            return pg.posts(blog_id);
-        }
+    pub(super) fn posts(&self, blog_id: Option<i64>) -> Result<Vec<Post>> {
         let mut posts = Vec::new();
         self.for_each_post(blog_id, |p| {
             posts.push(p);
@@ -279,17 +259,11 @@ impl Store {
         Ok(posts)
     }
 
-    /// Calls `f` on each post of one blog, or of all blogs, in the order of [`Store::posts`],
-    /// without loading them all into memory. Stops at the first error `f` returns. Returns the
-    /// number of posts.
-    pub fn for_each_post(
+    pub(super) fn for_each_post(
         &self,
         blog_id: Option<i64>,
         mut f: impl FnMut(Post) -> Result<()>,
     ) -> Result<u64> {
-        if let Some(pg) = &self.pg {
-            return pg.for_each_post(blog_id, f);
-        }
         let mut st = self.conn.prepare(&format!(
             "{POST_SELECT} WHERE ?1 IS NULL OR p.blog_id = ?1 {POST_ORDER}"
         ))?;
@@ -305,15 +279,7 @@ impl Store {
         Ok(n)
     }
 
-    /// The number of archived posts of one blog (gone ones included, as
-    /// [`Store::for_each_post`] yields them).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_count(&self, blog_id: i64) -> Result<u64> {
-        if let Some(pg) = &self.pg {
-            return pg.post_count(blog_id);
-        }
+    pub(super) fn post_count(&self, blog_id: i64) -> Result<u64> {
         Ok(self.conn.query_row(
             "SELECT COUNT(*) FROM posts WHERE blog_id = ?1",
             [blog_id],
@@ -321,17 +287,7 @@ impl Store {
         )? as u64)
     }
 
-    /// The author names and the categories/tags of one blog's posts, each once, in the order
-    /// they first appear in [`Store::for_each_post`]'s order (newest post first, page order
-    /// within a post). Reads only those two columns, for exports that declare them before the
-    /// posts (WXR).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn authors_and_tags(&self, blog_id: i64) -> Result<(Vec<String>, Vec<String>)> {
-        if let Some(pg) = &self.pg {
-            return pg.authors_and_tags(blog_id);
-        }
+    pub(super) fn authors_and_tags(&self, blog_id: i64) -> Result<(Vec<String>, Vec<String>)> {
         let lists = self.rows(
             &format!("SELECT p.authors, p.tags FROM posts p WHERE p.blog_id = ?1 {POST_ORDER}"),
             [blog_id],
@@ -354,11 +310,7 @@ impl Store {
         Ok((authors, tags))
     }
 
-    /// One post by its URL, with its comments.
-    pub fn post(&self, url: &str) -> Result<Option<Post>> {
-        if let Some(pg) = &self.pg {
-            return pg.post(url);
-        }
+    pub(super) fn post(&self, url: &str) -> Result<Option<Post>> {
         let post = self
             .conn
             .query_row(
@@ -375,11 +327,7 @@ impl Store {
         Ok(Some(post))
     }
 
-    /// True when a post of that URL is archived.
-    pub fn has_post(&self, url: &str) -> Result<bool> {
-        if let Some(pg) = &self.pg {
-            return pg.has_post(url);
-        }
+    pub(super) fn has_post(&self, url: &str) -> Result<bool> {
         Ok(self
             .conn
             .query_row("SELECT 1 FROM posts WHERE url = ?1", [url], |_| Ok(()))
@@ -387,11 +335,7 @@ impl Store {
             .is_some())
     }
 
-    /// The permalinks of a blog's archived posts that are not gone.
-    pub fn post_urls(&self, blog_id: i64) -> Result<Vec<String>> {
-        if let Some(pg) = &self.pg {
-            return pg.post_urls(blog_id);
-        }
+    pub(super) fn post_urls(&self, blog_id: i64) -> Result<Vec<String>> {
         self.rows(
             "SELECT url FROM posts WHERE blog_id = ?1 AND gone_at IS NULL ORDER BY url",
             [blog_id],
@@ -399,18 +343,12 @@ impl Store {
         )
     }
 
-    /// Up to `n` posts of a blog whose comments are due for a check at `now`, the longest
-    /// overdue first: posts never checked (no schedule yet), then by due time. Posts whose
-    /// comments are closed, whose checks ended, or that are gone are left out.
-    pub fn due_comment_checks(
+    pub(super) fn due_comment_checks(
         &self,
         blog_id: i64,
         now: DateTime<Utc>,
         n: usize,
     ) -> Result<Vec<CommentCheck>> {
-        if let Some(pg) = &self.pg {
-            return pg.due_comment_checks(blog_id, now, n);
-        }
         self.rows(
             "SELECT p.url, p.comments_feed, p.published,
                     (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
@@ -432,18 +370,13 @@ impl Store {
         )
     }
 
-    /// Records a comment check of a post: when it was done, and the next one (`None`: no more,
-    /// the post is past the age of checks or its comments are closed).
-    pub fn set_comment_check(
+    pub(super) fn set_comment_check(
         &mut self,
         url: &str,
         checked_at: DateTime<Utc>,
         next: Option<DateTime<Utc>>,
         closed: bool,
     ) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.set_comment_check(url, checked_at, next, closed);
-        }
         self.conn.execute(
             "UPDATE posts SET last_comment_check = ?2, next_comment_check = ?3,
                comments_closed = MAX(comments_closed, ?4) WHERE url = ?1",
@@ -452,11 +385,7 @@ impl Store {
         Ok(())
     }
 
-    /// Earlier versions of a post, oldest first.
-    pub fn post_versions(&self, url: &str) -> Result<Vec<PostVersion>> {
-        if let Some(pg) = &self.pg {
-            return pg.post_versions(url);
-        }
+    pub(super) fn post_versions(&self, url: &str) -> Result<Vec<PostVersion>> {
         self.rows(
             "SELECT version, title, content_html, content_text, fetched_at, replaced_at FROM post_versions WHERE post_url = ?1 ORDER BY version",
             [url],
@@ -473,11 +402,7 @@ impl Store {
         )
     }
 
-    /// Earlier texts of a post's comments: (key, text), oldest first.
-    pub fn comment_versions(&self, post_url: &str) -> Result<Vec<(String, String)>> {
-        if let Some(pg) = &self.pg {
-            return pg.comment_versions(post_url);
-        }
+    pub(super) fn comment_versions(&self, post_url: &str) -> Result<Vec<(String, String)>> {
         self.rows(
             "SELECT key, content_text FROM comment_versions WHERE post_url = ?1 ORDER BY id",
             [post_url],

@@ -3,7 +3,7 @@
 //! posts and comments (FTS5 table `search`, kept by triggers, migration 14), and the captures
 //! of a URL for Memento (RFC 7089).
 
-use super::{local_col, parse_list, utc_req, Store};
+use super::{local_col, parse_list, utc_req};
 use crate::fetch::Response;
 use anyhow::Result;
 use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
@@ -134,22 +134,14 @@ pub fn fts_query(text: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
-impl Store {
-    /// A page of a blog's posts, newest first (undated ones last), and how many match `filter`
-    /// in all. Reads the covering index `posts_listing`, then only the page's rows.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_page(
+impl super::SqliteStore {
+    pub(super) fn post_page(
         &self,
         blog_id: i64,
         filter: &PostFilter,
         limit: u32,
         offset: u32,
     ) -> Result<(Vec<PostSummary>, u64)> {
-        if let Some(pg) = &self.pg {
-            return pg.post_page(blog_id, filter, limit, offset);
-        }
         let (from, until) = match filter.month {
             Some((y, m)) => {
                 let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
@@ -202,14 +194,7 @@ impl Store {
         Ok((posts, total as u64))
     }
 
-    /// The months a blog posted in, newest first: (`"YYYY-MM"` in the blog's offset, posts).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_months(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
-        if let Some(pg) = &self.pg {
-            return pg.post_months(blog_id);
-        }
+    pub(super) fn post_months(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
         self.rows(
             "SELECT substr(published, 1, 7) AS m, COUNT(*) FROM posts
              WHERE blog_id = ?1 AND published IS NOT NULL GROUP BY m ORDER BY m DESC",
@@ -218,14 +203,7 @@ impl Store {
         )
     }
 
-    /// A blog's authors with their post counts, most posts first.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_authors(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
-        if let Some(pg) = &self.pg {
-            return pg.post_authors(blog_id);
-        }
+    pub(super) fn post_authors(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
         self.rows(
             "SELECT a.value, COUNT(*) AS n FROM posts p, json_each(p.authors) a
              WHERE p.blog_id = ?1 GROUP BY a.value ORDER BY n DESC, a.value",
@@ -234,14 +212,7 @@ impl Store {
         )
     }
 
-    /// A blog's categories and tags with their post counts, most posts first.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_tags(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
-        if let Some(pg) = &self.pg {
-            return pg.post_tags(blog_id);
-        }
+    pub(super) fn post_tags(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
         self.rows(
             "SELECT t.value, COUNT(*) AS n FROM posts p, json_each(p.tags) t
              WHERE p.blog_id = ?1 GROUP BY t.value ORDER BY n DESC, t.value",
@@ -250,15 +221,7 @@ impl Store {
         )
     }
 
-    /// How many rows (posts and comments) hold every word of `text` (no filter), counted
-    /// from the index alone.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn search_matches(&self, text: &str) -> Result<u64> {
-        if let Some(pg) = &self.pg {
-            return pg.search_matches(text);
-        }
+    pub(super) fn search_matches(&self, text: &str) -> Result<u64> {
         let Some(fts) = fts_query(text) else {
             return Ok(0);
         };
@@ -269,21 +232,7 @@ impl Store {
         )? as u64)
     }
 
-    /// Full-text search over titles, articles, comments and author names, best first (BM25:
-    /// title × 8, author × 2, text × 1, over the most recently archived `q.rank_window` matches; older ones
-    /// after them, newest first), at most `q.limit` hits from `q.offset`. A query with no
-    /// word gives no hit.
-    ///
-    /// Two steps, so that a word found in every post stays cheap: the page's rows are chosen
-    /// from the index (and, with filters, the posts' and comments' own rows, joined by id),
-    /// without reading the indexed text; only then are the page's snippets made.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
-        if let Some(pg) = &self.pg {
-            return pg.search(q);
-        }
+    pub(super) fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
         let Some(fts) = fts_query(&q.text) else {
             return Ok(Vec::new());
         };
@@ -370,14 +319,7 @@ impl Store {
         Ok(out)
     }
 
-    /// Every capture of `url` (any blog), oldest first: the Memento TimeMap.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
-        if let Some(pg) = &self.pg {
-            return pg.captures_of(url);
-        }
+    pub(super) fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
         self.rows(
             &format!(
                 "SELECT id, url, status, fetched_at FROM responses
@@ -388,15 +330,7 @@ impl Store {
         )
     }
 
-    /// The capture of `url` nearest to `at` (the latest one on a tie), if any: the Memento
-    /// TimeGate's choice.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn capture_near(&self, url: &str, at: DateTime<Utc>) -> Result<Option<Capture>> {
-        if let Some(pg) = &self.pg {
-            return pg.capture_near(url, at);
-        }
+    pub(super) fn capture_near(&self, url: &str, at: DateTime<Utc>) -> Result<Option<Capture>> {
         Ok(self
             .conn
             .query_row(
@@ -412,14 +346,7 @@ impl Store {
             .optional()?)
     }
 
-    /// One stored response in full, by row id.
-    ///
-    /// # Errors
-    /// The database failed, or the body did not inflate.
-    pub fn capture_response(&self, id: i64) -> Result<Option<Response>> {
-        if let Some(pg) = &self.pg {
-            return pg.capture_response(id);
-        }
+    pub(super) fn capture_response(&self, id: i64) -> Result<Option<Response>> {
         let mut st = self.conn.prepare_cached(&format!(
             "SELECT {} FROM responses WHERE id = ?1",
             super::responses::response_columns()
@@ -452,7 +379,7 @@ mod tests {
     fn archive(dir: &std::path::Path) -> Store {
         let store = Store::open(&dir.join("a.db")).unwrap();
         store
-            .conn
+            .sqlite_connection()
             .execute_batch(
                 "INSERT INTO blogs (id, home_url, feed_url, feed_kind, added_at)
                    VALUES (1, 'http://b/', 'http://b/feed', 'rss', '2026-01-01T00:00:00Z');

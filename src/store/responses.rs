@@ -2,7 +2,7 @@
 //! is logged, and every response that arrived is kept, so an archive can be re-extracted and
 //! replayed without the live site.
 
-use super::{compress, decompress, now, ts, utc_req, Store};
+use super::{compress, decompress, now, ts, utc_req};
 use crate::fetch::{FetchRecord, Fetched, Response};
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension, Transaction};
@@ -99,14 +99,8 @@ fn keepable(f: &Fetched) -> Option<&Response> {
 /// that URL before then).
 pub type NotModified = (String, chrono::DateTime<chrono::Utc>, Option<i64>);
 
-impl Store {
-    /// Logs every request of a fetch (robots.txt, redirect hops, the final request) and keeps
-    /// its response when one worth keeping arrived (any status but 304, 429 and 503), after
-    /// the redirects that led to it, in one transaction. Returns the kept response's id.
-    pub fn keep_fetched(&mut self, blog_id: i64, f: &Fetched) -> Result<Option<i64>> {
-        if let Some(pg) = &mut self.pg {
-            return pg.keep_fetched(blog_id, f);
-        }
+impl super::SqliteStore {
+    pub(super) fn keep_fetched(&mut self, blog_id: i64, f: &Fetched) -> Result<Option<i64>> {
         self.write(|tx| {
             for hop in &f.hops {
                 put_fetch(tx, Some(blog_id), hop)?;
@@ -122,25 +116,15 @@ impl Store {
         })
     }
 
-    /// Stores a response that no request of ours produced (a page rendered by Chromium).
-    /// Returns the response id.
-    pub fn keep_response(&mut self, blog_id: i64, response: &Response) -> Result<i64> {
-        if let Some(pg) = &mut self.pg {
-            return pg.keep_response(blog_id, response);
-        }
+    pub(super) fn keep_response(&mut self, blog_id: i64, response: &Response) -> Result<i64> {
         self.write(|tx| put_response(tx, blog_id, response))
     }
 
-    /// Logs requests that produced nothing to keep, or that belong to no blog yet (`archive
-    /// add` discovering a feed).
-    pub fn log_fetches<'a>(
+    pub(super) fn log_fetches<'a>(
         &mut self,
         blog_id: Option<i64>,
         records: impl IntoIterator<Item = &'a FetchRecord>,
     ) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.log_fetches(blog_id, records);
-        }
         self.write(|tx| {
             for r in records {
                 put_fetch(tx, blog_id, r)?;
@@ -149,11 +133,11 @@ impl Store {
         })
     }
 
-    /// The latest stored response for `url` of a blog, whatever its status: (id, response).
-    pub fn latest_response(&self, blog_id: i64, url: &str) -> Result<Option<(i64, Response)>> {
-        if let Some(pg) = &self.pg {
-            return pg.latest_response(blog_id, url);
-        }
+    pub(super) fn latest_response(
+        &self,
+        blog_id: i64,
+        url: &str,
+    ) -> Result<Option<(i64, Response)>> {
         let mut st = self.conn.prepare_cached(&format!(
             "SELECT id, {} FROM responses
              WHERE blog_id = ?1 AND url = ?2 AND {NOT_REDIRECT} ORDER BY id DESC LIMIT 1",
@@ -166,22 +150,12 @@ impl Store {
         }
     }
 
-    /// Calls `f` with every stored response (raw and rendered), oldest first, one at a time
-    /// (memory stays flat whatever the archive's size): `(id, response)`. `blog` limits it to
-    /// one blog, `after` to responses stored after the one of that id (0: all). Returns how
-    /// many there were.
-    ///
-    /// # Errors
-    /// The database failed, a body did not inflate, or `f` failed.
-    pub fn for_each_capture(
+    pub(super) fn for_each_capture(
         &self,
         blog: Option<i64>,
         after: i64,
         mut f: impl FnMut(i64, Response) -> Result<()>,
     ) -> Result<u64> {
-        if let Some(pg) = &self.pg {
-            return pg.for_each_capture(blog, after, f);
-        }
         let mut st = self.conn.prepare(&format!(
             "SELECT id, {} FROM responses
              WHERE (?1 IS NULL OR blog_id = ?1) AND id > ?2 ORDER BY id",
@@ -197,15 +171,7 @@ impl Store {
         Ok(n)
     }
 
-    /// The requests answered 304 Not Modified, oldest first: (URL, when, the id of the latest
-    /// response stored for that URL before then, if any).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn not_modified(&self, blog: Option<i64>) -> Result<Vec<NotModified>> {
-        if let Some(pg) = &self.pg {
-            return pg.not_modified(blog);
-        }
+    pub(super) fn not_modified(&self, blog: Option<i64>) -> Result<Vec<NotModified>> {
         self.rows(
             "SELECT f.url, f.fetched_at,
                     (SELECT r.id FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
@@ -218,17 +184,10 @@ impl Store {
         )
     }
 
-    /// The time span of the stored responses (oldest, newest), if there are any.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn capture_span(
+    pub(super) fn capture_span(
         &self,
         blog: Option<i64>,
     ) -> Result<Option<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)>> {
-        if let Some(pg) = &self.pg {
-            return pg.capture_span(blog);
-        }
         let span = self.conn.query_row(
             "SELECT MIN(fetched_at), MAX(fetched_at) FROM responses WHERE ?1 IS NULL OR blog_id = ?1",
             [blog],
@@ -240,14 +199,7 @@ impl Store {
         })
     }
 
-    /// The id of the response a post was extracted from, if it is still known.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_response(&self, url: &str) -> Result<Option<i64>> {
-        if let Some(pg) = &self.pg {
-            return pg.post_response(url);
-        }
+    pub(super) fn post_response(&self, url: &str) -> Result<Option<i64>> {
         Ok(self
             .conn
             .query_row("SELECT response_id FROM posts WHERE url = ?1", [url], |r| {
@@ -257,22 +209,11 @@ impl Store {
             .flatten())
     }
 
-    /// Every URL in the fetch log, in fetch order (all blogs, and `archive add`'s fetches).
-    pub fn fetched_urls(&self) -> Result<Vec<String>> {
-        if let Some(pg) = &self.pg {
-            return pg.fetched_urls();
-        }
+    pub(super) fn fetched_urls(&self) -> Result<Vec<String>> {
         self.rows("SELECT url FROM fetch_log ORDER BY id", [], |r| r.get(0))
     }
 
-    /// Where the rolling WARC files of `dir` stand (`export::rolling`), if any were written.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn warc_roll(&self, dir: &str) -> Result<Option<WarcRoll>> {
-        if let Some(pg) = &self.pg {
-            return pg.warc_roll(dir);
-        }
+    pub(super) fn warc_roll(&self, dir: &str) -> Result<Option<WarcRoll>> {
         Ok(self
             .conn
             .query_row(
@@ -290,15 +231,7 @@ impl Store {
             .optional()?)
     }
 
-    /// Records where the rolling WARC files of `dir` stand, once what it says is on disk
-    /// (written and synced).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn set_warc_roll(&mut self, dir: &str, roll: &WarcRoll) -> Result<()> {
-        if let Some(pg) = &mut self.pg {
-            return pg.set_warc_roll(dir, roll);
-        }
+    pub(super) fn set_warc_roll(&mut self, dir: &str, roll: &WarcRoll) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO warc_rolls (dir, file, bytes, serial, last_response)

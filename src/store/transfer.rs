@@ -88,9 +88,9 @@ enum Side<'a> {
 
 impl Store {
     fn side(&self) -> Side<'_> {
-        match &self.pg {
-            Some(pg) => Side::Pg(pg),
-            None => Side::Sqlite(&self.conn),
+        match &self.0 {
+            super::Backend::Postgres(pg) => Side::Pg(pg),
+            super::Backend::Sqlite(s) => Side::Sqlite(&s.conn),
         }
     }
 }
@@ -461,7 +461,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("a.db")).unwrap();
         let mut st = store
-            .conn
+            .sqlite_connection()
             .prepare(
                 "SELECT name FROM sqlite_master WHERE type = 'table'
                  AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'search%' ORDER BY name",
