@@ -6,19 +6,25 @@ use super::{count, time, word, PgStore};
 use crate::store::{ts, Link, PageOutcome, PageState, QueuedUrl, Source};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
+use std::collections::{HashMap, HashSet};
 
 /// Adds links to a blog's frontier (`store::frontier::put_links`): a known URL gains the
 /// link's source, one more in-link when a page links it, and its post mark. Returns how many
 /// post links were new. The blog's rows are locked first, so two writers never hand out the
 /// same discovery number.
+///
+/// Five statements whatever the number of links (a page links dozens of URLs, and each
+/// statement is a round trip): the lock, the last discovery number, which URLs are known,
+/// one insert of the new URLs and one update of the known ones, from arrays. A URL linked
+/// twice in `links` is inserted by its first link and updated by the others, as the SQLite
+/// back end does link by link.
 pub(super) fn put_links(
     tx: &mut postgres::Transaction<'_>,
     blog_id: i64,
     links: &[Link],
 ) -> Result<u32> {
-    let mut new_posts = 0;
     if links.is_empty() {
-        return Ok(new_posts);
+        return Ok(0);
     }
     tx.execute("SELECT id FROM blogs WHERE id = $1 FOR UPDATE", &[&blog_id])?;
     let mut seq: i64 = tx
@@ -27,36 +33,80 @@ pub(super) fn put_links(
             &[&blog_id],
         )?
         .get(0);
-    let insert = tx.prepare(
-        "INSERT INTO frontier (blog_id, url, depth, state, seq, sources, inlinks, is_post)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
-    )?;
-    let known = tx.prepare(
-        "UPDATE frontier SET sources = sources | $3, inlinks = inlinks + $4, is_post = GREATEST(is_post, $5)
-         WHERE blog_id = $1 AND url = $2",
-    )?;
+    let urls: Vec<&str> = links.iter().map(|l| l.url.as_str()).collect();
+    let known: HashSet<String> = tx
+        .query(
+            "SELECT url FROM frontier WHERE blog_id = $1 AND url = ANY($2)",
+            &[&blog_id, &urls],
+        )?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    /// One row to write: (url, depth, seq, source bits, in-links, post).
+    type Row<'a> = (&'a str, i64, i64, i64, i64, i64);
+    let (mut new, mut old): (Vec<Row>, Vec<Row>) = (Vec::new(), Vec::new());
+    let mut at: HashMap<&str, (bool, usize)> = HashMap::new();
+    let mut new_posts = 0;
     for l in links {
         let inlink = i64::from(l.source == Source::Link);
-        let (bit, post, depth) = (l.source.bit(), i64::from(l.post), i64::from(l.depth));
-        let added = tx.execute(
-            &insert,
+        let (bit, post) = (l.source.bit(), i64::from(l.post));
+        let row = match at.get(l.url.as_str()) {
+            Some(&(true, i)) => &mut new[i],
+            Some(&(false, i)) => &mut old[i],
+            None if known.contains(&l.url) => {
+                at.insert(&l.url, (false, old.len()));
+                old.push((&l.url, 0, 0, bit, inlink, post));
+                continue;
+            }
+            None => {
+                seq += 1;
+                new_posts += u32::from(l.post);
+                at.insert(&l.url, (true, new.len()));
+                new.push((&l.url, i64::from(l.depth), seq, bit, inlink, post));
+                continue;
+            }
+        };
+        row.3 |= bit;
+        row.4 += inlink;
+        row.5 = row.5.max(post);
+    }
+    let column = |rows: &[Row], f: fn(&Row) -> i64| rows.iter().map(f).collect::<Vec<i64>>();
+    if !new.is_empty() {
+        let urls: Vec<&str> = new.iter().map(|r| r.0).collect();
+        tx.execute(
+            "INSERT INTO frontier (blog_id, url, depth, state, seq, sources, inlinks, is_post)
+             SELECT $1, l.url, l.depth, $2, l.seq, l.sources, l.inlinks, l.is_post
+             FROM unnest($3::TEXT[], $4::BIGINT[], $5::BIGINT[], $6::BIGINT[], $7::BIGINT[], $8::BIGINT[])
+               AS l(url, depth, seq, sources, inlinks, is_post)
+             ON CONFLICT DO NOTHING",
             &[
                 &blog_id,
-                &l.url,
-                &depth,
                 &PageState::Queued.as_str(),
-                &(seq + 1),
-                &bit,
-                &inlink,
-                &post,
+                &urls,
+                &column(&new, |r| r.1),
+                &column(&new, |r| r.2),
+                &column(&new, |r| r.3),
+                &column(&new, |r| r.4),
+                &column(&new, |r| r.5),
             ],
         )?;
-        if added == 1 {
-            seq += 1;
-            new_posts += u32::from(l.post);
-        } else {
-            tx.execute(&known, &[&blog_id, &l.url, &bit, &inlink, &post])?;
-        }
+    }
+    if !old.is_empty() {
+        let urls: Vec<&str> = old.iter().map(|r| r.0).collect();
+        tx.execute(
+            "UPDATE frontier f SET sources = f.sources | l.sources, inlinks = f.inlinks + l.inlinks,
+               is_post = GREATEST(f.is_post, l.is_post)
+             FROM unnest($2::TEXT[], $3::BIGINT[], $4::BIGINT[], $5::BIGINT[])
+               AS l(url, sources, inlinks, is_post)
+             WHERE f.blog_id = $1 AND f.url = l.url",
+            &[
+                &blog_id,
+                &urls,
+                &column(&old, |r| r.3),
+                &column(&old, |r| r.4),
+                &column(&old, |r| r.5),
+            ],
+        )?;
     }
     Ok(new_posts)
 }
