@@ -404,8 +404,10 @@ macro_rules! frontier_round_trip {
         s.set_priorities(
             blog,
             &[
-                ("http://blog.test/page/2/".into(), 7.5, 3),
+                ("http://blog.test/page/2/".into(), 1.0, 2),
                 ("http://blog.test/p/3.html".into(), 2.0, 3),
+                // Scored twice in one call: the last score holds.
+                ("http://blog.test/page/2/".into(), 7.5, 3),
             ],
         )
         .unwrap();

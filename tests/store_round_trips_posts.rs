@@ -263,8 +263,9 @@ macro_rules! posts_round_trip {
         s.set_post_media(
             &url("p/a.html"),
             &[
-                media("z.png", MediaState::Stored),
+                media("z.png", MediaState::Failed),
                 media("a.png", MediaState::Failed),
+                media("z.png", MediaState::Stored),
             ],
         )
         .unwrap();
@@ -274,10 +275,10 @@ macro_rules! posts_round_trip {
                 .map(|m| (m.url.clone(), m.state))
                 .collect::<Vec<_>>(),
             vec![
-                (url("z.png"), MediaState::Stored),
-                (url("a.png"), MediaState::Failed)
+                (url("a.png"), MediaState::Failed),
+                (url("z.png"), MediaState::Stored)
             ],
-            "{backend}: page order"
+            "{backend}: page order; a URL listed twice keeps its last entry, in its place"
         );
         assert_eq!(s.media_bytes(blog).unwrap(), 23, "{backend}");
         assert_eq!(

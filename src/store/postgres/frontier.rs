@@ -225,14 +225,24 @@ impl PgStore {
     /// # Errors
     /// The server failed.
     pub fn set_priorities(&mut self, blog_id: i64, scores: &[(String, f64, i64)]) -> Result<()> {
-        let scores = scores.to_vec();
+        // One statement from arrays (each statement is a round trip); a URL scored twice
+        // keeps its last score, as when the scores are written one by one.
+        let mut last: HashMap<&str, usize> = HashMap::new();
+        for (i, (u, _, _)) in scores.iter().enumerate() {
+            last.insert(u, i);
+        }
+        let mut kept: Vec<usize> = last.into_values().collect();
+        kept.sort_unstable();
+        let urls: Vec<String> = kept.iter().map(|&i| scores[i].0.clone()).collect();
+        let priorities: Vec<f64> = kept.iter().map(|&i| scores[i].1).collect();
+        let at: Vec<i64> = kept.iter().map(|&i| scores[i].2).collect();
         self.write(move |tx| {
-            let st = tx.prepare(
-                "UPDATE frontier SET priority = $3, scored_at = $4 WHERE blog_id = $1 AND url = $2",
+            tx.execute(
+                "UPDATE frontier f SET priority = l.priority, scored_at = l.at
+                 FROM unnest($2::TEXT[], $3::FLOAT8[], $4::BIGINT[]) AS l(url, priority, at)
+                 WHERE f.blog_id = $1 AND f.url = l.url",
+                &[&blog_id, &urls, &priorities, &at],
             )?;
-            for (u, p, at) in &scores {
-                tx.execute(&st, &[&blog_id, u, p, at])?;
-            }
             Ok(())
         })
     }

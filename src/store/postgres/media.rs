@@ -94,27 +94,36 @@ impl PgStore {
     /// # Errors
     /// The server failed.
     pub fn set_post_media(&mut self, post_url: &str, media: &[NewMedia]) -> Result<()> {
-        let (post_url, media) = (post_url.to_string(), media.to_vec());
+        // A URL listed twice keeps its last entry, in that entry's place (as writing them one
+        // by one, each replacing the one before, does); then one insert from arrays, in page
+        // order, since each statement is a round trip.
+        let last: std::collections::HashMap<&str, usize> = media
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.url.as_str(), i))
+            .collect();
+        let kept: Vec<&NewMedia> = media
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| last[m.url.as_str()] == *i)
+            .map(|(_, m)| m)
+            .collect();
+        let post_url = post_url.to_string();
+        let urls: Vec<String> = kept.iter().map(|m| m.url.clone()).collect();
+        let kinds: Vec<&'static str> = kept.iter().map(|m| m.kind.as_str()).collect();
+        let responses: Vec<Option<i64>> = kept.iter().map(|m| m.response_id).collect();
+        let states: Vec<&'static str> = kept.iter().map(|m| m.state.as_str()).collect();
+        let reasons: Vec<Option<String>> = kept.iter().map(|m| m.reason.clone()).collect();
         self.write(move |tx| {
             tx.execute("DELETE FROM post_media WHERE post_url = $1", &[&post_url])?;
-            for m in &media {
-                tx.execute(
-                    "DELETE FROM post_media WHERE post_url = $1 AND url = $2",
-                    &[&post_url, &m.url],
-                )?;
-                tx.execute(
-                    "INSERT INTO post_media (post_url, url, kind, response_id, state, reason)
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                    &[
-                        &post_url,
-                        &m.url,
-                        &m.kind.as_str(),
-                        &m.response_id,
-                        &m.state.as_str(),
-                        &m.reason,
-                    ],
-                )?;
-            }
+            tx.execute(
+                "INSERT INTO post_media (post_url, url, kind, response_id, state, reason)
+                 SELECT $1, l.url, l.kind, l.response_id, l.state, l.reason
+                 FROM unnest($2::TEXT[], $3::TEXT[], $4::BIGINT[], $5::TEXT[], $6::TEXT[])
+                   WITH ORDINALITY AS l(url, kind, response_id, state, reason, n)
+                 ORDER BY l.n",
+                &[&post_url, &urls, &kinds, &responses, &states, &reasons],
+            )?;
             let now = ts(server_now(tx)?);
             tx.execute(
                 "UPDATE posts SET media_at = $2 WHERE url = $1",
