@@ -327,4 +327,10 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE posts ADD COLUMN extracted_by TEXT;
     "#,
+    // 18: a blog's fetch-log lines by index: the crawl counts them after every page, and
+    // without it each count read the whole log of every blog (benches/scale_out.rs: a crawl
+    // slowed as the archive grew).
+    r#"
+    CREATE INDEX fetch_log_by_blog ON fetch_log(blog_id);
+    "#,
 ];

@@ -13,6 +13,8 @@
 //! kept by triggers, each with a `tsvector` of its title (weight A), author (B) and text (D),
 //! words folded to lower case without diacritics (`simple` configuration over `unaccent`, as
 //! FTS5's `unicode61 remove_diacritics 2`), under a GIN index.
+//!
+//! Version 3 is SQLite migration 18: the fetch log indexed by blog.
 
 /// The migrations, oldest first.
 pub const MIGRATIONS: &[&str] = &[
@@ -274,5 +276,8 @@ BEGIN
 END $$;
 CREATE TRIGGER search_comment AFTER INSERT OR DELETE OR UPDATE OF content_text, author
     ON comments FOR EACH ROW EXECUTE FUNCTION everblog_search_comment();
+"#,
+    r#"
+CREATE INDEX fetch_log_by_blog ON fetch_log(blog_id);
 "#,
 ];
