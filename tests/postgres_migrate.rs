@@ -59,8 +59,13 @@ fn an_archive_moves_from_sqlite_to_postgres_and_back_unchanged() {
     // SQLite → PostgreSQL.
     let url = cluster.database("moved");
     let pg = Path::new(&url);
+    let before = std::fs::read(&sqlite).unwrap();
     let report = ok(&archive(&sqlite, &["migrate", "--to", &url]));
     assert!(report.contains("verified"), "{report}");
+    assert!(
+        std::fs::read(&sqlite).unwrap() == before,
+        "the source is only read"
+    );
     let (post_rows, copied) = reported(&report, "posts");
     assert_eq!(post_rows, posts.lines().count() as u64, "{report}");
     assert_eq!(copied, post_rows, "{report}");

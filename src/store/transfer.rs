@@ -355,8 +355,8 @@ pub fn transfer(from: &Path, to: &Path, mut progress: impl FnMut(Step)) -> Resul
         "the source database {} does not exist; give the archive to move with --from (or --db)",
         shown(from)
     );
-    let source =
-        Store::open(from).with_context(|| format!("opening the source {}", shown(from)))?;
+    let source = Store::open_read_only(from)
+        .with_context(|| format!("opening the source {}", shown(from)))?;
     let running = source.side().running_jobs()?;
     anyhow::ensure!(
         running == 0,
