@@ -224,8 +224,18 @@ fn daemon_tells_systemd_ready_watchdog_and_stopping() {
 }
 
 #[test]
-fn the_systemd_unit_is_hardened() {
-    let unit = Path::new(env!("CARGO_MANIFEST_DIR")).join("systemd/everblog.service");
+fn the_systemd_units_are_hardened() {
+    for name in ["everblog.service", "everblog-worker@.service"] {
+        unit_is_hardened(name);
+    }
+}
+
+/// `systemd/NAME` rates 2.0 or better in `systemd-analyze security` and keeps the settings
+/// README.md promises.
+fn unit_is_hardened(name: &str) {
+    let unit = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("systemd")
+        .join(name);
     let Ok(out) = Command::new("systemd-analyze")
         .args(["security", "--offline=true"])
         .arg(&unit)
@@ -246,7 +256,7 @@ fn the_systemd_unit_is_hardened() {
         .and_then(|r| r.split_whitespace().next())
         .and_then(|s| s.parse().ok())
         .unwrap();
-    assert!(score <= 2.0, "exposure {score} > 2.0: {line}");
+    assert!(score <= 2.0, "{name}: exposure {score} > 2.0: {line}");
     let unit_text = std::fs::read_to_string(&unit).unwrap();
     for want in [
         "Type=notify",
@@ -257,7 +267,7 @@ fn the_systemd_unit_is_hardened() {
         "CapabilityBoundingSet=",
         "MemoryMax=",
     ] {
-        assert!(unit_text.contains(want), "unit lacks {want}");
+        assert!(unit_text.contains(want), "{name} lacks {want}");
     }
 }
 

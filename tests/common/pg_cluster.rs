@@ -13,6 +13,8 @@ pub struct Cluster {
     bin: PathBuf,
     dir: PathBuf,
     pub port: u16,
+    /// Server settings after the defaults (`-c name=value …`).
+    settings: String,
 }
 
 fn as_root() -> bool {
@@ -41,6 +43,12 @@ impl Cluster {
     /// Makes and starts a cluster; `None` (saying why) when PostgreSQL is not installed
     /// (`bash .ci/setup --tests` installs it).
     pub fn start() -> Option<Cluster> {
+        Cluster::start_with("")
+    }
+
+    /// [`Cluster::start`] with server `settings` (`-c name=value …`) over the defaults (no
+    /// fsync), e.g. `-c fsync=on` for a benchmark.
+    pub fn start_with(settings: &str) -> Option<Cluster> {
         let Some(bin) = bin_dir() else {
             eprintln!("skipped: PostgreSQL is not installed (bash .ci/setup --tests installs it)");
             return None;
@@ -57,6 +65,7 @@ impl Cluster {
             bin,
             dir,
             port: super::free_port(),
+            settings: settings.to_string(),
         };
         if as_root() {
             let ok = Command::new("chown")
@@ -108,9 +117,10 @@ impl Cluster {
 
     fn pg_ctl(&self, action: &str) {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off {}",
             self.port,
-            self.dir.display()
+            self.dir.display(),
+            self.settings
         );
         let data = self.data().to_string_lossy().to_string();
         let log = self.dir.join("server.log").to_string_lossy().to_string();
