@@ -80,6 +80,14 @@ impl Table {
 /// The rows of one batch: each row's cursor values, then its values in the columns asked for.
 pub(crate) type Rows = Vec<(Vec<Value>, Vec<Value>)>;
 
+/// Parameter marks `$1, …, $n` (SQLite reads them as `?1, …` once `$` is replaced).
+fn marks(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// One side of a move: the database rows are read from or written to.
 enum Side<'a> {
     Sqlite(&'a rusqlite::Connection),
@@ -116,34 +124,32 @@ impl Side<'_> {
         Ok(cols)
     }
 
-    fn count(&self, t: &Table) -> Result<u64> {
-        let sql = format!("SELECT count(*) FROM {}", t.name);
-        let n: i64 = match self {
-            Side::Sqlite(c) => c.query_row(&sql, [], |r| r.get(0))?,
-            Side::Pg(pg) => pg.transfer_scalar(sql)?.unwrap_or(0),
-        };
-        Ok(n as u64)
-    }
-
-    /// Jobs whose lease has not expired: a daemon is writing this archive.
-    fn running_jobs(&self) -> Result<i64> {
-        let sql = format!(
-            "SELECT count(*) FROM jobs WHERE state = 'running' AND lease_until > '{}'",
-            super::now()
-        );
-        match self {
-            Side::Sqlite(c) => Ok(c.query_row(&sql, [], |r| r.get(0))?),
-            Side::Pg(pg) => Ok(pg.transfer_scalar(sql)?.unwrap_or(0)),
-        }
-    }
-
-    /// The largest id of an [`Order::Id`] table, if it has rows.
-    fn max_id(&self, t: &Table) -> Result<Option<i64>> {
-        let sql = format!("SELECT max(id) FROM {}", t.name);
+    /// The one integer `sql` selects (`None`: NULL).
+    fn scalar(&self, sql: String) -> Result<Option<i64>> {
         match self {
             Side::Sqlite(c) => Ok(c.query_row(&sql, [], |r| r.get(0))?),
             Side::Pg(pg) => pg.transfer_scalar(sql),
         }
+    }
+
+    fn count(&self, t: &Table) -> Result<u64> {
+        let n = self.scalar(format!("SELECT count(*) FROM {}", t.name))?;
+        Ok(n.unwrap_or(0) as u64)
+    }
+
+    /// Jobs whose lease has not expired: a daemon is writing this archive.
+    fn running_jobs(&self) -> Result<i64> {
+        let n = self.scalar(format!(
+            "SELECT count(*) FROM jobs WHERE state = '{}' AND lease_until > '{}'",
+            super::JobState::Running.as_str(),
+            super::now()
+        ))?;
+        Ok(n.unwrap_or(0))
+    }
+
+    /// The largest id of an [`Order::Id`] table, if it has rows.
+    fn max_id(&self, t: &Table) -> Result<Option<i64>> {
+        self.scalar(format!("SELECT max(id) FROM {}", t.name))
     }
 
     /// Up to `t.batch` rows after `after` (the cursor of the last row read; `None`: from the
@@ -158,8 +164,7 @@ impl Side<'_> {
             t.name
         );
         if after.is_some() {
-            let marks: Vec<String> = (1..=cursor.len()).map(|i| format!("${i}")).collect();
-            sql += &format!(" WHERE ({}) > ({})", cursor.join(", "), marks.join(", "));
+            sql += &format!(" WHERE ({}) > ({})", cursor.join(", "), marks(cursor.len()));
         }
         sql += &format!(" ORDER BY {} LIMIT {}", cursor.join(", "), t.batch);
         let after = after.map(<[Value]>::to_vec).unwrap_or_default();
@@ -188,12 +193,11 @@ impl Side<'_> {
     /// Writes `rows` (values in `cols`' order) in one transaction, skipping rows already there;
     /// returns how many were new.
     fn insert(&self, t: &Table, cols: &[String], rows: Vec<Vec<Value>>) -> Result<u64> {
-        let marks: Vec<String> = (1..=cols.len()).map(|i| format!("${i}")).collect();
         let sql = format!(
             "INSERT INTO {} ({}) VALUES ({}) ON CONFLICT DO NOTHING",
             t.name,
             cols.join(", "),
-            marks.join(", ")
+            marks(cols.len())
         );
         match self {
             Side::Sqlite(c) => {
