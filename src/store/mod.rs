@@ -266,17 +266,28 @@ impl Store {
             _ => anyhow::Error::new(e).context(format!("opening database {}", path.display())),
         })?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .map_err(|e| match e.sqlite_error_code() {
-                Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen) => {
-                    read_only()
+        // Switching a new file to WAL needs it to itself, and SQLite answers "database is
+        // locked" at once, without the busy handler, when another process is opening the same
+        // new file (daemons started together): try again for as long as the busy timeout.
+        let started = std::time::Instant::now();
+        let mode: String = loop {
+            match conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)) {
+                Err(e)
+                    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                        && started.elapsed() < std::time::Duration::from_secs(5) =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
                 }
-                _ => anyhow::Error::new(e).context(format!(
-                    "{} is not an everblog database (SQLite refused it)",
-                    path.display()
-                )),
-            })?;
+                other => break other,
+            }
+        }
+        .map_err(|e| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen) => read_only(),
+            _ => anyhow::Error::new(e).context(format!(
+                "{} is not an everblog database (SQLite refused it)",
+                path.display()
+            )),
+        })?;
         if conn.is_readonly(rusqlite::MAIN_DB)? {
             return Err(read_only());
         }
