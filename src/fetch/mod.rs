@@ -12,6 +12,7 @@
 //! - [`Fetcher::get_all`]: many requests at once, each still bounded by its host's politeness.
 
 pub mod address;
+pub mod charset;
 pub mod politeness;
 pub use politeness::{Requisites, RobotsSettings};
 mod response;

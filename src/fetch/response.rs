@@ -66,38 +66,19 @@ pub fn is_html(r: &Response) -> bool {
     }
 }
 
-/// Decodes a body to text: charset from the `Content-Type` header, else a BOM, else
-/// `<meta charset>` in the first 1024 bytes, else UTF-8 (invalid bytes become U+FFFD).
+/// Decodes a body to text in the encoding the HTML Standard determines
+/// ([`super::charset::html_encoding`]: BOM, the `Content-Type` charset, the `<meta>` prescan,
+/// then a content detector); invalid bytes become U+FFFD.
 pub fn decode(r: &Response) -> String {
     decode_body(&r.body, content_type(r).as_deref())
 }
 
 /// [`decode`] for a body whose `Content-Type` (lower-cased) is `content_type`, if known.
 pub fn decode_body(body: &[u8], content_type: Option<&str>) -> String {
-    let from_label = |label: &str| {
-        encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
-    };
     let header = content_type.and_then(|ct| {
         ct.split(';')
-            .find_map(|p| p.trim().strip_prefix("charset=").map(str::to_string))
+            .find_map(|p| p.trim().strip_prefix("charset="))
     });
-    let meta = || {
-        let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
-        let i = head.find("charset=")?;
-        let rest = &head[i + 8..];
-        let label: String = rest
-            .trim_start_matches(['"', '\''])
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-            .collect();
-        from_label(&label)
-    };
-    let encoding = header
-        .as_deref()
-        .and_then(from_label)
-        .or_else(|| encoding_rs::Encoding::for_bom(body).map(|(e, _)| e))
-        .or_else(meta)
-        .unwrap_or(encoding_rs::UTF_8);
-    let (text, _, _) = encoding.decode(body);
+    let (text, _, _) = super::charset::html_encoding(body, header).decode(body);
     text.into_owned()
 }
