@@ -25,6 +25,7 @@ macro_rules! blogs_round_trip {
             url: format!("http://blog.test/2026/0{n}/post-{n}.html"),
             title: Some(format!("Post {n}")),
             authors: vec!["Ada Quill".into(), "Bram Okafor".into()],
+            authors_inherited: n == 2,
             published: Some(
                 DateTime::parse_from_rfc3339(&format!("2026-0{n}-01T09:30:00{offset}")).unwrap(),
             ),

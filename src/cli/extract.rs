@@ -78,11 +78,8 @@ pub(super) fn extract(
                 )
             })?;
             match read {
-                Some((post, comments)) => from_post(post, comments),
-                None => bail!(
-                    "{}: no post on this page (a listing page, or no article text)",
-                    file.display()
-                ),
+                Ok((post, comments)) => from_post(post, comments),
+                Err(d) => bail!("{}: no post on this page: {}", file.display(), d.reason),
             }
         }
         None => {
@@ -91,12 +88,15 @@ pub(super) fn extract(
                 offset: FixedOffset::east_opt(0).expect("zero offset"),
                 fetched_at: response.fetched_at,
             };
+            if crate::core::listing::is_listing(&page) {
+                bail!(
+                    "{}: no article on this page: it lists posts (give --blog for a blog's own judgement)",
+                    file.display()
+                );
+            }
             match crate::core::fallback::extract(&page, &ctx) {
                 Some(x) => from_extracted(url.to_string(), x),
-                None => bail!(
-                    "{}: no article on this page (a listing page, or no text block)",
-                    file.display()
-                ),
+                None => bail!("{}: no article on this page: no text block", file.display()),
             }
         }
     };

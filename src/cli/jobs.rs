@@ -5,6 +5,7 @@
 
 use super::{find, open, Bar};
 use crate::config::Config;
+use crate::core::learn::Field;
 use crate::crawl::{CrawlSummary, UpdateSummary};
 use crate::daemon::{stop_on_signals, Ran, Report};
 use crate::store::{Blog, JobFilter, JobKind, Store};
@@ -152,13 +153,33 @@ fn print_crawl(b: &Blog, s: &CrawlSummary, elapsed: std::time::Duration) {
         "  last new post at page {} of this run · {:.1} posts estimated unseen · {} blocked by robots.txt · {} refused (private addresses) · {} links over the per-template cap · {} posts from sitemaps · {} pages rendered · stopped: {}",
         s.pages_at_last_post, s.unseen_estimate, s.blocked, s.refused, s.trapped, s.sitemap_posts, s.rendered, s.stop_reason
     );
+    if s.not_posts + s.unread > 0 {
+        println!(
+            "  pages shaped like posts: {} no post on the blog's evidence (listings, copies) · {} unread, possibly lost posts (see archive coverage)",
+            s.not_posts, s.unread
+        );
+        for (u, state, why) in &s.declined_samples {
+            println!("  {state} {u}: {why}");
+        }
+    }
     if s.browser.requests > 0 {
         println!("  {}", s.browser);
     }
     if s.media.posts > 0 {
         println!("  {}", s.media);
     }
-    for r in &s.rules {
+    let marks = |f: Field| s.rules.iter().filter(|r| r.field == f).count();
+    let (post_marks, listing_marks) = (marks(Field::PostMark), marks(Field::ListingMark));
+    if post_marks + listing_marks > 0 {
+        println!(
+            "  post identification: {post_marks} post marks, {listing_marks} listing marks (archive rules lists them)"
+        );
+    }
+    for r in s
+        .rules
+        .iter()
+        .filter(|r| !matches!(r.field, Field::PostMark | Field::ListingMark))
+    {
         println!(
             "  rule {:<8} {}  (score {:.2}, {} of {} entries voted)",
             r.field.as_str(),

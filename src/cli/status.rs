@@ -119,12 +119,13 @@ fn print_coverage(title: &str, c: &Coverage) {
         .map(|(s, n)| format!("{s} {n}"))
         .collect();
     println!(
-        "  posts     {} known ({}) · {} archived · {} missing · {} gone from the blog (kept)",
+        "  posts     {} known ({}) · {} archived · {} missing · {} gone from the blog (kept) · {} pages shaped like posts are none",
         c.counts.posts_known,
         by.join(", "),
         c.counts.posts_archived,
         c.posts_missing.len(),
-        c.counts.posts_gone
+        c.counts.posts_gone,
+        c.not_posts.len()
     );
     println!(
         "  comments  {} declared · {} archived · {} missing",
@@ -151,6 +152,13 @@ fn print_coverage(title: &str, c: &Coverage) {
                 .map(|e| format!(": {e}"))
                 .unwrap_or_default(),
             when(m.last_attempt, "never")
+        );
+    }
+    for m in &c.not_posts {
+        println!(
+            "  not a post {} ({})",
+            m.url,
+            m.error.as_deref().unwrap_or("no reason kept")
         );
     }
     for m in &c.comments_missing {

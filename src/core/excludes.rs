@@ -14,9 +14,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 pub const TEMPLATE_PAGES: u32 = 3;
 
 /// What inside an article element could be template: id or class rules whose every element
-/// inside it holds one same text, with some text but under half of the article's, the first
-/// within 3 levels of it; each as (rule, hash of that normalised text). A class that also marks
-/// other text (`wp-block-heading` on "Introduction" and on "Results") is never template.
+/// inside it holds one same text (or only links: a tag list, share links, a table of contents),
+/// with some text but under half of the article's, the first within 3 levels of it; each as
+/// (rule, hash of that normalised text). A class that also marks other text (`wp-block-heading`
+/// on "Introduction" and on "Results") is never template.
 pub(super) fn template_parts(page: &Page, idx: ElementIdx) -> Vec<(String, u64)> {
     use std::hash::{Hash, Hasher};
     let root = &page.elements[idx as usize];
@@ -31,9 +32,15 @@ pub(super) fn template_parts(page: &Page, idx: ElementIdx) -> Vec<(String, u64)>
         if !matches!(kind, RuleKind::Id | RuleKind::Class) {
             continue;
         }
-        let mut h = rustc_hash::FxHasher::default();
-        page.normalised_text_of(d).hash(&mut h);
-        let hash = h.finish();
+        // A list of links (tags, categories, share links, a table of contents) counts as one
+        // same text on every page: what it links to changes, what it is does not.
+        let hash = if link_list(page, d) {
+            LINK_LIST
+        } else {
+            let mut h = rustc_hash::FxHasher::default();
+            page.normalised_text_of(d).hash(&mut h);
+            h.finish()
+        };
         let len = e.end - e.start;
         let (near, short) = (e.depth <= root.depth + 3, len > 0 && len * 2 < total);
         seen.entry(rule)
@@ -53,6 +60,29 @@ pub(super) fn template_parts(page: &Page, idx: ElementIdx) -> Vec<(String, u64)>
     out
 }
 
+/// The text hash [`template_parts`] gives every list of links.
+const LINK_LIST: u64 = u64::MAX;
+
+/// Whether an element's text is all links (at least 90 %): a tag list, share links, a table of
+/// contents.
+fn link_list(page: &Page, idx: ElementIdx) -> bool {
+    let e = &page.elements[idx as usize];
+    let total = e.end - e.start;
+    let mut links = 0;
+    let mut i = idx + 1;
+    let end = page.subtree(idx).end;
+    while i < end {
+        let d = &page.elements[i as usize];
+        if d.name == "a" {
+            links += d.end - d.start;
+            i = page.subtree(i).end;
+        } else {
+            i += 1;
+        }
+    }
+    total > 0 && links * 10 >= total * 9
+}
+
 /// Most chars of byline, date and taxonomy lines an article may hold beside its text.
 const MAX_OUTSIDE: u32 = 300;
 
@@ -62,7 +92,8 @@ const MAX_OUTSIDE: u32 = 300;
 /// paragraph beside it. Both become the container with that block excluded, so every entry
 /// votes for one rule: a lone paragraph's (or list's, quote's) parent when its other children are short
 /// (≤ [`MAX_OUTSIDE`] chars in all) and none is article text; then the element's children
-/// whose text is not in the target, when they are short beside it.
+/// whose text is not in the target, when they are short beside it or the template marks them
+/// (an id or class of their own: a related-posts block inside the container, issue 28).
 pub(super) fn full_content_excludes(
     page: &Page,
     idx: ElementIdx,
@@ -93,6 +124,13 @@ pub(super) fn full_content_excludes(
         found * 2 >= w.len() - 1
     };
     let len = |c: ElementIdx| page.elements[c as usize].end - page.elements[c as usize].start;
+    // A child the template marks (an id or class rule of its own: a related-posts block, a
+    // share bar, a signup form) is the template's, however long; unmarked ones (a byline line,
+    // a date) only while short.
+    let marked =
+        |c: ElementIdx| matches!(rule_for(page, c), Some((_, RuleKind::Id | RuleKind::Class)));
+    let unmarked =
+        |out: &[ElementIdx]| -> u32 { out.iter().filter(|&&c| !marked(c)).map(|&c| len(c)).sum() };
     let outside = |root: ElementIdx, except: Option<ElementIdx>| -> Option<Vec<ElementIdx>> {
         let mut out = Vec::new();
         for &c in &page.elements[root as usize].children {
@@ -115,15 +153,15 @@ pub(super) fn full_content_excludes(
     );
     if let (true, Some(parent)) = (block, page.elements[idx as usize].parent) {
         if let Some(others) = outside(parent, Some(idx)) {
-            let total: u32 = others.iter().map(|&c| len(c)).sum();
-            if !others.is_empty() && total <= MAX_OUTSIDE {
+            if !others.is_empty() && unmarked(&others) <= MAX_OUTSIDE {
                 root = parent;
             }
         }
     }
     let excluded = outside(root, None).unwrap_or_default();
-    let total: u32 = excluded.iter().map(|&c| len(c)).sum();
-    if total <= MAX_OUTSIDE && total * 2 < len(root) {
+    let kept = len(root) - excluded.iter().map(|&c| len(c)).sum::<u32>();
+    let loose = unmarked(&excluded);
+    if loose <= MAX_OUTSIDE && loose * 2 < len(root) && kept > 0 {
         (root, excluded)
     } else {
         (idx, Vec::new())

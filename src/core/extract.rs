@@ -133,7 +133,7 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
     } else {
         Some(Extractor::Fallback)
     };
-    let title = ruled_title.or_else(|| declared_title(page));
+    let title = ruled_title.or_else(|| super::listing::page_title(page));
     let title_by = title_by.filter(|_| title.is_some());
     // The title is not part of the article: when the title element (or a small header around
     // it) is inside the article element, leave it out, with what the exclude rules select.
@@ -190,33 +190,44 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
     }
     let date_node = rules.date.as_ref().and_then(|(r, _)| r.apply_first(page));
     let published_raw = date_node.map(|d| page.text_of(d)).filter(|t| !t.is_empty());
-    let machine = date_node
-        .and_then(|d| super::meta::machine_time_of(page, d))
-        .and_then(|m| parse_instant(&m, Some(ctx.offset)));
+    let machine_raw = date_node.and_then(|d| super::meta::machine_time_of(page, d));
+    let machine = machine_raw
+        .as_deref()
+        .and_then(|m| parse_instant(m, Some(ctx.offset)));
     let declared = if rules.declared_dates {
         page_published(page, ctx.offset)
     } else {
         None
     };
-    let shown = published_raw
-        .as_deref()
-        .and_then(|t| {
-            parse_page_date(
-                t,
-                rules.date.as_ref().and_then(|(_, f)| f.as_deref()),
-                ctx.offset,
-                ctx.fetched_at,
-            )
-        })
-        .map(|d| d.instant);
-    let published_by = if machine.is_some() {
+    let shown = published_raw.as_deref().and_then(|t| {
+        parse_page_date(
+            t,
+            rules.date.as_ref().and_then(|(_, f)| f.as_deref()),
+            ctx.offset,
+            ctx.fetched_at,
+        )
+    });
+    // The date rule's element may show a day alone (`<time datetime="2019-07-26">`, "July 26,
+    // 2019"), in the blog's zone, which the page does not say: the page's own exact time is
+    // preferred when it falls on that day in some zone.
+    let rule_day = match (machine, machine_raw.as_deref()) {
+        (Some(m), Some(raw)) if !has_time(raw) => Some(m),
+        (Some(_), _) => None,
+        (None, _) => shown.filter(|d| !d.has_time).map(|d| d.instant),
+    };
+    let exact = || page_published(page, ctx.offset).filter(|d| has_time(&d.to_rfc3339()));
+    let same_day = rule_day.and_then(|day| exact().filter(|e| on_day_somewhere(*e, day)));
+    let shown = shown.map(|d| d.instant);
+    let published_by = if same_day.is_some() {
+        Some(Extractor::Fallback)
+    } else if machine.is_some() {
         Some(Extractor::Rules)
     } else if declared.is_some() {
         Some(Extractor::Fallback)
     } else {
         shown.map(|_| Extractor::Rules)
     };
-    let published = machine.or(declared).or(shown);
+    let published = same_day.or(machine).or(declared).or(shown);
     if published.is_none() {
         let why = match (&rules.date, &published_raw) {
             (None, _) => "no date rule was learned and the page declares no machine-readable date"
@@ -245,6 +256,25 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
     })
 }
 
+/// Whether a machine-readable time gives a time of day (`2019-07-26T07:38`), not a day alone.
+fn has_time(raw: &str) -> bool {
+    raw.trim().len() > 10 && raw.contains(':')
+}
+
+/// Whether the instant `exact` falls on the calendar day of `day` (midnight of it in any
+/// offset) in some time zone: UTC−12 to UTC+14.
+fn on_day_somewhere(exact: DateTime<FixedOffset>, day: DateTime<FixedOffset>) -> bool {
+    let start = day
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .expect("midnight")
+        .and_utc()
+        - chrono::Duration::hours(14);
+    let end = start + chrono::Duration::hours(24 + 14 + 12);
+    let e = exact.with_timezone(&Utc);
+    e >= start && e < end
+}
+
 /// The publication time the page's own metadata declares (JSON-LD `datePublished`,
 /// `article:published_time`, the first `<time datetime>`, `abbr.published`), read with
 /// `offset` when it carries none.
@@ -267,9 +297,9 @@ pub(super) fn declared_description(page: &Page) -> Option<String> {
         })
 }
 
-/// The title the page declares: OpenGraph `og:title`, else `<title>`.
-pub(super) fn declared_title(page: &Page) -> Option<String> {
-    meta(page, "meta[property='og:title']", "content").or_else(|| first_text(page, "title"))
+/// The document's `<title>`, whitespace collapsed.
+pub(super) fn document_title(page: &Page) -> Option<String> {
+    first_text(page, "title")
 }
 
 /// The categories and tags a post page gives its post, in page order, each once (case
@@ -361,6 +391,16 @@ fn select<'a>(page: &'a Page, css: &str) -> Vec<scraper::ElementRef<'a>> {
     }
 }
 
+/// Every non-empty value of `attr` on the elements `css` selects, whitespace collapsed.
+pub(super) fn meta_values(page: &Page, css: &str, attr: &str) -> Vec<String> {
+    select(page, css)
+        .into_iter()
+        .filter_map(|e| e.value().attr(attr))
+        .map(super::text::collapse_whitespace)
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
 fn meta(page: &Page, css: &str, attr: &str) -> Option<String> {
     select(page, css)
         .into_iter()
@@ -376,7 +416,8 @@ fn first_text(page: &Page, css: &str) -> Option<String> {
         .find(|t| !t.is_empty())
 }
 
-fn json_ld(page: &Page) -> Vec<serde_json::Value> {
+/// The page's JSON-LD objects, `@graph` members and arrays flattened; unparsable blocks skipped.
+pub(super) fn json_ld(page: &Page) -> Vec<serde_json::Value> {
     let mut out = Vec::new();
     for e in select(page, "script[type='application/ld+json']") {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(&e.text().collect::<String>()) else {
@@ -399,7 +440,89 @@ fn json_ld(page: &Page) -> Vec<serde_json::Value> {
     out
 }
 
+/// The site's own name as the page declares it (`og:site_name`, `application-name`, JSON-LD
+/// `WebSite`/`Organization` names): an "author" by that name is the site, not a person.
+fn site_names(page: &Page) -> Vec<String> {
+    let mut names = meta_values(page, "meta[property='og:site_name']", "content");
+    names.extend(meta_values(
+        page,
+        "meta[name='application-name']",
+        "content",
+    ));
+    for v in json_ld(page) {
+        let kind = v.get("@type").and_then(|t| t.as_str()).unwrap_or_default();
+        if matches!(kind, "WebSite" | "Organization" | "Blog") {
+            if let Some(n) = v.get("name").and_then(|n| n.as_str()) {
+                names.push(super::text::collapse_whitespace(n));
+            }
+        }
+    }
+    names
+}
+
+/// Path segments that name an author's page on blog engines (`/author/jo/`, `/contributors/jo/`).
+const AUTHOR_PAGES: &[&str] = &[
+    "author",
+    "authors",
+    "contributor",
+    "contributors",
+    "people",
+    "writers",
+    "profile",
+    "staff",
+];
+
+/// The byline a page shows, when it declares no author: the links to author pages
+/// ([`AUTHOR_PAGES`]) outside navigation, asides and footers, those of the first parent that
+/// holds any, each a short name.
+fn visible_byline(page: &Page) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut parent = None;
+    for a in select(page, "a[href]") {
+        let href = a.value().attr("href").unwrap_or_default();
+        let path = href.split(['?', '#']).next().unwrap_or_default();
+        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        let author_page = segments.len() >= 2
+            && segments[..segments.len() - 1]
+                .iter()
+                .any(|s| AUTHOR_PAGES.contains(&s.to_ascii_lowercase().as_str()));
+        if !author_page {
+            continue;
+        }
+        let in_chrome = a
+            .ancestors()
+            .filter_map(scraper::ElementRef::wrap)
+            .any(|e| matches!(e.value().name(), "nav" | "aside" | "footer"));
+        if in_chrome || parent.is_some_and(|p| Some(p) != a.parent().map(|n| n.id())) {
+            continue;
+        }
+        let text = super::text::collapse_whitespace(&a.text().collect::<String>());
+        if text.is_empty() || text.chars().count() > 60 {
+            continue;
+        }
+        parent = a.parent().map(|n| n.id());
+        for n in super::authors::split_authors(&text) {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    names
+}
+
 pub(super) fn declared_authors(page: &Page) -> Vec<String> {
+    let mut names = metadata_authors(page);
+    let site = site_names(page);
+    names.retain(|n| !site.iter().any(|s| super::authors::same_person(n, s)));
+    if names.is_empty() {
+        names = visible_byline(page);
+    }
+    names
+}
+
+/// The authors the page's metadata names: JSON-LD, `meta name=author`, OpenGraph
+/// `article:author`, `rel=author`, hCard.
+fn metadata_authors(page: &Page) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for v in json_ld(page) {
         if let Some(a) = v.get("author") {

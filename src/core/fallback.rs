@@ -27,8 +27,8 @@
 //! benches/README.md).
 
 use super::extract::{
-    declared_authors, declared_description, declared_published, declared_tags, declared_title,
-    declared_updated, ExtractContext, Extracted, ExtractedBy, Extractor, GapField,
+    declared_authors, declared_description, declared_published, declared_tags, declared_updated,
+    ExtractContext, Extracted, ExtractedBy, Extractor, GapField,
 };
 use super::meta::parse_instant;
 use super::page::{attr_of, ElementIdx, Page};
@@ -78,6 +78,8 @@ const NEGATIVE: &[&str] = &[
     "sharing",
     "social",
     "related",
+    "relatedposts",
+    "yarpp",
     "footer",
     "nav",
     "navbar",
@@ -192,12 +194,13 @@ pub struct Article {
     pub skip: Vec<ElementIdx>,
 }
 
-/// Per-element figures of one page, from one pass over its element table.
-struct Stats {
+/// Per-element figures of one page, from one pass over its element table (`core::listing`
+/// reads them too).
+pub(super) struct Figures {
     /// The element or an ancestor is boilerplate.
-    boiler: Vec<bool>,
+    pub(super) boiler: Vec<bool>,
     /// Chars of text outside boilerplate in the element's subtree.
-    chars: Vec<u32>,
+    pub(super) chars: Vec<u32>,
     /// Of those, chars inside links.
     link_chars: Vec<u32>,
     /// Readability content score gathered from the paragraphs below.
@@ -208,10 +211,11 @@ struct Stats {
 
 /// Finds the article on a page. `None` when no element holds a text block.
 pub fn article(page: &Page) -> Option<Article> {
-    article_in(page, &Stats::of(page))
+    article_with(page, &Figures::of(page))
 }
 
-fn article_in(page: &Page, stats: &Stats) -> Option<Article> {
+/// [`article`] with the page's figures already computed.
+pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
     let n = page.elements.len();
     let density = |i: usize| {
         if stats.chars[i] == 0 {
@@ -259,20 +263,20 @@ fn article_in(page: &Page, stats: &Stats) -> Option<Article> {
     Some(Article { root, skip })
 }
 
-/// A post record from the page alone: the article by [`article`], the title, authors and dates
-/// the page declares (JSON-LD, OpenGraph, `<time datetime>`, `meta name=author`, `<title>`).
-/// Every field is marked [`Extractor::Fallback`]. `None` when the page has no article or is a
-/// listing ([`super::listing::is_listing`]).
+/// A post record from the page alone: the article by [`article`], the title (the heading
+/// naming the page, without the site's name the `<title>` adds: [`super::listing::page_title`]),
+/// authors and dates the page declares (JSON-LD, OpenGraph, `<time datetime>`, `meta
+/// name=author`, links to author pages).
+/// Every field is marked [`Extractor::Fallback`]. `None` when the page has no article. Whether
+/// the page is a post at all is the caller's question: the blog's evidence
+/// ([`super::identify::judge`]), or without a blog [`super::listing::is_listing`].
 pub fn extract(page: &Page, ctx: &ExtractContext) -> Option<Extracted> {
-    if super::listing::is_listing(page) {
-        return None;
-    }
     let a = article(page)?;
     let content_text = page.text_excluding(a.root, &a.skip);
     if content_text.is_empty() {
         return None;
     }
-    let title = declared_title(page).or_else(|| {
+    let title = super::listing::page_title(page).or_else(|| {
         let h1 = page.elements.iter().position(|e| e.name == "h1")?;
         Some(page.text_of(h1 as ElementIdx)).filter(|t| !t.is_empty())
     });
@@ -377,8 +381,9 @@ pub fn article_text(page: &Page) -> String {
         .unwrap_or_default()
 }
 
-impl Stats {
-    fn of(page: &Page) -> Stats {
+impl Figures {
+    /// The figures of every element of `page`.
+    pub(super) fn of(page: &Page) -> Figures {
         let n = page.elements.len();
         // Hard boilerplate (tags, hidden) flows down; parents come before children.
         let mut hard = vec![false; n];
@@ -459,7 +464,7 @@ impl Stats {
                 level += 1;
             }
         }
-        Stats {
+        Figures {
             boiler,
             chars,
             link_chars,
@@ -641,7 +646,7 @@ fn is_marked_body(page: &Page, idx: ElementIdx) -> bool {
 /// else the parent with the siblings that did not join left out.
 fn with_siblings(
     page: &Page,
-    stats: &Stats,
+    stats: &Figures,
     top: usize,
     top_score: f32,
 ) -> (ElementIdx, Vec<ElementIdx>) {
@@ -683,8 +688,10 @@ fn with_siblings(
     }
 }
 
-/// What inside the article is left out: boilerplate, link lists, the headline.
-fn inner_skips(page: &Page, stats: &Stats, root: ElementIdx, skip: &mut Vec<ElementIdx>) {
+/// What inside the article is left out: boilerplate, link lists, the headline, blocks listing
+/// other posts ([`super::listing::listed_block`]).
+fn inner_skips(page: &Page, stats: &Figures, root: ElementIdx, skip: &mut Vec<ElementIdx>) {
+    skip.extend(super::listing::listed_block(page, stats, root));
     let range = page.subtree(root);
     let mut i = range.start + 1;
     while i < range.end {
@@ -745,29 +752,13 @@ mod tests {
     }
 
     #[test]
-    fn listings_are_recognised_and_a_post_with_related_cards_is_not_one() {
-        let entry = |n: u32| {
-            format!("<article><h2><a href=/p{n}.html>Post {n}</a></h2><p>{PROSE}</p></article>")
-        };
-        let listing = format!(
-            "<html><body>{}{}{}</body></html>",
-            entry(1),
-            entry(2),
-            entry(3)
-        );
-        assert!(super::super::listing::is_listing(&Page::parse(&listing)));
-        let teaser = format!(
-            "<html><body><article><h1>Post</h1><p>{PROSE}</p>\
-             <a class=more-link href=/p1.html>Continue reading</a></article></body></html>"
-        );
-        assert!(super::super::listing::is_listing(&Page::parse(&teaser)));
+    fn a_post_with_related_cards_keeps_its_text_and_a_list_of_links_is_no_article() {
         let post = format!(
             "<html><body><article><h1><a href=/p1.html>Post</a></h1><p>{PROSE}</p><p>{PROSE}</p>\
              <p>{PROSE}</p></article><aside><h3><a href=/p2.html>Related</a></h3>\
              <h3><a href=/p3.html>Also</a></h3><h3><a href=/p4.html>More</a></h3>\
              <a href=/p2.html>Read more</a></aside></body></html>"
         );
-        assert!(!super::super::listing::is_listing(&Page::parse(&post)));
         assert_eq!(text(&post), format!("{PROSE} {PROSE} {PROSE}"));
         let archive = "<html><body><dl><dt>3 May</dt><dd><a href=/a.html>The herb spiral I pruned</a></dd>\
              <dt>4 May</dt><dd><a href=/b.html>Small lessons from a meadow</a></dd></dl></body></html>";

@@ -64,8 +64,12 @@ pub struct FeedEntry {
     pub url: String,
     /// Title as text.
     pub title: Option<String>,
-    /// Author names, e-mail addresses removed; the feed's authors when the entry has none.
+    /// Author names, e-mail addresses removed, one person each (a string naming several,
+    /// "A and B", is split as a byline is); the feed's authors when the entry has none.
     pub authors: Vec<String>,
+    /// `authors` are the feed's own (its channel's or feed's `<author>`), the entry naming
+    /// none: a weak default, never stronger than the post page's byline (issue 28).
+    pub authors_inherited: bool,
     /// Publication time, with the offset the feed wrote (feed-rs normalises to UTC; the raw
     /// date strings are re-read to keep the blog's offset).
     pub published: Option<DateTime<FixedOffset>>,
@@ -161,11 +165,7 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
             .unwrap_or_else(|_| href.to_string()),
         None => href.to_string(),
     };
-    let feed_authors: Vec<String> = parsed
-        .authors
-        .iter()
-        .filter_map(|p| author_name(p.name.as_deref().or(p.email.as_deref())?))
-        .collect();
+    let feed_authors = people(&parsed.authors);
     let home = parsed
         .links
         .iter()
@@ -211,11 +211,8 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
             .find(|l| l.rel.as_deref().is_none_or(|r| r == "alternate") && l.target.is_none())
             .or_else(|| e.links.first());
         let Some(link) = link else { continue };
-        let mut authors: Vec<String> = e
-            .authors
-            .iter()
-            .filter_map(|p| author_name(p.name.as_deref().or(p.email.as_deref())?))
-            .collect();
+        let mut authors = people(&e.authors);
+        let authors_inherited = authors.is_empty() && !feed_authors.is_empty();
         if authors.is_empty() {
             authors = feed_authors.clone();
         }
@@ -227,6 +224,7 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
                 .map(|t| html_to_text(&t.content))
                 .filter(|t| !t.is_empty()),
             authors,
+            authors_inherited,
             published,
             updated,
             comments_feed: e
@@ -378,6 +376,29 @@ pub fn raw_entries(bytes: &[u8]) -> Vec<RawEntry> {
             _ => {}
         }
         buf.clear();
+    }
+    out
+}
+
+/// The people a feed's author elements name: each element's name (or e-mail), and a name
+/// string naming several people ("Ana Lima and Tom Weiss", "Ana Lima, Tom Weiss") split as a
+/// byline is; each person once.
+fn people(persons: &[feed_rs::model::Person]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in persons {
+        let Some(name) = p
+            .name
+            .as_deref()
+            .or(p.email.as_deref())
+            .and_then(author_name)
+        else {
+            continue;
+        };
+        for n in super::authors::split_authors(&name) {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
     }
     out
 }

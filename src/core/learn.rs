@@ -43,6 +43,14 @@ super::vocabulary! {
         UnreliableDate = "unreliable-date",
         /// The publication date (paper §3.5).
         Date = "date",
+        /// What most of the blog's entry pages carry and its listing pages do not (an id/class
+        /// rule, or `page metadata`): a page whose URL looks like a permalink and carries
+        /// them is a post (`core::identify`, issue 28).
+        PostMark = "post-mark",
+        /// What the blog's listing pages carry and its entry pages do not (an id/class rule,
+        /// `several articles`, `canonical link`): a page carrying them and not the post marks
+        /// lists posts (`core::identify`).
+        ListingMark = "listing-mark",
         /// Comment contents (paper §3.5, bipartite matching).
         Comment = "comment",
         /// Comment authors.
@@ -218,6 +226,16 @@ fn best_element(page: &Page, scores: &[f32], target: &Target, field: Field) -> O
             idx = up;
             rule = r;
             excluded = outside;
+        }
+    }
+    if field == Field::Article {
+        // A block inside the article listing other posts (related posts, "More posts") is the
+        // template's, whatever the feed holds (issue 28).
+        let figures = super::fallback::Figures::of(page);
+        for b in super::listing::listed_block(page, &figures, idx) {
+            if !excluded.iter().any(|&x| page.contains(x, b)) {
+                excluded.push(b);
+            }
         }
     }
     Some(Best {
@@ -463,6 +481,8 @@ pub fn page_votes(samples: &[Sample<'_>], field: Field) -> Vec<Option<(String, f
                 | Field::Author
                 | Field::SiteWideAuthor
                 | Field::UnreliableDate
+                | Field::PostMark
+                | Field::ListingMark
                 | Field::Date
                 | Field::Comment
                 | Field::CommentAuthor

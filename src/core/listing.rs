@@ -4,7 +4,7 @@
 //! from how often the seen ones were found (capture–recapture). And whether a page is a listing
 //! at all rather than a post ([`is_listing`], issue 13).
 
-use super::fallback::{classify, Class, MIN_BLOCK};
+use super::fallback::MIN_BLOCK;
 use super::page::{ElementIdx, Page};
 use scraper::Selector;
 use url::Url;
@@ -271,131 +271,390 @@ pub fn canonical_link(page: &Page, base: &Url) -> Option<Url> {
         })
 }
 
-/// Whether the page lists posts rather than being one: OpenGraph declares it a `website`; or
-/// it holds several article blocks (`<article>`, `h-entry`, `hentry`) side by side, each with a
-/// text block's worth of text, none holding most of their text (a post with "related posts"
-/// cards is still a post); or, outside its boilerplate, at least [`LISTED_TITLES`] headings
-/// are links (the titles of the posts listed; a post links at most its own).
+/// Whether the page lists posts rather than being one, judged from the page alone: the
+/// generic heuristic for pages without a blog's own evidence (`archive extract` without
+/// `--blog`; a blog learned before `core::identify`'s marks). A page that declares itself a
+/// post (JSON-LD `Article`/`BlogPosting`…, `og:type=article`) is none. Otherwise a listing shows
+/// posts by linked titles (headings linking to other pages, outside the site's boilerplate:
+/// navigation, asides, footers, related-posts and widget blocks) and has no article of its own:
+/// no heading naming the page (its `<title>` or `og:title`) followed by text of its own, outside
+/// the listed items and links, and no article the generic extractor finds outside them. So a
+/// post with a related-posts block, a "More posts" loop, a table of contents, "Read more"
+/// links or `og:type=website` is still a post.
 pub fn is_listing(page: &Page) -> bool {
-    listing_in(page)
+    if super::identify::declares_post(page) {
+        return false;
+    }
+    let figures = super::fallback::Figures::of(page);
+    let parts = site_parts(page);
+    let mut headings = listed_headings(page, &parts);
+    // The heading naming the page, linked or not (a post's title links to the post itself on
+    // many themes), is no listed post.
+    let title = title_heading(page, &parts);
+    headings.retain(|h| Some(*h) != title);
+    if headings.len() < LISTED_TITLES {
+        return false;
+    }
+    let items = items_of(page, &headings, title);
+    if let Some(h) = title {
+        if own_text_after(page, &figures, h, &items) >= MIN_BLOCK {
+            return false;
+        }
+    }
+    // No heading names the page: an article of its own outside the listed items still makes
+    // it a post (a news page with a "more stories" list, its headline styled apart).
+    let Some(a) = super::fallback::article_with(page, &figures) else {
+        return true;
+    };
+    let mut skip = a.skip.clone();
+    skip.extend(items.iter().filter(|&&m| page.contains(a.root, m)));
+    skip.sort_unstable();
+    skip.dedup();
+    let own = page.text_excluding(a.root, &skip).chars().count();
+    let inside = items.iter().any(|&m| page.contains(m, a.root));
+    inside || own < OWN_ARTICLE
 }
 
-/// Linked headings that make a page a listing ([`is_listing`]).
-pub const LISTED_TITLES: usize = 3;
+/// Linked titles that make a page a listing ([`is_listing`]) when it has no article of its own.
+pub const LISTED_TITLES: usize = 1;
 
-fn listing_in(page: &Page) -> bool {
-    // Headings in navigation, asides and footers (a sidebar's "Recent posts") do not count;
-    // those in a listed post's own `<header>` do.
-    let linked_headings = page
-        .elements
+/// Chars of text an article of its own needs, outside listed items, to make a page with listed
+/// titles and no heading naming it a post ([`is_listing`]).
+const OWN_ARTICLE: usize = 200;
+
+/// Whether an href names a site's root, as a logo links it: `/`, `./`, `../../`, `index.html`.
+fn root_href(href: &str) -> bool {
+    let mut h = href.trim();
+    while let Some(rest) = h.strip_prefix("../").or_else(|| h.strip_prefix("./")) {
+        h = rest;
+    }
+    matches!(h, "" | "/" | "." | ".." | "index.html")
+}
+
+/// The headings that list a post on the page: `h1`–`h4` outside boilerplate whose text is
+/// mostly one link to another page (not a fragment of this one, not the site's root: a logo),
+/// with at least two words.
+fn listed_headings(page: &Page, parts: &[bool]) -> Vec<ElementIdx> {
+    let mut out = Vec::new();
+    for (i, e) in page.elements.iter().enumerate() {
+        let i = i as ElementIdx;
+        if !matches!(e.name.as_str(), "h1" | "h2" | "h3" | "h4") || parts[i as usize] {
+            continue;
+        }
+        let text = page.normalised_text_of(i);
+        if text.len() < 6 || !text.contains(&' ') {
+            continue;
+        }
+        let link = page.subtree(i).find(|&d| {
+            page.elements[d as usize].name == "a"
+                && page.attr(d, "href").is_some_and(|h| {
+                    let h = h.trim();
+                    !h.is_empty() && !h.starts_with('#') && !root_href(h)
+                })
+        });
+        let Some(a) = link else { continue };
+        let ae = &page.elements[a as usize];
+        if (ae.end - ae.start) * 2 >= e.end - e.start {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// `class`/`id` words (whole, or the last part of a compound) of the parts of a site around
+/// its posts: navigation, sidebars, widgets, related and popular posts, comments, sharing.
+const SITE_PART_WORDS: &[&str] = &[
+    "sidebar",
+    "widget",
+    "widgets",
+    "related",
+    "relatedposts",
+    "yarpp",
+    "popular",
+    "trending",
+    "recommended",
+    "recommend",
+    "comment",
+    "comments",
+    "footer",
+    "nav",
+    "navbar",
+    "navigation",
+    "menu",
+    "breadcrumb",
+    "breadcrumbs",
+    "share",
+    "sharing",
+    "social",
+    "promo",
+    "sponsor",
+    "sponsored",
+    "advert",
+    "ads",
+    "outbrain",
+    "taboola",
+    "more",
+];
+
+/// Which elements are in a part of the site around its posts: navigation, asides, footers,
+/// hidden elements (by tag and role, `core::fallback`'s hard boilerplate) and elements whose
+/// class or id names such a part ([`SITE_PART_WORDS`]), with their contents. A post's own
+/// `<header>` is none of them.
+fn site_parts(page: &Page) -> Vec<bool> {
+    let mut parts = vec![false; page.elements.len()];
+    for i in 0..page.elements.len() {
+        let inherited = page.elements[i].parent.is_some_and(|p| parts[p as usize]);
+        parts[i] = inherited || {
+            let idx = i as ElementIdx;
+            super::fallback::classify(page, idx) == super::fallback::Class::Hard
+                || [page.attr(idx, "class"), page.attr(idx, "id")]
+                    .into_iter()
+                    .flatten()
+                    .flat_map(str::split_whitespace)
+                    .any(|w| {
+                        let w = w.to_ascii_lowercase();
+                        SITE_PART_WORDS.contains(&w.as_str())
+                            || w.rsplit(['-', '_'])
+                                .next()
+                                .is_some_and(|last| SITE_PART_WORDS.contains(&last))
+                    })
+        };
+    }
+    parts
+}
+
+/// Each listed heading's item: its highest ancestor that holds no other listed heading and not
+/// the heading naming the page (`title`).
+fn items_of(page: &Page, headings: &[ElementIdx], title: Option<ElementIdx>) -> Vec<ElementIdx> {
+    headings
         .iter()
-        .enumerate()
-        .filter(|&(i, e)| {
-            if !matches!(e.name.as_str(), "h1" | "h2" | "h3" | "h4") || e.end == e.start {
-                return false;
+        .map(|&x| {
+            let mut cur = x;
+            while let Some(p) = page.elements[cur as usize].parent {
+                let holds_other = headings.iter().any(|&o| o != x && page.contains(p, o));
+                if p == 0 || holds_other || title.is_some_and(|t| page.contains(p, t)) {
+                    break;
+                }
+                cur = p;
             }
-            let links: u32 = page
-                .subtree(i as ElementIdx)
-                .filter(|&d| page.elements[d as usize].name == "a")
-                .map(|d| page.elements[d as usize].end - page.elements[d as usize].start)
-                .sum();
-            links * 2 >= e.end - e.start && !site_part(page, i as ElementIdx)
+            cur
         })
-        .count();
-    if linked_headings >= LISTED_TITLES || teaser(page) {
-        return true;
+        .collect()
+}
+
+/// What inside an article element lists other posts (a related-posts block, a "More posts"
+/// loop, "Read more" cards) and is no article text: where at least two headings inside `root`
+/// link to other pages, after text of the article's own, the smallest block holding their items
+/// and little else (a "Related" heading); the items alone when they share `root` with the text.
+pub(super) fn listed_block(
+    page: &Page,
+    figures: &super::fallback::Figures,
+    root: ElementIdx,
+) -> Vec<ElementIdx> {
+    let range = page.subtree(root);
+    let headings: Vec<ElementIdx> = listed_headings(page, &site_parts(page))
+        .into_iter()
+        .filter(|h| range.contains(h) && *h != root)
+        .collect();
+    let (Some(&first), true) = (headings.first(), headings.len() >= 2) else {
+        return Vec::new();
+    };
+    // The article's own text comes first.
+    let before = page.elements[first as usize].start - page.elements[root as usize].start;
+    if before < MIN_BLOCK {
+        return Vec::new();
     }
-    let og_website = page
-        .html()
-        .select(&scraper::Selector::parse("meta[property='og:type']").expect("selector"))
-        .filter_map(|m| m.value().attr("content"))
-        .any(|t| t.trim().eq_ignore_ascii_case("website"));
-    if og_website {
-        return true;
+    // Each item stops below the element holding two headings, itself inside `root`.
+    let items = items_of(page, &headings, None);
+    let mut block = page.elements[items[0] as usize].parent.unwrap_or(root);
+    while !items.iter().all(|&m| page.contains(block, m)) {
+        block = page.elements[block as usize].parent.unwrap_or(root);
     }
-    let mut blocks: Vec<u32> = Vec::new();
-    let mut i = 0;
-    while i < page.elements.len() {
-        let idx = i as ElementIdx;
-        let e = &page.elements[i];
-        let entry = e.name == "article"
-            || page.attr(idx, "class").is_some_and(|c| {
-                c.split_whitespace()
-                    .any(|w| w == "h-entry" || w == "hentry")
-            });
-        // Comments (`<article class="comment-body">` in a comments area) are not listed posts.
-        if entry && e.end - e.start >= MIN_BLOCK && !around_article(page, idx) {
-            blocks.push(e.end - e.start);
-            // Blocks nested in a counted block are its parts.
-            i = page.subtree(idx).end as usize;
-        } else {
-            i += 1;
+    if block == root {
+        return items;
+    }
+    let listed: u32 = items.iter().map(|&m| figures.chars[m as usize]).sum();
+    while block != root {
+        let parent = page.elements[block as usize].parent.unwrap_or(root);
+        if parent == root || figures.chars[parent as usize].saturating_sub(listed) > 60 {
+            break;
+        }
+        block = parent;
+    }
+    vec![block]
+}
+
+/// The page's title without the site's name: the heading naming the page when a declared
+/// title (`og:title`, `<title>`) contains its text ("Post | Site" → "Post"), else `og:title`,
+/// else `<title>`.
+pub fn page_title(page: &Page) -> Option<String> {
+    let og = super::extract::meta_values(page, "meta[property='og:title']", "content")
+        .into_iter()
+        .next();
+    let document = super::extract::document_title(page);
+    let heading = title_heading(page, &site_parts(page))
+        .map(|h| page.text_of(h))
+        .filter(|h| !h.is_empty());
+    let contains = |t: &Option<String>, h: &str| {
+        t.as_deref()
+            .is_some_and(|t| t.to_lowercase().contains(&h.to_lowercase()))
+    };
+    match heading {
+        Some(h) if contains(&og, &h) || contains(&document, &h) => Some(h),
+        _ => og.or(document),
+    }
+}
+
+/// The heading that names the page: among `h1`–`h3` outside boilerplate, the one most like the
+/// page's declared title (`og:title`, `<title>`, or a part of either around " | ", " - ", " — ",
+/// " · ", " :: ", " » "), by bigram Dice ≥ 0.7, the later one on a tie; a heading linking to the
+/// site's root (a logo) never is.
+fn title_heading(page: &Page, site: &[bool]) -> Option<ElementIdx> {
+    let titles = super::extract::meta_values(page, "meta[property='og:title']", "content")
+        .into_iter()
+        .chain(super::extract::document_title(page));
+    let mut parts: Vec<String> = Vec::new();
+    for title in titles {
+        for sep in [" | ", " - ", " – ", " — ", " · ", " :: ", " » ", " // "] {
+            parts.extend(
+                title
+                    .split(sep)
+                    .map(str::trim)
+                    .filter(|p| p.chars().count() > 2)
+                    .map(str::to_string),
+            );
+        }
+        parts.push(title);
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let mut best: Option<(ElementIdx, f64)> = None;
+    for (i, e) in page.elements.iter().enumerate() {
+        let i = i as ElementIdx;
+        if !matches!(e.name.as_str(), "h1" | "h2" | "h3") || site[i as usize] {
+            continue;
+        }
+        let logo = page.subtree(i).any(|d| {
+            page.elements[d as usize].name == "a" && page.attr(d, "href").is_some_and(root_href)
+        });
+        if logo {
+            continue;
+        }
+        let text = page.text_of(i);
+        let score = parts
+            .iter()
+            .map(|p| super::text::dice(&text, p))
+            .fold(0.0, f64::max);
+        // Ties go to the later heading: a post's title follows the site's name.
+        if score >= 0.7 && best.is_none_or(|(_, b)| score >= b) {
+            best = Some((i, score));
         }
     }
-    let total: u32 = blocks.iter().sum();
-    let largest = blocks.iter().copied().max().unwrap_or(0);
-    blocks.len() >= 2 && largest * 5 < total * 3
+    best.map(|(i, _)| i)
 }
 
-/// Whether the element is in a part of the page around the article: a site part
-/// ([`site_part`]) or one whose class/id names a site part (comments, sidebar, related…).
-fn around_article(page: &Page, idx: ElementIdx) -> bool {
-    within(page, idx, |c| matches!(c, Class::Hard | Class::Negative))
-}
-
-/// Whether the element is in a part of the site around the article (navigation, aside,
-/// footer, hidden): by tag only, as a listed post's own `<header>` is not one.
-fn site_part(page: &Page, idx: ElementIdx) -> bool {
-    within(page, idx, |c| c == Class::Hard)
-}
-
-/// Whether the element or one of its ancestors is of a class `is` accepts.
-fn within(page: &Page, idx: ElementIdx, is: impl Fn(Class) -> bool) -> bool {
-    let mut cur = Some(idx);
-    while let Some(c) = cur {
-        if is(classify(page, c)) {
-            return true;
+/// Chars of text after the heading `h` (its own subtree aside) outside boilerplate, links and
+/// the listed `items`.
+fn own_text_after(
+    page: &Page,
+    figures: &super::fallback::Figures,
+    h: ElementIdx,
+    items: &[ElementIdx],
+) -> u32 {
+    let n = page.elements.len() as ElementIdx;
+    let mut i = page.subtree(h).end;
+    let mut own = 0;
+    while i < n {
+        let e = &page.elements[i as usize];
+        if figures.boiler[i as usize] || e.name == "a" || items.contains(&i) {
+            i = page.subtree(i).end;
+            continue;
         }
-        cur = page.elements[c as usize].parent;
+        let children: u32 = e.children.iter().map(|&c| figures.chars[c as usize]).sum();
+        own += figures.chars[i as usize].saturating_sub(children);
+        i += 1;
     }
-    false
-}
-
-/// Whether the page shows a post's teaser: a "read more" link (`more-link`, `readmore`,
-/// "Continue reading", "Weiterlesen", "Lire la suite"…) leads to the whole post elsewhere.
-fn teaser(page: &Page) -> bool {
-    const CLASSES: &[&str] = &["more-link", "readmore", "read-more", "read_more"];
-    const TEXTS: &[&str] = &[
-        "read more",
-        "continue reading",
-        "read the rest",
-        "weiterlesen",
-        "lire la suite",
-        "leer más",
-        "seguir leyendo",
-        "leggi tutto",
-        "lees meer",
-    ];
-    page.elements.iter().enumerate().any(|(i, e)| {
-        e.name == "a"
-            && page
-                .attr(i as ElementIdx, "href")
-                .is_some_and(|h| !h.starts_with('#'))
-            && (page.attr(i as ElementIdx, "class").is_some_and(|c| {
-                c.split_whitespace()
-                    .any(|w| CLASSES.contains(&w.to_ascii_lowercase().as_str()))
-            }) || {
-                let text: String = page.normalised_text_of(i as ElementIdx).iter().collect();
-                let text = text.trim_end_matches(['…', '.', '→', '»', ' ', '>']);
-                TEXTS.iter().any(|t| text.starts_with(t)) && text.len() < 40
-            })
-            && !site_part(page, i as ElementIdx)
-    })
+    own
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PROSE: &str =
+        "The hedge was pruned on Sunday, slowly, and it took far longer than planned. \
+        Even so, blackbirds and rainy weekends are two sides of the same coin, as ever.";
+
+    fn card(n: u32, tag: &str) -> String {
+        format!(
+            "<article class='post-card'><{tag} class=card-title><a href=/p{n}/>Post number {n}</a></{tag}>\
+             <p class=excerpt>{PROSE}</p><a class=read-more href=/p{n}/>Read more</a></article>"
+        )
+    }
+
+    fn page(title: &str, body: &str) -> Page {
+        Page::parse(&format!(
+            "<html><head><title>{title}</title><meta property='og:type' content='website'></head>\
+             <body><header class=site-header><h1><a href=/>The Allotment</a></h1></header>{body}</body></html>"
+        ))
+    }
+
+    #[test]
+    fn posts_with_the_mess_of_real_themes_are_no_listings() {
+        let cards: String = (1..=3).map(|n| card(n, "h3")).collect();
+        // A short post above a "Read more" section of post cards, og:type=website.
+        let short = page(
+            "A short note | The Allotment",
+            &format!("<main><article><h1>A short note</h1><p>Eight words about the frost this morning, briefly.</p></article>\
+             <section><h2>Read more</h2>{cards}</section></main>"),
+        );
+        assert!(!is_listing(&short));
+        // A table of contents and a related-posts block inside the article.
+        let toc = page(
+            "A long read",
+            &format!("<article><h1>A long read</h1><nav class=toc><ul><li><a href='#one'>Part one of it</a></li>\
+             <li><a href='#two'>Part two of it</a></li></ul></nav><h2 id=one>Part one of it</h2><p>{PROSE}</p>\
+             <h2 id=two>Part two of it</h2><p>{PROSE}</p><div id=jp-relatedposts class=jp-relatedposts>\
+             <h4><a href=/p1/>Post number one</a></h4><h4><a href=/p2/>Post number two</a></h4>\
+             <h4><a href=/p3/>Post number three</a></h4></div><p><a href=/about/>Read more about me</a></p></article>"),
+        );
+        assert!(!is_listing(&toc));
+        // A headline styled apart from the title, and a "more stories" list: its own article.
+        let news = page(
+            "Council approves the new bridge - Daily",
+            &format!("<div class=headline>Council approves the new bridge</div><div class=story><p>{PROSE}</p>\
+             <p>{PROSE}</p><p>{PROSE}</p></div><div class=stories>{cards}</div>"),
+        );
+        assert!(!is_listing(&news));
+    }
+
+    #[test]
+    fn listings_of_cards_excerpts_and_whole_posts_are_listings() {
+        let cards: String = (1..=3).map(|n| card(n, "h2")).collect();
+        assert!(is_listing(&page(
+            "The Allotment",
+            &format!("<main>{cards}</main>")
+        )));
+        // A tag page with one post, its heading naming the tag.
+        let one = page(
+            "Tag: bees | The Allotment",
+            &format!("<main><h1>Tag: bees</h1>{}</main>", card(4, "h2")),
+        );
+        assert!(is_listing(&one));
+        // Whole posts, each under its linked title.
+        let whole: String = (1..=2)
+            .map(|n| {
+                format!("<article><h1><a href=/p{n}/>Post number {n}</a></h1><p>{PROSE}</p><p>{PROSE}</p></article>")
+            })
+            .collect();
+        assert!(is_listing(&page("The Allotment", &whole)));
+        // A post declaring itself one is none, whatever it shows.
+        let declared = Page::parse(&format!(
+            "<html><head><script type='application/ld+json'>{{\"@type\":\"BlogPosting\"}}</script></head><body>{cards}</body></html>"
+        ));
+        assert!(!is_listing(&declared));
+    }
 
     #[test]
     fn same_titles_fold_case_punctuation_and_typos_but_not_numbers() {

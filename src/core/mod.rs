@@ -93,6 +93,7 @@ pub mod extract;
 pub mod fallback;
 pub mod feed;
 pub mod html;
+pub mod identify;
 pub mod learn;
 pub mod listing;
 pub mod meta;

@@ -15,6 +15,7 @@ use super::traffic::BrowserTraffic;
 use super::CrawlOptions;
 use crate::core::comments::{CommentRules, FeedComment, Guess};
 use crate::core::feed::{self, FeedEntry, Targets};
+use crate::core::identify::MarkVotes;
 use crate::core::learn::{page_scores, Field, LearnedRule, Sample, Target, Votes};
 use crate::core::meta::{MetaSample, MetaVotes};
 use crate::core::page::Page;
@@ -22,7 +23,7 @@ use crate::core::post_url::{canonical, PostUrlPattern};
 use crate::core::rules::Rule;
 use crate::fetch::{self, Fetcher, Resource, Response};
 use crate::render::widgets::Widget;
-use crate::store::{Blog, Link, Source, Store, StoredRule};
+use crate::store::{Blog, Link, Renders, Source, Store, StoredRule};
 use anyhow::{bail, Context, Result};
 use chrono::Utc;
 use std::collections::{HashMap, HashSet};
@@ -205,24 +206,32 @@ pub(super) async fn learn_from_entries(
     let pattern = PostUrlPattern::learn(&urls).context("no usable permalink in the feed")?;
     let feed_comments = comment_feeds(store, fetcher, blog, &sample).await?;
 
-    // Pass 2: the winners' scores; author, date and comment evidence around each article.
+    // Pass 2: the winners' scores; author, date and comment evidence around each article;
+    // what the entry pages carry, for post identification.
     let mut meta = MetaVotes::default();
     let mut guess = Guess::default();
+    let mut marks = MarkVotes::default();
     for p in &pairs {
         let Some((page, r)) = p.page(store, blog)? else {
             continue;
         };
         let sample = p.sample(&page);
         winners.add(&sample, &page_scores(&sample));
+        if let Ok(base) = Url::parse(&r.final_url) {
+            marks.add_entry(&page, &base, &article_rule);
+        }
         let Some(article) = article_rule.apply_first(&page) else {
             continue;
         };
         let declared = crate::core::extract::page_authors(&page);
-        let authors = if p.entry.authors.is_empty() {
-            declared.clone()
-        } else {
-            p.entry.authors.clone()
-        };
+        // The feed's authors given to every entry are no evidence of a post's byline: the
+        // page's own authors train the author rule then, when it declares some.
+        let authors =
+            if p.entry.authors.is_empty() || (p.entry.authors_inherited && !declared.is_empty()) {
+                declared.clone()
+            } else {
+                p.entry.authors.clone()
+            };
         meta.add(&MetaSample {
             page: &page,
             article,
@@ -237,8 +246,10 @@ pub(super) async fn learn_from_entries(
         });
         guess.add(&page, article);
     }
+    add_listings(store, fetcher, traffic, blog, opts, &mut marks).await?;
     let mut learned: Vec<(LearnedRule, Option<String>)> =
         winners.finish().into_iter().map(|r| (r, None)).collect();
+    learned.extend(marks.finish().into_iter().map(|r| (r, None)));
     learned.extend(meta.authors().into_iter().map(|r| (r, None)));
     let sampled = pairs.len() as u32;
     learned.extend(meta.site_wide_authors().into_iter().map(|xpath| {
@@ -318,6 +329,70 @@ pub(super) async fn learn_from_entries(
         post: true,
     }));
     store.enqueue(blog.id, &seeds)?;
+    Ok(())
+}
+
+/// Listing pages read for post identification (`core::identify`).
+const LISTING_SAMPLES: usize = 2;
+
+/// Adds the blog's listing pages to the post-identification vote: its home page and the home
+/// page's next page ([`LISTING_SAMPLES`]), one at a time. Stored responses are reused, the others
+/// fetched and kept (the crawl reads them from the store later, so nothing is requested twice);
+/// rendered when the blog renders every page, as its entry pages are.
+///
+/// # Errors
+/// Only when the store fails (an unreachable page adds nothing).
+async fn add_listings(
+    store: &mut Store,
+    fetcher: &Fetcher,
+    traffic: &Arc<BrowserTraffic>,
+    blog: &Blog,
+    opts: &CrawlOptions,
+    votes: &mut MarkVotes,
+) -> Result<()> {
+    let renders_all = store.blog(blog.id)?.and_then(|b| b.renders) == Some(Renders::All);
+    let mut next = Url::parse(&blog.home_url)
+        .ok()
+        .map(|u| canonical(&u).to_string());
+    for _ in 0..LISTING_SAMPLES {
+        let Some(url) = next.take() else { break };
+        let stored = store.latest_response(blog.id, &url)?.map(|(_, r)| r);
+        let mut response = match stored {
+            Some(r) if r.status < 400 => r,
+            _ => {
+                let f = fetcher.get(&url, Resource::Page).await;
+                store.keep_fetched(blog.id, &f)?;
+                match f.success() {
+                    Some(r) => r.clone(),
+                    None => break,
+                }
+            }
+        };
+        if !fetch::is_html(&response) {
+            break;
+        }
+        if let (true, false, Some(renderer)) = (
+            renders_all,
+            rendering::is_rendered(&response),
+            &opts.renderer,
+        ) {
+            let pages = vec![(url.clone(), response.clone())];
+            if let Some(r) = rendering::render_all(renderer, traffic, store, blog.id, pages)
+                .await?
+                .remove(&url)
+            {
+                store.keep_response(blog.id, &r)?;
+                response = r;
+            }
+        }
+        let page = Page::parse(&fetch::decode(&response));
+        votes.add_listing(&page);
+        next = Url::parse(&response.final_url)
+            .ok()
+            .and_then(|base| crate::core::listing::next_page(&page, &base))
+            .map(|u| canonical(&u).to_string())
+            .filter(|u| *u != url);
+    }
     Ok(())
 }
 

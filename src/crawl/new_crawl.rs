@@ -56,6 +56,14 @@ pub struct CrawlSummary {
     pub pages_fetched: u64,
     /// Posts of the blog in the archive after the run.
     pub posts: u64,
+    /// Pages of this run shaped like permalinks that the blog's evidence says are no posts
+    /// ([`PageState::NotPost`]: listings, copies).
+    pub not_posts: u64,
+    /// Pages of this run shaped like permalinks from which no post could be read, with nothing
+    /// saying they are none ([`PageState::Unread`]: posts possibly lost).
+    pub unread: u64,
+    /// A few of those pages: (url, state, reason).
+    pub declined_samples: Vec<(String, PageState, String)>,
     /// Failed pages of this run (network errors and HTTP ≥ 400).
     pub errors: u64,
     /// A few of those failures: (url, reason).
@@ -584,12 +592,26 @@ impl Crawl {
                 summary.error_samples.push((page.url.clone(), why.clone()));
             }
         }
-        let error = failure.or_else(|| page.failure());
+        // Parsed pages train the frontier, whether or not they gave a post.
+        let parsed = state == PageState::Done && page.response.is_some();
+        let (state, declined) = processed.state(state);
+        match state {
+            PageState::NotPost => summary.not_posts += 1,
+            PageState::Unread => summary.unread += 1,
+            _ => {}
+        }
+        if let (Some(why), true) = (&declined, summary.declined_samples.len() < 10) {
+            summary
+                .declined_samples
+                .push((page.url.clone(), state, why.clone()));
+        }
+        let error = failure.or(declined).or_else(|| page.failure());
         let Processed {
             mut post,
             mut links,
             post_links,
             comments,
+            declined: _,
         } = processed;
         if let Some(p) = post.as_mut() {
             super::page::schedule_comment_check(p, ctx, blog.renders, &opts.update, Utc::now());
@@ -605,7 +627,6 @@ impl Crawl {
             *n += 1;
             *n <= opts.settings.max_per_template
         });
-        let parsed = state == PageState::Done && page.response.is_some();
         if parsed {
             frontier.observe(&page.url, post_links);
         }

@@ -8,6 +8,7 @@ use super::UpdateSettings;
 use crate::core::comments::{same_comment, same_id, CommentRules};
 use crate::core::extract::{extract, ExtractContext, Extractor, GapField, RuleSet};
 use crate::core::feed::{self, Feed, FeedEntry};
+use crate::core::identify::{judge, Found, Marks, Verdict};
 use crate::core::learn::Field;
 use crate::core::meta::blog_offset;
 use crate::core::page::Page;
@@ -15,7 +16,8 @@ use crate::core::post_url::{comment_page_of, PostUrlPattern};
 use crate::core::rules::Rule;
 use crate::fetch::{self, Response};
 use crate::store::{
-    Blog, Comment, CommentSource, CommentWrite, Gap, Link, NewPost, Source, Store, StoredRule,
+    Blog, Comment, CommentSource, CommentWrite, Gap, Link, NewPost, PageState, Source, Store,
+    StoredRule,
 };
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
@@ -34,6 +36,32 @@ pub(super) struct BlogContext {
     site: String,
     /// The feed entries by canonical permalink: the truth for their posts' authors and dates.
     pub(super) entries: HashMap<String, FeedEntry>,
+    /// What the blog's own pages say a post is (`core::identify`).
+    marks: Marks,
+    /// The feed's own authors, given to entries that name none: a post's authors when its page
+    /// names none.
+    feed_authors: Vec<String>,
+}
+
+/// Why a page whose URL looks like a permalink gave no post.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declined {
+    /// Nothing says the page is no post: a post possibly lost (`archive coverage` reports it
+    /// as missing). False when the blog's evidence says it is none (a listing, a copy).
+    pub lost: bool,
+    /// Why, for a person.
+    pub reason: String,
+}
+
+impl Declined {
+    /// The frontier state of a processed page that gave no post for this reason.
+    pub(super) fn state(&self) -> PageState {
+        if self.lost {
+            PageState::Unread
+        } else {
+            PageState::NotPost
+        }
+    }
 }
 
 /// What processing one page produced.
@@ -47,6 +75,19 @@ pub(super) struct Processed {
     pub(super) post_links: usize,
     /// Comments found, under the post they belong to (a comment page's post).
     pub(super) comments: Option<(String, Vec<Comment>)>,
+    /// Why the page gave no post although its URL looks like a permalink.
+    pub(super) declined: Option<Declined>,
+}
+
+impl Processed {
+    /// The frontier state of the processed page and why, from the state its fetch left it in:
+    /// a page that looked like a permalink and gave no post says so ([`Declined`]).
+    pub(super) fn state(&self, fetched: PageState) -> (PageState, Option<String>) {
+        match (&self.declined, fetched) {
+            (Some(d), PageState::Done) => (d.state(), Some(d.reason.clone())),
+            (_, s) => (s, None),
+        }
+    }
 }
 
 /// The blog's extraction context from the store, with the stored rules it was built from.
@@ -94,7 +135,15 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
         })
     });
     let entries = store.entries(blog.id)?;
+    let marks = Marks::from_stored(stored.iter().map(|r| (r.field, r.xpath.as_str())))?;
+    let feed_authors = entries
+        .iter()
+        .find(|e| e.authors_inherited)
+        .map(|e| e.authors.clone())
+        .unwrap_or_default();
     let ctx = BlogContext {
+        marks,
+        feed_authors,
         rules,
         comment_rules,
         offset: blog_offset(entries.iter().filter_map(|e| e.published))
@@ -108,7 +157,7 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
 
 /// One page read as a crawl of `blog` reads it, whatever its URL: its post (the blog's rules
 /// first, the generic extractor where they do not fit) and the comments its comment rules find.
-/// For `archive extract --blog`. `None` when the page holds no post (a listing, or no text).
+/// For `archive extract --blog`. `Err(Declined)` when the page holds no post, with why.
 ///
 /// # Errors
 /// The blog was never learned (no rules stored), a stored rule is corrupt, or the store failed.
@@ -116,18 +165,23 @@ pub fn read_page(
     store: &Store,
     blog: &Blog,
     response: &Response,
-) -> Result<Option<(NewPost, Vec<Comment>)>> {
+) -> Result<Result<(NewPost, Vec<Comment>), Declined>> {
     let (ctx, _) = load_context(store, blog)?;
     let url = Url::parse(&response.final_url)
         .with_context(|| format!("{}: not a URL", response.final_url))?;
     let page = Page::parse(&fetch::decode(response));
-    let Some(post) = post_of(&ctx, &page, &url, url.as_str(), response) else {
-        return Ok(None);
+    let post_links = followable(&page, &url, &ctx.site)
+        .iter()
+        .filter(|l| ctx.pattern.is_post(l))
+        .count();
+    let post = match post_of(&ctx, &page, &url, url.as_str(), response, post_links) {
+        Ok(p) => p,
+        Err(d) => return Ok(Err(d)),
     };
     let comments = comments_of(&ctx, &page, &url, true, response)
         .map(|(_, c)| c)
         .unwrap_or_default();
-    Ok(Some((post, comments)))
+    Ok(Ok((post, comments)))
 }
 
 /// The page number of a comment page (`comment-page-2/`, `?cpage=2`); 0 for a post page.
@@ -147,53 +201,84 @@ fn comment_page_number(url: &Url) -> i64 {
         .unwrap_or(0)
 }
 
-/// The post a page holds: `None` for a listing, a page naming a non-post as canonical, or a
-/// copy of another entry's post. Extracted with the blog's rules, the generic extractor where
-/// they do not fit; the feed entry, when there is one, is the truth for its authors and dates
-/// (paper §3.2), the page fills in the rest.
+/// The post a page holds. Extracted with the blog's rules, the generic extractor where they do
+/// not fit; the feed entry, when there is one, is the truth for its authors and dates (paper
+/// §3.2), the page fills in the rest. A page that is no feed entry is judged on the blog's own
+/// evidence first (`core::identify`): a listing, a copy of another post, or a page without an
+/// article is [`Declined`], with why.
 fn post_of(
     ctx: &BlogContext,
     page: &Page,
     base: &Url,
     url: &str,
     response: &Response,
-) -> Option<NewPost> {
+    post_links: usize,
+) -> Result<NewPost, Declined> {
     let entry = ctx.entries.get(url);
     let xctx = ExtractContext {
         offset: ctx.offset,
         fetched_at: response.fetched_at,
     };
-    // A page listing posts is no post, whatever its URL looks like (issue 13, class 5); nor is
-    // a page that names as its canonical address another page of its site that is no post
-    // (`/page/2/` → `/`).
-    if entry.is_none() {
-        let canonical_elsewhere = crate::core::listing::canonical_link(page, base)
-            .is_some_and(|c| c.origin() == base.origin() && !ctx.pattern.is_post(&c));
-        if canonical_elsewhere || crate::core::listing::is_listing(page) {
-            return None;
-        }
-    }
     // The blog's rules first; a page they do not fit (an older template, a special layout)
     // goes to the generic extractor, as does an article the page's own description disagrees
     // with.
-    let x = match extract(page, &ctx.rules, &xctx) {
-        Some(x) => crate::core::fallback::overrule(page, x),
-        None => crate::core::fallback::extract(page, &xctx)?,
+    let (x, found) = match extract(page, &ctx.rules, &xctx) {
+        Some(x) => (Some(crate::core::fallback::overrule(page, x)), Found::Rules),
+        None => match crate::core::fallback::extract(page, &xctx) {
+            Some(x) => (Some(x), Found::Fallback),
+            None => (None, Found::Nothing),
+        },
     };
+    if entry.is_none() {
+        let is_post = |u: &Url| ctx.pattern.is_post(u);
+        match judge(
+            page,
+            base,
+            &ctx.marks,
+            &ctx.rules.article,
+            found,
+            post_links,
+            is_post,
+        ) {
+            Verdict::Post => {}
+            Verdict::NotPost(reason) => {
+                return Err(Declined {
+                    lost: false,
+                    reason,
+                })
+            }
+            Verdict::Lost(reason) => return Err(Declined { lost: true, reason }),
+        }
+    }
+    let x = x.ok_or_else(|| Declined {
+        lost: true,
+        reason: "a feed entry's page, but neither the blog's rules nor the generic extractor find an article on it".into(),
+    })?;
     // A page showing another feed entry's post, title and text, under another address (a
     // listing led by it, a re-post) is not a post of its own.
     if let (None, Some(title)) = (entry, &x.title) {
         let others = ctx.entries.values().filter(|e| e.url != url);
         if let Some(e) = crate::core::listing::copy_of(title, &x.content_text, others) {
-            tracing::debug!(page = url, post = %e.url, "the page shows another post: not a post of its own");
-            return None;
+            return Err(Declined {
+                lost: false,
+                reason: format!(
+                    "shows the post {} (its title and opening) under another address",
+                    e.url
+                ),
+            });
         }
     }
     let mut by = x.extracted_by;
+    // The entry's own authors are the truth; the feed's authors given to every entry (the
+    // site's owner) are a weak default, never stronger than the page's byline.
     let authors = match entry {
-        Some(e) if !e.authors.is_empty() => {
+        Some(e) if !e.authors.is_empty() && (!e.authors_inherited || x.authors.is_empty()) => {
             by.authors = Some(Extractor::Feed);
             crate::core::authors::merge_authors(&e.authors, &x.authors)
+        }
+        _ if x.authors.is_empty() && !ctx.feed_authors.is_empty() => {
+            by.authors = Some(Extractor::Feed);
+            ctx.feed_authors.clone()
         }
         _ => x.authors,
     };
@@ -218,7 +303,7 @@ fn post_of(
         .map(|(field, reason)| Gap { field, reason })
         .collect();
     let article = ctx.rules.article.apply_first(page);
-    Some(NewPost {
+    Ok(NewPost {
         url: url.to_string(),
         title: x.title.or_else(|| entry.and_then(|e| e.title.clone())),
         authors,
@@ -321,10 +406,20 @@ pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Respo
     let post_links = links.iter().filter(|l| ctx.pattern.is_post(l)).count();
     let url_parsed = Url::parse(url).expect("frontier URLs parse");
     let entry = ctx.entries.get(url);
-    let mut post =
-        (entry.is_some() || ctx.pattern.is_post(&url_parsed) || ctx.pattern.is_post(&base))
-            .then(|| post_of(ctx, &page, &base, url, response))
-            .flatten();
+    let (mut post, declined) = if entry.is_some()
+        || ctx.pattern.is_post(&url_parsed)
+        || ctx.pattern.is_post(&base)
+    {
+        match post_of(ctx, &page, &base, url, response, post_links) {
+            Ok(p) => (Some(p), None),
+            Err(d) => {
+                tracing::info!(page = url, reason = %d.reason, lost = d.lost, "shaped like a post, but no post taken");
+                (None, Some(d))
+            }
+        }
+    } else {
+        (None, None)
+    };
     let comments = comments_of(ctx, &page, &url_parsed, post.is_some(), response);
     // The count the feed or page declares against what the page yielded (a post's later
     // comment pages add theirs; `archive coverage` reports what is still missing).
@@ -375,6 +470,7 @@ pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Respo
             .collect(),
         post_links,
         comments,
+        declined,
     }
 }
 

@@ -710,6 +710,12 @@ impl Update<'_> {
                 if got.response.is_some() && !failed && !gone {
                     stored_now.push(url.clone());
                 }
+                let (state, declined) = processed.state(if failed {
+                    PageState::Failed
+                } else {
+                    PageState::Done
+                });
+                let error = got.record.failure().filter(|_| failed).or(declined);
                 let comments = processed
                     .comments
                     .map(|(post_url, c)| comment_write(self.store, &post_url, &c))
@@ -725,13 +731,9 @@ impl Update<'_> {
                     post: processed.post,
                     links: Vec::new(),
                     post_links: None,
-                    state: if failed {
-                        PageState::Failed
-                    } else {
-                        PageState::Done
-                    },
+                    state,
                     retry_at: None,
-                    error: got.record.failure().filter(|_| failed),
+                    error,
                     comments,
                     gone,
                 })?;

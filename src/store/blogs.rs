@@ -62,13 +62,13 @@ pub(super) fn parse_enclosures(col: Option<String>) -> Vec<Enclosure> {
 
 fn put_entries(tx: &Transaction<'_>, blog_id: i64, entries: &[FeedEntry]) -> Result<()> {
     let mut st = tx.prepare(
-        "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at, updated, comments_feed, comment_count, enclosures)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+        "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at, updated, comments_feed, comment_count, enclosures, authors_inherited)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
          ON CONFLICT (blog_id, url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
            published = excluded.published, content_html = excluded.content_html,
            summary_html = excluded.summary_html, seen_at = excluded.seen_at, updated = excluded.updated,
            comments_feed = excluded.comments_feed, comment_count = excluded.comment_count,
-           enclosures = excluded.enclosures",
+           enclosures = excluded.enclosures, authors_inherited = excluded.authors_inherited",
     )?;
     let at = now();
     for e in entries {
@@ -84,7 +84,8 @@ fn put_entries(tx: &Transaction<'_>, blog_id: i64, entries: &[FeedEntry]) -> Res
             e.updated.map(|d| d.to_rfc3339()),
             e.comments_feed,
             e.comment_count,
-            enclosures_col(&e.enclosures)?
+            enclosures_col(&e.enclosures)?,
+            e.authors_inherited
         ])?;
     }
     Ok(())
@@ -149,7 +150,7 @@ impl super::SqliteStore {
 
     pub(super) fn entries(&self, blog_id: i64) -> Result<Vec<FeedEntry>> {
         self.rows(
-            "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count, enclosures FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
+            "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count, enclosures, authors_inherited FROM feed_entries WHERE blog_id = ?1 ORDER BY rowid",
             [blog_id],
             |r| {
             Ok(FeedEntry {
@@ -163,6 +164,7 @@ impl super::SqliteStore {
                 comments_feed: r.get(7)?,
                 comment_count: r.get(8)?,
                 enclosures: parse_enclosures(r.get(9)?),
+                authors_inherited: r.get(10)?,
             })
         },
         )

@@ -20,11 +20,13 @@ impl super::SqliteStore {
                 .unwrap_or(0) as u64)
         };
         // Known: post URLs in the frontier, and archived posts the frontier never saw.
-        let posts_known = count(
-            "SELECT (SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND is_post = 1)
+        // (Pages the blog's evidence says are no posts are not known posts.)
+        let posts_known = count(&format!(
+            "SELECT (SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND is_post = 1 AND state != '{}')
                   + (SELECT COUNT(*) FROM posts p WHERE p.blog_id = ?1 AND NOT EXISTS
                        (SELECT 1 FROM frontier f WHERE f.blog_id = ?1 AND f.url = p.url AND f.is_post = 1))",
-        )?;
+            PageState::NotPost
+        ))?;
         let (oldest_post, newest_post) = self.conn.query_row(
             "SELECT (SELECT MIN(published) FROM posts WHERE blog_id = ?1),
                     (SELECT MAX(published) FROM posts WHERE blog_id = ?1)",
@@ -60,7 +62,10 @@ impl super::SqliteStore {
             .collect::<Vec<_>>()
             .join(", ");
         let per_source: Vec<Option<i64>> = self.conn.query_row(
-            &format!("SELECT {sums} FROM frontier WHERE blog_id = ?1 AND is_post = 1"),
+            &format!(
+                "SELECT {sums} FROM frontier WHERE blog_id = ?1 AND is_post = 1 AND state != '{}'",
+                PageState::NotPost
+            ),
             [blog_id],
             |r| (0..Source::ALL.len()).map(|i| r.get(i)).collect(),
         )?;
@@ -84,12 +89,7 @@ impl super::SqliteStore {
                 })
             },
         )?;
-        // Done pages that yielded no post are not missing posts: the rules found no article
-        // (a page the pattern took for a post).
-        let posts_missing: Vec<MissingPost> = posts_missing
-            .into_iter()
-            .filter(|m| m.state != PageState::Done)
-            .collect();
+        let (posts_missing, not_posts) = Coverage::split_missing(posts_missing);
         let mut comments_missing = self.rows(
             "SELECT url, declared, archived FROM (
                SELECT p.url, p.comments_declared AS declared,
@@ -112,6 +112,7 @@ impl super::SqliteStore {
             counts,
             posts_known_by,
             posts_missing,
+            not_posts,
             comments_missing,
         })
     }

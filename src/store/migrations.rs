@@ -333,4 +333,9 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     CREATE INDEX fetch_log_by_blog ON fetch_log(blog_id);
     "#,
+    // 19: a feed entry whose authors are the feed's own (its channel or feed `<author>`, the
+    // entry naming none): a weak default, never stronger than the page's byline (issue 28).
+    r#"
+    ALTER TABLE feed_entries ADD COLUMN authors_inherited INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];

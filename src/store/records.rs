@@ -58,6 +58,14 @@ vocabulary! {
         Blocked = "blocked",
         /// The address policy refused it (a private address): never requested.
         Refused = "refused",
+        /// Fetched and processed; its URL looks like a permalink but the blog's own evidence
+        /// says it is no post (a listing, a copy of another post): the reason is kept, and
+        /// `archive coverage` lists it apart from the posts (issue 28).
+        NotPost = "not-post",
+        /// Fetched and processed; its URL looks like a permalink but no post could be read
+        /// from it, and nothing says it is none: a post possibly lost, reported missing by
+        /// `archive coverage` with the reason (issue 28).
+        Unread = "unread",
     }
 }
 
@@ -612,13 +620,28 @@ pub struct Coverage {
     pub counts: CoverageCounts,
     /// Post URLs known per source (a post found several ways counts in each).
     pub posts_known_by: std::collections::BTreeMap<Source, u64>,
-    /// Known posts not archived: failed, blocked, refused, or not crawled yet.
+    /// Known posts not archived: failed, blocked, refused, unread (a page shaped like a post
+    /// that gave none, with nothing saying it is none), or not crawled yet.
     pub posts_missing: Vec<MissingPost>,
+    /// Pages shaped like permalinks that the blog's own evidence says are no posts (listings,
+    /// copies: [`PageState::NotPost`]), with why; not counted as known posts.
+    pub not_posts: Vec<MissingPost>,
     /// Posts with fewer comments archived than declared.
     pub comments_missing: Vec<MissingComments>,
 }
 
 impl Coverage {
+    /// Splits the post URLs the frontier holds that have no post into the missing ones and
+    /// those the blog's evidence says are no posts; done pages without a post (not HTML, say)
+    /// are neither.
+    pub fn split_missing(rows: Vec<MissingPost>) -> (Vec<MissingPost>, Vec<MissingPost>) {
+        let (not_posts, missing): (Vec<MissingPost>, Vec<MissingPost>) = rows
+            .into_iter()
+            .filter(|m| m.state != PageState::Done)
+            .partition(|m| m.state == PageState::NotPost);
+        (missing, not_posts)
+    }
+
     /// Posts known but not archived, plus comments declared but not archived.
     pub fn missing(&self) -> u64 {
         self.posts_missing.len() as u64

@@ -18,15 +18,15 @@ pub struct Blog {
     pub truth: Value,
 }
 
-/// `fixtures/sites/<name>` (engine blogs) or `fixtures/<name>` (WordPress mirrors).
+/// `fixtures/sites/<name>` (engine blogs), `fixtures/themes/<name>` (real themes' mess, issue
+/// 28) or `fixtures/<name>` (WordPress mirrors).
 pub fn fixture_dir(name: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let site = root.join("sites").join(name);
-    if site.is_dir() {
-        site
-    } else {
-        root.join(name)
-    }
+    ["sites", "themes"]
+        .iter()
+        .map(|d| root.join(d).join(name))
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| root.join(name))
 }
 
 pub fn serve(name: &str) -> Blog {
@@ -117,6 +117,8 @@ pub struct Score {
     /// Posts archived with no author (a gap, not a wrong name).
     pub authors_missing: usize,
     pub false_positives: usize,
+    /// Posts whose published instant is the truth's.
+    pub published_ok: usize,
     pub failures: Vec<String>,
 }
 
@@ -138,6 +140,7 @@ pub fn score(truth: &Value, export_jsonl: &str) -> Score {
         authors_ok: 0,
         authors_missing: 0,
         false_positives: 0,
+        published_ok: 0,
         failures: Vec::new(),
     };
     let truth_paths: std::collections::HashSet<String> = posts
@@ -174,6 +177,21 @@ pub fn score(truth: &Value, export_jsonl: &str) -> Score {
             s.failures.push(format!(
                 "{path}: title {:?} vs {:?}",
                 row["title"], p["title"]
+            ));
+        }
+        let instant = |v: &Value| {
+            v.as_str()
+                .and_then(|d| chrono::DateTime::parse_from_rfc3339(d).ok())
+                .map(|d| d.timestamp())
+        };
+        if instant(&row["published"]).is_some()
+            && instant(&row["published"]) == instant(&p["published"])
+        {
+            s.published_ok += 1;
+        } else {
+            s.failures.push(format!(
+                "{path}: published {} vs {}",
+                row["published"], p["published"]
             ));
         }
         if row["authors"] == p["authors"] {

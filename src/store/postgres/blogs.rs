@@ -48,13 +48,13 @@ fn put_entries(
     entries: &[FeedEntry],
 ) -> Result<()> {
     let st = tx.prepare(
-        "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at, updated, comments_feed, comment_count, enclosures)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+        "INSERT INTO feed_entries (blog_id, url, title, authors, published, content_html, summary_html, seen_at, updated, comments_feed, comment_count, enclosures, authors_inherited)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
          ON CONFLICT (blog_id, url) DO UPDATE SET title = excluded.title, authors = excluded.authors,
            published = excluded.published, content_html = excluded.content_html,
            summary_html = excluded.summary_html, seen_at = excluded.seen_at, updated = excluded.updated,
            comments_feed = excluded.comments_feed, comment_count = excluded.comment_count,
-           enclosures = excluded.enclosures",
+           enclosures = excluded.enclosures, authors_inherited = excluded.authors_inherited",
     )?;
     let at = ts(server_now(tx)?);
     for e in entries {
@@ -78,6 +78,7 @@ fn put_entries(
                 &e.comments_feed,
                 &e.comment_count.map(i64::from),
                 &enclosures,
+                &i64::from(e.authors_inherited),
             ],
         )?;
     }
@@ -182,7 +183,7 @@ impl PgStore {
     pub fn entries(&self, blog_id: i64) -> Result<Vec<FeedEntry>> {
         self.call(move |c| {
             c.query(
-                "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count, enclosures
+                "SELECT url, title, authors, published, content_html, summary_html, updated, comments_feed, comment_count, enclosures, authors_inherited
                  FROM feed_entries WHERE blog_id = $1 ORDER BY seq",
                 &[&blog_id],
             )?
@@ -199,6 +200,7 @@ impl PgStore {
                     comments_feed: r.get(7),
                     comment_count: r.get::<_, Option<i64>>(8).map(count),
                     enclosures: parse_enclosures(r.get(9)),
+                    authors_inherited: r.get::<_, i64>(10) != 0,
                 })
             })
             .collect()

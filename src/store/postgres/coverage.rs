@@ -17,8 +17,8 @@ impl PgStore {
         self.call(move |c| {
             // Known: post URLs in the frontier, and archived posts the frontier never saw.
             let r = c.query_one(
-                "SELECT
-                   (SELECT COUNT(*) FROM frontier WHERE blog_id = $1 AND is_post = 1)
+                &format!("SELECT
+                   (SELECT COUNT(*) FROM frontier WHERE blog_id = $1 AND is_post = 1 AND state != '{}')
                      + (SELECT COUNT(*) FROM posts p WHERE p.blog_id = $1 AND NOT EXISTS
                           (SELECT 1 FROM frontier f WHERE f.blog_id = $1 AND f.url = p.url AND f.is_post = 1)),
                    (SELECT COUNT(*) FROM posts WHERE blog_id = $1),
@@ -28,6 +28,8 @@ impl PgStore {
                    (SELECT COUNT(*) FROM comments c JOIN posts p ON p.url = c.post_url WHERE p.blog_id = $1),
                    (SELECT MIN(published) FROM posts WHERE blog_id = $1),
                    (SELECT MAX(published) FROM posts WHERE blog_id = $1)",
+                    PageState::NotPost
+                ),
                 &[&blog_id],
             )?;
             let n = |i: usize| r.get::<_, i64>(i) as u64;
@@ -58,7 +60,10 @@ impl PgStore {
             .join(", ");
         let (posts_known_by, posts_missing, mut comments_missing) = self.call(move |c| {
             let r = c.query_one(
-                &format!("SELECT {sums} FROM frontier WHERE blog_id = $1 AND is_post = 1"),
+                &format!(
+                    "SELECT {sums} FROM frontier WHERE blog_id = $1 AND is_post = 1 AND state != '{}'",
+                    PageState::NotPost
+                ),
                 &[&blog_id],
             )?;
             let posts_known_by: std::collections::BTreeMap<Source, u64> = Source::ALL
@@ -70,8 +75,6 @@ impl PgStore {
                         .map(|n| (*s, n as u64))
                 })
                 .collect();
-            // Done pages that yielded no post are not missing posts: the rules found no
-            // article (a page the pattern took for a post).
             let posts_missing = c
                 .query(
                     "SELECT f.url, f.state, f.error, f.last_attempt FROM frontier f
@@ -89,10 +92,7 @@ impl PgStore {
                         last_attempt: time(r, 3)?,
                     })
                 })
-                .collect::<Result<Vec<_>>>()?
-                .into_iter()
-                .filter(|m| m.state != PageState::Done)
-                .collect::<Vec<_>>();
+                .collect::<Result<Vec<_>>>()?;
             let comments_missing = c
                 .query(
                     "SELECT url, declared, archived FROM (
@@ -113,11 +113,13 @@ impl PgStore {
             Ok((posts_known_by, posts_missing, comments_missing))
         })?;
         comments_missing.sort_by(|a, b| a.url.cmp(&b.url));
+        let (posts_missing, not_posts) = Coverage::split_missing(posts_missing);
         Ok(Coverage {
             blog: blog.home_url,
             counts,
             posts_known_by,
             posts_missing,
+            not_posts,
             comments_missing,
         })
     }

@@ -280,4 +280,7 @@ CREATE TRIGGER search_comment AFTER INSERT OR DELETE OR UPDATE OF content_text, 
     r#"
 CREATE INDEX fetch_log_by_blog ON fetch_log(blog_id);
 "#,
+    r#"
+ALTER TABLE feed_entries ADD COLUMN authors_inherited BIGINT NOT NULL DEFAULT 0;
+"#,
 ];
