@@ -40,6 +40,9 @@ const INLINE: &[&str] = &[
     "u", "var",
 ];
 
+/// Chars of text outside links that make a link-dense candidate an article ([`article`]).
+const PROSE: u32 = 1000;
+
 /// Text blocks shorter than this (chars) score nothing.
 pub const MIN_BLOCK: u32 = 25;
 
@@ -251,13 +254,15 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
     inner_skips(page, stats, root, &mut skip);
     skip.sort_unstable();
     skip.dedup();
-    // A list of links (an archive page's titles and dates, a tag list) is no article.
+    // A list of links (an archive page's titles and dates, a tag list) is no article: over 60 %
+    // of its text in links, or over 40 % with less than a few paragraphs of prose outside them
+    // (a roundup of linked headlines, each with its summary, is an article).
     let left = |v: &[u32]| {
         let skipped: u32 = skip.iter().map(|&k| v[k as usize]).sum();
         v[root as usize].saturating_sub(skipped)
     };
     let (chars, links) = (left(&stats.chars), left(&stats.link_chars));
-    if chars == 0 || links * 5 > chars * 2 {
+    if chars == 0 || links * 5 > chars * 3 || (links * 5 > chars * 2 && chars - links < PROSE) {
         return None;
     }
     Some(Article { root, skip })
@@ -736,6 +741,35 @@ mod tests {
              </form></body></html>"
         );
         assert_eq!(text(&html), format!("{PROSE} {PROSE}"));
+    }
+
+    #[test]
+    fn links_to_related_stories_between_paragraphs_leave_the_text_and_a_roundup_is_an_article() {
+        let related =
+            |n: u32| format!("<h4><a href=/story{n}.html>Another story number {n}</a></h4>");
+        let html = format!(
+            "<html><body><div class=story><p>{PROSE}</p>{}<p>{PROSE}</p>{}<p>{PROSE}</p>{}</div></body></html>",
+            related(1),
+            related(2),
+            related(3)
+        );
+        let t = text(&html);
+        assert_eq!(t.matches("blackbirds").count(), 3, "{t}");
+        // Linked headlines, each with a one-line summary: 40-60 % of the text in links. Twenty
+        // of them hold prose enough for an article (a roundup); ten do not (an archive page).
+        let roundup = |n: u32| {
+            let items: String = (10..10 + n)
+                .map(|i| {
+                    format!(
+                        "<li><a href=/n{i}.html>Headline number {i} of the day, with words</a> \
+                         The summary says what happened, and why, in a line.</li>"
+                    )
+                })
+                .collect();
+            Page::parse(&format!("<html><body><ul>{items}</ul></body></html>"))
+        };
+        assert!(article(&roundup(20)).is_some());
+        assert!(article(&roundup(10)).is_none());
     }
 
     #[test]

@@ -470,10 +470,12 @@ pub(super) fn listed_block(
     while !items.iter().all(|&m| page.contains(block, m)) {
         block = page.elements[block as usize].parent.unwrap_or(root);
     }
-    if block == root {
+    let listed: u32 = items.iter().map(|&m| figures.chars[m as usize]).sum();
+    // Items scattered through the article (links to related stories between its paragraphs)
+    // go alone: their common ancestor holds the article's text.
+    if block == root || figures.chars[block as usize].saturating_sub(listed) > 60 {
         return items;
     }
-    let listed: u32 = items.iter().map(|&m| figures.chars[m as usize]).sum();
     while block != root {
         let parent = page.elements[block as usize].parent.unwrap_or(root);
         if parent == root || figures.chars[parent as usize].saturating_sub(listed) > 60 {
