@@ -41,7 +41,7 @@ const INLINE: &[&str] = &[
 ];
 
 /// Chars of text outside links that make a link-dense candidate an article ([`article`]).
-const PROSE: u32 = 1000;
+const PROSE_BESIDE_LINKS: u32 = 1000;
 
 /// Text blocks shorter than this (chars) score nothing.
 pub const MIN_BLOCK: u32 = 25;
@@ -72,8 +72,10 @@ const SITE_TAGS: &[&str] = &["nav", "aside", "footer", "dialog", "menu"];
 /// article text unless they hold most of the page's prose.
 const WRAPPING_TAGS: &[&str] = &["form", "header"];
 
-/// `class`/`id` words that name a site part rather than the article.
-const NEGATIVE: &[&str] = &[
+/// `class`/`id` words that name a part of the site around its posts (navigation, sidebars,
+/// widgets, related and popular posts, comments, sharing, ads, sign-up boxes, pagination):
+/// never article text, and no post listed on the page (`core::listing`).
+pub(super) const SITE_PARTS: &[&str] = &[
     "comment",
     "comments",
     "sidebar",
@@ -115,23 +117,26 @@ const NEGATIVE: &[&str] = &[
     "recommend",
     "trending",
     "popular",
-    "skip",
-    "hidden",
+    "toolbar",
+    "login",
+    "most-read",
+    "more",
+    "rss",
+    "widgets",
+];
+
+/// `class`/`id` words that name a part of a post that is not its article text: its header,
+/// byline, date, tags, captions.
+const POST_PARTS: &[&str] = &[
     "tags",
     "tag",
     "byline",
     "dateline",
     "author",
     "meta",
-    "toolbar",
-    "print",
-    "login",
-    "most-read",
-    "more",
     "caption",
     "credit",
     "copyright",
-    "rss",
     "head",
     "header",
     "headline",
@@ -141,6 +146,9 @@ const NEGATIVE: &[&str] = &[
     "timestamp",
     "published",
     "kicker",
+    "print",
+    "skip",
+    "hidden",
 ];
 
 /// `class`/`id` words that name the article.
@@ -262,7 +270,10 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
         v[root as usize].saturating_sub(skipped)
     };
     let (chars, links) = (left(&stats.chars), left(&stats.link_chars));
-    if chars == 0 || links * 5 > chars * 3 || (links * 5 > chars * 2 && chars - links < PROSE) {
+    if chars == 0
+        || links * 5 > chars * 3
+        || (links * 5 > chars * 2 && chars - links < PROSE_BESIDE_LINKS)
+    {
         return None;
     }
     Some(Article { root, skip })
@@ -524,12 +535,12 @@ pub(super) enum Class {
     Neutral,
 }
 
-/// [`POSITIVE`] and [`NEGATIVE`] as one lookup: word → names the article.
+/// [`POSITIVE`], [`SITE_PARTS`] and [`POST_PARTS`] as one lookup: word → names the article.
 fn role_words() -> &'static rustc_hash::FxHashMap<&'static str, bool> {
     static WORDS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, bool>> =
         std::sync::OnceLock::new();
     WORDS.get_or_init(|| {
-        let negative = NEGATIVE.iter().map(|w| (*w, false));
+        let negative = SITE_PARTS.iter().chain(POST_PARTS).map(|w| (*w, false));
         // A word in both lists names the article.
         negative
             .chain(POSITIVE.iter().map(|w| (*w, true)))
@@ -723,9 +734,7 @@ mod tests {
         article_text(&Page::parse(html))
     }
 
-    const PROSE: &str =
-        "The hedge was pruned on Sunday, slowly, and it took far longer than planned. \
-        Even so, blackbirds and rainy weekends are two sides of the same coin, as ever.";
+    use crate::core::TEST_PROSE as PROSE;
 
     #[test]
     fn site_parts_are_left_out_and_a_wrapper_holding_the_article_is_not_one() {

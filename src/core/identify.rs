@@ -423,9 +423,7 @@ pub fn judge(
 mod tests {
     use super::*;
 
-    const PROSE: &str =
-        "The hedge was pruned on Sunday, slowly, and it took far longer than planned. \
-        Even so, blackbirds and rainy weekends are two sides of the same coin, as ever.";
+    use crate::core::TEST_PROSE as PROSE;
 
     fn post(n: u32, extra: &str) -> String {
         format!(

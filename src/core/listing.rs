@@ -4,7 +4,7 @@
 //! from how often the seen ones were found (capture–recapture). And whether a page is a listing
 //! at all rather than a post ([`is_listing`], issue 13).
 
-use super::fallback::MIN_BLOCK;
+use super::fallback::{MIN_BLOCK, SITE_PARTS};
 use super::page::{ElementIdx, Page};
 use scraper::Selector;
 use url::Url;
@@ -361,44 +361,9 @@ fn listed_headings(page: &Page, parts: &[bool]) -> Vec<ElementIdx> {
     out
 }
 
-/// `class`/`id` words (whole, or the last part of a compound) of the parts of a site around
-/// its posts: navigation, sidebars, widgets, related and popular posts, comments, sharing.
-const SITE_PART_WORDS: &[&str] = &[
-    "sidebar",
-    "widget",
-    "widgets",
-    "related",
-    "relatedposts",
-    "yarpp",
-    "popular",
-    "trending",
-    "recommended",
-    "recommend",
-    "comment",
-    "comments",
-    "footer",
-    "nav",
-    "navbar",
-    "navigation",
-    "menu",
-    "breadcrumb",
-    "breadcrumbs",
-    "share",
-    "sharing",
-    "social",
-    "promo",
-    "sponsor",
-    "sponsored",
-    "advert",
-    "ads",
-    "outbrain",
-    "taboola",
-    "more",
-];
-
 /// Which elements are in a part of the site around its posts: navigation, asides, footers,
 /// hidden elements (by tag and role, `core::fallback`'s hard boilerplate) and elements whose
-/// class or id names such a part ([`SITE_PART_WORDS`]), with their contents. A post's own
+/// class or id names such a part (`core::fallback`'s site-part words), with their contents. A post's own
 /// `<header>` is none of them.
 fn site_parts(page: &Page) -> Vec<bool> {
     let mut parts = vec![false; page.elements.len()];
@@ -413,10 +378,10 @@ fn site_parts(page: &Page) -> Vec<bool> {
                     .flat_map(str::split_whitespace)
                     .any(|w| {
                         let w = w.to_ascii_lowercase();
-                        SITE_PART_WORDS.contains(&w.as_str())
+                        SITE_PARTS.contains(&w.as_str())
                             || w.rsplit(['-', '_'])
                                 .next()
-                                .is_some_and(|last| SITE_PART_WORDS.contains(&last))
+                                .is_some_and(|last| SITE_PARTS.contains(&last))
                     })
         };
     }
@@ -584,9 +549,7 @@ fn own_text_after(
 mod tests {
     use super::*;
 
-    const PROSE: &str =
-        "The hedge was pruned on Sunday, slowly, and it took far longer than planned. \
-        Even so, blackbirds and rainy weekends are two sides of the same coin, as ever.";
+    use crate::core::TEST_PROSE as PROSE;
 
     fn card(n: u32, tag: &str) -> String {
         format!(

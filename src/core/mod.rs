@@ -86,6 +86,12 @@ pub struct UnknownName {
     pub expected: &'static [&'static str],
 }
 
+/// Prose for unit tests: two sentences with commas, a text block's worth.
+#[cfg(test)]
+pub(crate) const TEST_PROSE: &str =
+    "The hedge was pruned on Sunday, slowly, and it took far longer than planned. \
+    Even so, blackbirds and rainy weekends are two sides of the same coin, as ever.";
+
 pub mod authors;
 pub mod comments;
 pub mod excludes;

@@ -246,7 +246,18 @@ pub(super) async fn learn_from_entries(
         });
         guess.add(&page, article);
     }
-    add_listings(store, fetcher, traffic, blog, opts, &mut marks).await?;
+    // Relearning after template drift (`only`) reads the listing pages anew: the stored ones
+    // show the old template.
+    add_listings(
+        store,
+        fetcher,
+        traffic,
+        blog,
+        opts,
+        only.is_some(),
+        &mut marks,
+    )
+    .await?;
     let mut learned: Vec<(LearnedRule, Option<String>)> =
         winners.finish().into_iter().map(|r| (r, None)).collect();
     learned.extend(marks.finish().into_iter().map(|r| (r, None)));
@@ -336,9 +347,9 @@ pub(super) async fn learn_from_entries(
 const LISTING_SAMPLES: usize = 2;
 
 /// Adds the blog's listing pages to the post-identification vote: its home page and the home
-/// page's next page ([`LISTING_SAMPLES`]), one at a time. Stored responses are reused, the others
-/// fetched and kept (the crawl reads them from the store later, so nothing is requested twice);
-/// rendered when the blog renders every page, as its entry pages are.
+/// page's next page ([`LISTING_SAMPLES`]), one at a time. Stored responses are reused unless
+/// `fresh`, the others fetched and kept (the crawl reads them from the store later, so nothing
+/// is requested twice); rendered when the blog renders every page, as its entry pages are.
 ///
 /// # Errors
 /// Only when the store fails (an unreachable page adds nothing).
@@ -348,6 +359,7 @@ async fn add_listings(
     traffic: &Arc<BrowserTraffic>,
     blog: &Blog,
     opts: &CrawlOptions,
+    fresh: bool,
     votes: &mut MarkVotes,
 ) -> Result<()> {
     let renders_all = store.blog(blog.id)?.and_then(|b| b.renders) == Some(Renders::All);
@@ -356,7 +368,11 @@ async fn add_listings(
         .map(|u| canonical(&u).to_string());
     for _ in 0..LISTING_SAMPLES {
         let Some(url) = next.take() else { break };
-        let stored = store.latest_response(blog.id, &url)?.map(|(_, r)| r);
+        let stored = if fresh {
+            None
+        } else {
+            store.latest_response(blog.id, &url)?.map(|(_, r)| r)
+        };
         let mut response = match stored {
             Some(r) if r.status < 400 => r,
             _ => {
