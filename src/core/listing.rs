@@ -4,8 +4,9 @@
 //! from how often the seen ones were found (capture–recapture). And whether a page is a listing
 //! at all rather than a post ([`is_listing`], issue 13).
 
-use super::fallback::{MIN_BLOCK, SITE_PARTS};
+use super::fallback::MIN_BLOCK;
 use super::page::{ElementIdx, Page};
+use super::roles::SITE_PARTS;
 use scraper::Selector;
 use url::Url;
 
@@ -371,7 +372,7 @@ fn site_parts(page: &Page) -> Vec<bool> {
         let inherited = page.elements[i].parent.is_some_and(|p| parts[p as usize]);
         parts[i] = inherited || {
             let idx = i as ElementIdx;
-            super::fallback::classify(page, idx) == super::fallback::Class::Hard
+            super::roles::classify(page, idx) == super::roles::Class::Hard
                 || [page.attr(idx, "class"), page.attr(idx, "id")]
                     .into_iter()
                     .flatten()

@@ -107,6 +107,7 @@ pub mod page;
 pub mod post_url;
 pub mod priority;
 pub mod requisites;
+pub mod roles;
 pub mod rules;
 pub mod schedule;
 pub mod sitemap;

@@ -1,0 +1,267 @@
+//! What an element is by its tag, attributes and `class`/`id` words, for the generic extractor
+//! (`core::fallback`) and the page-alone listing judgement (`core::listing`): hidden or a
+//! control, a part of the site around the posts (navigation, sidebars, related posts,
+//! comments), a part of a post that is not its text (byline, date, tags), the article itself, or
+//! a marked article body.
+
+use super::page::{attr_of, ElementIdx, Page};
+
+/// Tags never shown as text, or shown as controls: never article text, nor anything inside.
+const HIDDEN_TAGS: &[&str] = &[
+    "button",
+    "select",
+    "textarea",
+    "iframe",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "input",
+    "label",
+    "object",
+    "embed",
+    "figcaption",
+    "head",
+];
+
+/// Tags of site parts: never article text, nor anything inside.
+const SITE_TAGS: &[&str] = &["nav", "aside", "footer", "dialog", "menu"];
+
+/// Tags of site parts that sometimes wrap the whole page (an ASP.NET page's `<form>`): never
+/// article text unless they hold most of the page's prose.
+const WRAPPING_TAGS: &[&str] = &["form", "header"];
+
+/// `class`/`id` words that name a part of the site around its posts (navigation, sidebars,
+/// widgets, related and popular posts, comments, sharing, ads, sign-up boxes, pagination):
+/// never article text, and no post listed on the page (`core::listing`).
+pub(super) const SITE_PARTS: &[&str] = &[
+    "comment",
+    "comments",
+    "sidebar",
+    "share",
+    "sharing",
+    "social",
+    "related",
+    "relatedposts",
+    "yarpp",
+    "footer",
+    "nav",
+    "navbar",
+    "navigation",
+    "menu",
+    "breadcrumb",
+    "breadcrumbs",
+    "widget",
+    "advert",
+    "ad",
+    "ads",
+    "advertisement",
+    "promo",
+    "sponsor",
+    "sponsored",
+    "subscribe",
+    "newsletter",
+    "cookie",
+    "popup",
+    "modal",
+    "banner",
+    "masthead",
+    "pagination",
+    "pager",
+    "signup",
+    "outbrain",
+    "taboola",
+    "disqus",
+    "recommended",
+    "recommend",
+    "trending",
+    "popular",
+    "toolbar",
+    "login",
+    "most-read",
+    "more",
+    "rss",
+    "widgets",
+];
+
+/// `class`/`id` words that name a part of a post that is not its article text: its header,
+/// byline, date, tags, captions.
+const POST_PARTS: &[&str] = &[
+    "tags",
+    "tag",
+    "byline",
+    "dateline",
+    "author",
+    "meta",
+    "caption",
+    "credit",
+    "copyright",
+    "head",
+    "header",
+    "headline",
+    "subline",
+    "subtitle",
+    "date",
+    "timestamp",
+    "published",
+    "kicker",
+    "print",
+    "skip",
+    "hidden",
+];
+
+/// `class`/`id` words that name the article.
+const POSITIVE: &[&str] = &[
+    "article", "body", "content", "entry", "main", "post", "text", "blog", "story", "prose",
+];
+
+/// Classes and `itemprop`s that mark an article body on many sites (trafilatura's list of
+/// body selectors, as words).
+const BODY_MARKS: &[&str] = &[
+    "articlebody",
+    "article-body",
+    "article__body",
+    "article-content",
+    "article_content",
+    "articlecontent",
+    "article-text",
+    "articletext",
+    "entry-content",
+    "entry_content",
+    "post-content",
+    "post_content",
+    "postcontent",
+    "post-body",
+    "post_body",
+    "postbody",
+    "post-text",
+    "post_text",
+    "post-entry",
+    "story-body",
+    "story_body",
+    "storybody",
+    "story-content",
+    "body-text",
+    "article-body-text",
+    "c-article-body",
+    "td-post-content",
+    "main-content",
+    "content-body",
+    "blog-content",
+    "blog-post-content",
+    "entry-body",
+    "single-content",
+    "rich-text",
+];
+
+/// What an element's tag and attributes say of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Class {
+    /// Never content, nor anything inside: navigation, forms, hidden elements.
+    Hard,
+    /// `class`/`id` names a site part.
+    Negative,
+    /// `class`/`id` names the article.
+    Positive,
+    /// An `<article>` element.
+    Article,
+    Neutral,
+}
+
+/// [`POSITIVE`], [`SITE_PARTS`] and [`POST_PARTS`] as one lookup: word → names the article.
+fn role_words() -> &'static rustc_hash::FxHashMap<&'static str, bool> {
+    static WORDS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, bool>> =
+        std::sync::OnceLock::new();
+    WORDS.get_or_init(|| {
+        let negative = SITE_PARTS.iter().chain(POST_PARTS).map(|w| (*w, false));
+        // A word in both lists names the article.
+        negative
+            .chain(POSITIVE.iter().map(|w| (*w, true)))
+            .collect()
+    })
+}
+
+/// What an element is by itself: tag, hidden, class/id words.
+pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
+    let e = &page.elements[idx as usize];
+    if HIDDEN_TAGS.contains(&e.name.as_str()) {
+        return Class::Hard;
+    }
+    if SITE_TAGS.contains(&e.name.as_str()) {
+        return Class::Hard;
+    }
+    if WRAPPING_TAGS.contains(&e.name.as_str()) {
+        return Class::Negative;
+    }
+    let el = page.element_ref(idx);
+    let v = el.value();
+    if attr_of(v, "hidden").is_some()
+        || attr_of(v, "aria-hidden") == Some("true")
+        || attr_of(v, "style").is_some_and(hides)
+        || attr_of(v, "role").is_some_and(|r| {
+            matches!(
+                r,
+                "navigation" | "complementary" | "contentinfo" | "banner" | "dialog" | "menu"
+            )
+        })
+    {
+        return Class::Hard;
+    }
+    match e.name.as_str() {
+        "html" | "body" | "main" => return Class::Neutral,
+        "article" => return Class::Article,
+        _ => {}
+    }
+    // A compound word names its role last: `article-author` is an author line,
+    // `sidebar-content` content.
+    let (mut pos, mut neg) = (false, false);
+    let mut lower = String::new();
+    for value in [attr_of(v, "class"), attr_of(v, "id")]
+        .into_iter()
+        .flatten()
+    {
+        for word in value.split_whitespace() {
+            lower.clear();
+            lower.extend(word.chars().map(|c| c.to_ascii_lowercase()));
+            let role = std::iter::once(lower.as_str())
+                .chain(lower.rsplit(['-', '_']))
+                .find_map(|part| role_words().get(part).copied());
+            if let Some(positive) = role {
+                pos |= positive;
+                neg |= !positive;
+            }
+        }
+    }
+    match (pos, neg) {
+        (true, false) => Class::Positive,
+        (false, true) => Class::Negative,
+        _ => Class::Neutral,
+    }
+}
+
+/// Whether an inline style hides the element (`display: none`, `visibility: hidden`).
+fn hides(style: &str) -> bool {
+    style.split(';').any(|decl| {
+        let Some((prop, value)) = decl.split_once(':') else {
+            return false;
+        };
+        let (prop, value) = (prop.trim(), value.trim());
+        (prop.eq_ignore_ascii_case("display") && value.eq_ignore_ascii_case("none"))
+            || (prop.eq_ignore_ascii_case("visibility") && value.eq_ignore_ascii_case("hidden"))
+    })
+}
+
+/// Whether the page marks this element as an article body.
+pub(super) fn is_marked_body(page: &Page, idx: ElementIdx) -> bool {
+    let v = page.element_ref(idx);
+    let v = v.value();
+    if attr_of(v, "itemprop").is_some_and(|p| p.eq_ignore_ascii_case("articleBody")) {
+        return true;
+    }
+    [attr_of(v, "class"), attr_of(v, "id")]
+        .into_iter()
+        .flatten()
+        .flat_map(str::split_whitespace)
+        .any(|w| BODY_MARKS.contains(&w.to_ascii_lowercase().as_str()))
+}
