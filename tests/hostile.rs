@@ -204,6 +204,12 @@ fn the_page_budget_bounds_rule_learning() {
         fetched_posts <= 5,
         "{fetched_posts} post pages fetched with --max-pages 5"
     );
+    // The listing pages read for post identification count too.
+    let pages = server.access_log()[mark..]
+        .iter()
+        .filter(|a| a.path.ends_with('/') || a.path.ends_with(".html"))
+        .count();
+    assert!(pages <= 5, "{pages} pages fetched with --max-pages 5");
     assert!(
         ok(&archive(&db, &["rules"])).contains("article"),
         "rules were learned"

@@ -248,16 +248,10 @@ pub(super) async fn learn_from_entries(
     }
     // Relearning after template drift (`only`) reads the listing pages anew: the stored ones
     // show the old template.
-    add_listings(
-        store,
-        fetcher,
-        traffic,
-        blog,
-        opts,
-        only.is_some(),
-        &mut marks,
-    )
-    .await?;
+    // Within the page budget: what the entry pages left of it.
+    let room = (opts.settings.max_pages as usize).saturating_sub(sample.len());
+    let fresh = only.is_some();
+    add_listings(store, fetcher, traffic, blog, opts, fresh, room, &mut marks).await?;
     let mut learned: Vec<(LearnedRule, Option<String>)> =
         winners.finish().into_iter().map(|r| (r, None)).collect();
     learned.extend(marks.finish().into_iter().map(|r| (r, None)));
@@ -348,11 +342,13 @@ const LISTING_SAMPLES: usize = 2;
 
 /// Adds the blog's listing pages to the post-identification vote: its home page and the home
 /// page's next page ([`LISTING_SAMPLES`]), one at a time. Stored responses are reused unless
-/// `fresh`, the others fetched and kept (the crawl reads them from the store later, so nothing
-/// is requested twice); rendered when the blog renders every page, as its entry pages are.
+/// `fresh`, the others fetched (at most `room` of them: the page budget) and kept (the crawl
+/// reads them from the store later, so nothing is requested twice); rendered when the blog
+/// renders every page, as its entry pages are.
 ///
 /// # Errors
 /// Only when the store fails (an unreachable page adds nothing).
+#[allow(clippy::too_many_arguments)]
 async fn add_listings(
     store: &mut Store,
     fetcher: &Fetcher,
@@ -360,6 +356,7 @@ async fn add_listings(
     blog: &Blog,
     opts: &CrawlOptions,
     fresh: bool,
+    mut room: usize,
     votes: &mut MarkVotes,
 ) -> Result<()> {
     let renders_all = store.blog(blog.id)?.and_then(|b| b.renders) == Some(Renders::All);
@@ -375,7 +372,12 @@ async fn add_listings(
         };
         let mut response = match stored {
             Some(r) if r.status < 400 => r,
+            _ if room == 0 => {
+                tracing::info!(page = %url, "page budget spent on the entry pages: the listing page is not read for post marks");
+                break;
+            }
             _ => {
+                room -= 1;
                 let f = fetcher.get(&url, Resource::Page).await;
                 store.keep_fetched(blog.id, &f)?;
                 match f.success() {
