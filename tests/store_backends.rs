@@ -1,6 +1,6 @@
 //! The store's coordination concerns (the job queue with leases, the per-host request slots,
 //! migration by processes starting together, reconnection) behave the same on SQLite (`Store`, a real database file) and on
-//! PostgreSQL (`PgStore`, a private cluster started by the test: `tests/common/pg_cluster.rs`).
+//! PostgreSQL (`Store` on a `postgres://` URL, a private cluster started by the test: `tests/common/pg_cluster.rs`).
 //! Each test runs its body on both back ends; the PostgreSQL half is skipped, saying why, where
 //! PostgreSQL is not installed.
 
@@ -9,7 +9,6 @@ mod common;
 use chrono::{DateTime, Utc};
 use common::pg_cluster::Cluster;
 use everblog::core::feed::FeedKind;
-use everblog::store::postgres::PgStore;
 use everblog::store::{Blog, Job, JobEnd, JobFilter, JobKind, JobState, Store};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -77,7 +76,6 @@ macro_rules! backend {
     };
 }
 backend!(Store);
-backend!(PgStore);
 
 type Open = Box<dyn Fn() -> Box<dyn Backend> + Send + Sync>;
 
@@ -92,7 +90,7 @@ fn on_both(name: &str, body: impl Fn(&str, &Open)) {
         return;
     };
     let url = cluster.database(name);
-    let pg: Open = Box::new(move || Box::new(PgStore::open(&url).unwrap()));
+    let pg: Open = Box::new(move || Box::new(Store::open(std::path::Path::new(&url)).unwrap()));
     body("postgres", &pg);
     drop(cluster);
 }
@@ -307,7 +305,7 @@ fn the_postgres_store_reconnects_after_a_restart_and_refuses_a_newer_schema() {
         return;
     };
     let url = cluster.database("restart");
-    let mut s = PgStore::open(&url).unwrap();
+    let mut s = Store::open(std::path::Path::new(&url)).unwrap();
     let blog = s.blog_for("http://blog.test/feed.xml");
     s.enqueue_job(blog, JobKind::NewCrawl).unwrap();
     let lease = Duration::from_secs(60);
@@ -339,7 +337,7 @@ fn the_postgres_store_reconnects_after_a_restart_and_refuses_a_newer_schema() {
     let mut raw = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     raw.batch_execute("UPDATE everblog_schema SET version = 99")
         .unwrap();
-    let err = PgStore::open(&url)
+    let err = Store::open(std::path::Path::new(&url))
         .err()
         .expect("a newer schema is refused");
     assert!(

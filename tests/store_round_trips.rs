@@ -1,5 +1,5 @@
 //! Round trips of the blogs, responses and frontier concerns, each body written once (a macro:
-//! `Store` and `PgStore` have the same methods) and run on SQLite (a real file) and on
+//! `Store` answers from either back end) and run on SQLite (a real file) and on
 //! PostgreSQL (a private cluster started by the test: `tests/common/pg_cluster.rs`); the
 //! PostgreSQL half is skipped, saying why, where PostgreSQL is not installed.
 
@@ -7,7 +7,6 @@ mod common;
 
 use common::pg_cluster::Cluster;
 use everblog::core::feed::FeedKind;
-use everblog::store::postgres::PgStore;
 use everblog::store::Store;
 /// The blogs concern's round trip, written once for both back ends (the two types have the same
 /// methods): entries in first-seen order with their offsets, rules replacing rules, the render
@@ -175,7 +174,7 @@ fn blogs_entries_and_rules_round_trip_the_same_on_both_back_ends() {
     };
     blogs_round_trip!(
         "postgres",
-        PgStore::open(&cluster.database("blogs")).unwrap()
+        Store::open(std::path::Path::new(&cluster.database("blogs"))).unwrap()
     );
 }
 
@@ -333,7 +332,7 @@ fn responses_and_the_fetch_log_round_trip_the_same_on_both_back_ends() {
     };
     responses_round_trip!(
         "postgres",
-        PgStore::open(&cluster.database("responses")).unwrap()
+        Store::open(std::path::Path::new(&cluster.database("responses"))).unwrap()
     );
 }
 
@@ -477,6 +476,6 @@ fn the_frontier_round_trips_the_same_on_both_back_ends() {
     };
     frontier_round_trip!(
         "postgres",
-        PgStore::open(&cluster.database("frontier")).unwrap()
+        Store::open(std::path::Path::new(&cluster.database("frontier"))).unwrap()
     );
 }

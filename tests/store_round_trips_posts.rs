@@ -1,6 +1,6 @@
 //! Round trips of the posts (with comments, versions, media and coverage) and reading (listings,
-//! full-text search, captures) concerns, each body written once (a macro: `Store` and
-//! `PgStore` have the same methods) and run on SQLite (a real file) and on PostgreSQL (a
+//! full-text search, captures) concerns, each body written once (a macro:
+//! `Store` answers from either back end) and run on SQLite (a real file) and on PostgreSQL (a
 //! private cluster started by the test: `tests/common/pg_cluster.rs`); the PostgreSQL half is
 //! skipped, saying why, where PostgreSQL is not installed.
 
@@ -8,7 +8,6 @@ mod common;
 
 use common::pg_cluster::Cluster;
 use everblog::core::feed::FeedKind;
-use everblog::store::postgres::PgStore;
 use everblog::store::Store;
 /// Posts, comments, versions and media on one back end: one crawled page in one transaction,
 /// an edit kept as a version, a comment edit kept, a gone mark, posts streamed in order.
@@ -353,7 +352,7 @@ fn posts_comments_versions_and_media_round_trip_the_same_on_both_back_ends() {
     };
     posts_round_trip!(
         "postgres",
-        PgStore::open(&cluster.database("posts")).unwrap()
+        Store::open(std::path::Path::new(&cluster.database("posts"))).unwrap()
     );
 }
 
@@ -584,6 +583,6 @@ fn reading_and_search_answer_the_same_on_both_back_ends() {
     };
     reading_round_trip!(
         "postgres",
-        PgStore::open(&cluster.database("reading")).unwrap()
+        Store::open(std::path::Path::new(&cluster.database("reading"))).unwrap()
     );
 }

@@ -25,6 +25,7 @@
 
 mod blogs;
 mod coverage;
+pub(crate) mod db;
 mod frontier;
 mod host_slots;
 mod jobs;
@@ -435,6 +436,33 @@ impl Store {
         match &self.0 {
             Backend::Sqlite(s) => s.quick_check(),
             Backend::Postgres(p) => p.schema_version().map(|_| "ok".to_string()),
+        }
+    }
+}
+
+impl Store {
+    /// Runs `f` on the back end's connection, each statement on its own (reads).
+    /// On PostgreSQL `f` runs on the connection thread and is run again on a new connection
+    /// when the connection was lost ([`postgres::RECONNECT_FOR`]).
+    pub(crate) fn read<R: Send + 'static>(
+        &self,
+        f: impl Fn(&mut dyn db::Db) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<R> {
+        match &self.0 {
+            Backend::Sqlite(s) => f(&mut db::SqliteDb(&s.conn)),
+            Backend::Postgres(p) => p.run(false, f),
+        }
+    }
+
+    /// Runs `f` in one write transaction (SQLite `BEGIN IMMEDIATE`), committed when it
+    /// succeeds and rolled back when it fails: all of its writes or none.
+    pub(crate) fn write<R: Send + 'static>(
+        &mut self,
+        f: impl Fn(&mut dyn db::Db) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<R> {
+        match &mut self.0 {
+            Backend::Sqlite(s) => s.write(|tx| f(&mut db::SqliteDb(tx))),
+            Backend::Postgres(p) => p.run(true, f),
         }
     }
 }

@@ -83,17 +83,6 @@ forward! {
     pub fn activity(&self, blog_id: i64, n: usize) -> Result<Vec<DateTime<Utc>>>;
     /// Counts for one blog.
     pub fn counts(&self, blog_id: i64) -> Result<BlogCounts>;
-    // Coverage: what is known to exist against what is archived (`store::coverage`).
-    /// The counts of one blog's coverage, without the lists of what is missing.
-    ///
-    /// # Errors
-    /// There is no blog `blog_id`, or the database failed.
-    pub fn coverage_counts(&self, blog_id: i64) -> Result<CoverageCounts>;
-    /// The coverage of one blog: the counts, posts known by source, and what is missing.
-    ///
-    /// # Errors
-    /// There is no blog `blog_id`, or the database failed.
-    pub fn coverage(&self, blog_id: i64) -> Result<Coverage>;
     // Each blog's crawl queue, paper §4.3 (`store::frontier`).
     /// Adds links to a blog's frontier (a known URL gains the link's source).
     pub fn enqueue(&mut self, blog_id: i64, links: &[Link]) -> Result<()>;

@@ -16,7 +16,6 @@
 //! call is one transaction, so a lost one was rolled back and running it again is safe.
 
 mod blogs;
-mod coverage;
 mod frontier;
 mod host_slots;
 mod jobs;
@@ -42,6 +41,8 @@ type Call = Box<dyn FnOnce(&mut Connection) + Send>;
 pub(crate) struct Connection {
     url: String,
     client: Option<postgres::Client>,
+    /// The statements prepared on `client`, forgotten with it.
+    prepared: crate::store::db::Prepared,
 }
 
 impl Connection {
@@ -49,6 +50,7 @@ impl Connection {
     fn client(&mut self) -> Result<&mut postgres::Client> {
         if self.client.as_ref().is_none_or(|c| c.is_closed()) {
             self.client = None;
+            self.prepared = Default::default();
             let client =
                 postgres::Client::connect(&self.url, postgres::NoTls).map_err(|source| {
                     Unreachable {
@@ -174,6 +176,7 @@ impl PgStore {
         let mut conn = Connection {
             url: url.to_string(),
             client: None,
+            prepared: Default::default(),
         };
         std::thread::Builder::new()
             .name("everblog-postgres".into())
@@ -211,6 +214,43 @@ impl PgStore {
         &self,
         f: impl Fn(&mut postgres::Client) -> Result<R> + Send + Sync + 'static,
     ) -> Result<R> {
+        self.on_connection(move |conn| f(conn.client()?))
+    }
+
+    /// Runs `f` on the connection thread as one statement after another (each its own
+    /// transaction) when `write` is false, else in one transaction committed when `f`
+    /// succeeds; on a lost connection, again on a new one, for up to [`RECONNECT_FOR`].
+    pub(crate) fn run<R: Send + 'static>(
+        &self,
+        write: bool,
+        f: impl Fn(&mut dyn crate::store::db::Db) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<R> {
+        use crate::store::db::PgDb;
+        self.on_connection(move |conn| {
+            conn.client()?;
+            let Connection {
+                client, prepared, ..
+            } = conn;
+            let client = client.as_mut().expect("connected above");
+            if !write {
+                return f(&mut PgDb { client, prepared });
+            }
+            let mut tx = client.transaction()?;
+            let out = f(&mut PgDb {
+                client: &mut tx,
+                prepared,
+            })?;
+            tx.commit()?;
+            Ok(out)
+        })
+    }
+
+    /// Runs `f` with the connection on its thread and returns its answer; on a lost
+    /// connection, again on a new one, for up to [`RECONNECT_FOR`].
+    fn on_connection<R: Send + 'static>(
+        &self,
+        f: impl Fn(&mut Connection) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<R> {
         let f = std::sync::Arc::new(f);
         let started = Instant::now();
         let mut wait = Duration::from_millis(50);
@@ -219,7 +259,7 @@ impl PgStore {
             let g = f.clone();
             self.calls
                 .send(Box::new(move |conn: &mut Connection| {
-                    let out = conn.client().and_then(|c| g(c));
+                    let out = g(conn);
                     let _ = answer.send(out);
                 }))
                 .map_err(|_| anyhow::anyhow!("the PostgreSQL connection thread has stopped"))?;
@@ -252,6 +292,7 @@ impl PgStore {
         let mut conn = Connection {
             url: self.url.clone(),
             client: None,
+            prepared: Default::default(),
         };
         std::thread::Builder::new()
             .name("everblog-postgres-stream".into())
