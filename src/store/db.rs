@@ -372,11 +372,18 @@ fn sqlite_value(v: rusqlite::types::ValueRef<'_>) -> Result<Value> {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::Int(i),
         ValueRef::Real(f) => Value::Real(f),
-        ValueRef::Text(t) => Value::Text(
-            String::from_utf8(t.to_vec()).context("stored text is not UTF-8")?,
-        ),
+        ValueRef::Text(t) => {
+            Value::Text(String::from_utf8(t.to_vec()).context("stored text is not UTF-8")?)
+        }
         ValueRef::Blob(b) => Value::Blob(b.to_vec()),
     })
+}
+
+/// A rusqlite row as a [`Row`] (for the per-back-end streaming reads).
+pub(crate) fn sqlite_row(r: &rusqlite::Row<'_>) -> Result<Row> {
+    Ok(Row((0..r.as_ref().column_count())
+        .map(|i| sqlite_value(r.get_ref(i)?))
+        .collect::<Result<_>>()?))
 }
 
 impl Db for SqliteDb<'_> {
@@ -387,15 +394,10 @@ impl Db for SqliteDb<'_> {
 
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Row>> {
         let mut st = self.0.prepare_cached(sql)?;
-        let n = st.column_count();
         let mut rows = st.query(rusqlite::params_from_iter(params))?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
-            out.push(Row(
-                (0..n)
-                    .map(|i| sqlite_value(r.get_ref(i)?))
-                    .collect::<Result<_>>()?,
-            ));
+            out.push(sqlite_row(r)?);
         }
         Ok(out)
     }
@@ -477,17 +479,7 @@ impl<C: postgres::GenericClient> Db for PgDb<'_, C> {
             .iter()
             .map(|p| p as &(dyn postgres::types::ToSql + Sync))
             .collect();
-        self.client
-            .query(&st, &refs)?
-            .iter()
-            .map(|r| {
-                Ok(Row(
-                    (0..r.len())
-                        .map(|i| Ok(r.try_get::<_, Value>(i)?))
-                        .collect::<Result<_>>()?,
-                ))
-            })
-            .collect()
+        self.client.query(&st, &refs)?.iter().map(pg_row).collect()
     }
 
     fn now(&mut self) -> Result<DateTime<Utc>> {
@@ -505,6 +497,13 @@ impl<C: postgres::GenericClient> Db for PgDb<'_, C> {
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
     }
+}
+
+/// A `postgres` row as a [`Row`] (for the per-back-end streaming reads).
+pub(crate) fn pg_row(r: &postgres::Row) -> Result<Row> {
+    Ok(Row((0..r.len())
+        .map(|i| Ok(r.try_get::<_, Value>(i)?))
+        .collect::<Result<_>>()?))
 }
 
 type BoxError = Box<dyn std::error::Error + Sync + Send>;
@@ -556,9 +555,7 @@ impl<'a> postgres::types::FromSql<'a> for Value {
             Type::FLOAT4 => Value::Real(f32::from_sql(ty, raw)?.into()),
             Type::BYTEA => Value::Blob(Vec::<u8>::from_sql(ty, raw)?),
             _ if <String as FromSql>::accepts(ty) => Value::Text(String::from_sql(ty, raw)?),
-            _ => {
-                return Err(format!("column type {ty} is not read by the store (cast it)").into())
-            }
+            _ => return Err(format!("column type {ty} is not read by the store (cast it)").into()),
         })
     }
 

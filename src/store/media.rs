@@ -1,12 +1,13 @@
 //! Each post's page requisites and media (`post_media`): which URL, what it is, the response
-//! that holds it (bodies stored once by SHA-256 in `blobs`) or why it is not kept.
+//! that holds it (bodies stored once by SHA-256 in `blobs`) or why it is not kept. Written
+//! once for both back ends over [`super::db::Db`].
 
-use super::now;
+use super::db::{args, Db, Dialect, Value};
 use super::sql::{BODY, NOT_REDIRECT, NOT_RENDERED};
+use super::{Media, Store};
 use crate::core::requisites::Kind;
-use crate::store::{Media, MediaState};
-use anyhow::Result;
-use rusqlite::{params, OptionalExtension};
+use crate::store::MediaState;
+use anyhow::{Context, Result};
 
 /// One line of `post_media` to write.
 #[derive(Debug, Clone)]
@@ -23,134 +24,179 @@ pub struct NewMedia {
     pub reason: Option<String>,
 }
 
-/// A `post_media` row joined with its response: url, kind, state, reason, status, sha256,
-/// headers (JSON), bytes.
-type MediaRow = (
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<u16>,
-    Option<String>,
-    Option<String>,
-    Option<i64>,
-);
+/// How many media one statement writes (6 parameters each).
+const MEDIA_PER_STATEMENT: usize = 200;
 
-impl super::SqliteStore {
-    pub(super) fn response_for(&self, blog_id: i64, url: &str) -> Result<Option<(i64, u16)>> {
-        Ok(self
-            .conn
-            .query_row(
+/// The media recorded for a post, in page order (the order they were written: SQLite's
+/// `rowid`, PostgreSQL's `seq`).
+pub(super) fn media_of(db: &mut dyn Db, post_url: &str) -> Result<Vec<Media>> {
+    let order = match db.dialect() {
+        Dialect::Sqlite => "m.rowid",
+        Dialect::Postgres => "m.seq",
+    };
+    db.query_map(
+        &format!(
+            "SELECT m.url, m.kind, m.state, m.reason, r.status, r.sha256, r.headers, r.body_len
+             FROM post_media m LEFT JOIN responses r ON r.id = m.response_id
+             WHERE m.post_url = ?1 ORDER BY {order}"
+        ),
+        args![post_url],
+        |r| {
+            let headers: Option<String> = r.get(6)?;
+            Ok(Media {
+                url: r.get(0)?,
+                kind: r.word(1)?,
+                state: r.word(2)?,
+                reason: r.get(3)?,
+                status: r.get::<Option<i64>>(4)?.and_then(|s| u16::try_from(s).ok()),
+                sha256: r.get(5)?,
+                mime: headers.and_then(|h| {
+                    let h: Vec<(String, String)> = serde_json::from_str(&h).ok()?;
+                    crate::fetch::mime_type(&h)
+                }),
+                bytes: r.get(7)?,
+            })
+        },
+    )
+}
+
+impl Store {
+    /// The latest response of a blog for `url` (requested or reached by redirect):
+    /// `(id, status)`, so a requisite shared by many posts is fetched once.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn response_for(&self, blog_id: i64, url: &str) -> Result<Option<(i64, u16)>> {
+        let url = url.to_string();
+        self.read(move |db| {
+            db.query_opt(
                 &format!(
                     "SELECT id, status FROM responses WHERE blog_id = ?1 AND (url = ?2 OR final_url = ?2)
                        AND {NOT_RENDERED} AND {NOT_REDIRECT}
                      ORDER BY id DESC LIMIT 1"
                 ),
-                params![blog_id, url],
+                args![blog_id, url.as_str()],
+            )?
+            .map(|r| {
+                Ok((
+                    r.get(0)?,
+                    u16::try_from(r.get::<i64>(1)?).context("stored status out of range")?,
+                ))
+            })
+            .transpose()
+        })
+    }
+
+    /// The body of a stored response.
+    ///
+    /// # Errors
+    /// The database failed or the body did not inflate.
+    pub fn response_body(&self, id: i64) -> Result<Option<Vec<u8>>> {
+        self.read(move |db| {
+            db.query_opt(
+                &format!("SELECT {BODY} FROM responses WHERE id = ?1"),
+                args![id],
+            )?
+            .map(|r| super::decompress(&r.get::<Vec<u8>>(0)?))
+            .transpose()
+        })
+    }
+
+    /// Bytes of distinct bodies the blog's posts' media hold (the `[media] max_blog_mb`
+    /// budget counts these).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn media_bytes(&self, blog_id: i64) -> Result<u64> {
+        self.read(move |db| {
+            db.count(
+                "SELECT CAST(SUM(bytes) AS BIGINT) FROM blobs WHERE sha256 IN (
+                   SELECT r.sha256 FROM post_media m JOIN posts p ON p.url = m.post_url
+                   JOIN responses r ON r.id = m.response_id WHERE p.blog_id = ?1)",
+                args![blog_id],
+            )
+        })
+    }
+
+    /// Posts of a blog whose media are still to capture (never captured, or their page was
+    /// archived again since): `(post URL, the response it was extracted from)`, at most
+    /// `limit`, oldest archived first.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn posts_without_media(&self, blog_id: i64, limit: usize) -> Result<Vec<(String, i64)>> {
+        self.read(move |db| {
+            db.query_map(
+                "SELECT url, response_id FROM posts
+                 WHERE blog_id = ?1 AND response_id IS NOT NULL
+                   AND (media_at IS NULL OR media_at < fetched_at)
+                 ORDER BY fetched_at LIMIT ?2",
+                args![blog_id, limit],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()?)
+        })
     }
 
-    pub(super) fn response_body(&self, id: i64) -> Result<Option<Vec<u8>>> {
-        let body: Option<Vec<u8>> = self
-            .conn
-            .query_row(
-                &format!("SELECT {BODY} FROM responses WHERE id = ?1"),
-                [id],
-                |r| r.get(0),
-            )
-            .optional()?;
-        body.map(|b| super::decompress(&b)).transpose()
-    }
-
-    pub(super) fn media_bytes(&self, blog_id: i64) -> Result<u64> {
-        let n: i64 = self.conn.query_row(
-            "SELECT COALESCE(SUM(bytes), 0) FROM blobs WHERE sha256 IN (
-               SELECT r.sha256 FROM post_media m JOIN posts p ON p.url = m.post_url
-               JOIN responses r ON r.id = m.response_id WHERE p.blog_id = ?1)",
-            [blog_id],
-            |r| r.get(0),
-        )?;
-        Ok(n as u64)
-    }
-
-    pub(super) fn posts_without_media(
-        &self,
-        blog_id: i64,
-        limit: usize,
-    ) -> Result<Vec<(String, i64)>> {
-        self.rows(
-            "SELECT url, response_id FROM posts
-             WHERE blog_id = ?1 AND response_id IS NOT NULL
-               AND (media_at IS NULL OR media_at < fetched_at)
-             ORDER BY fetched_at LIMIT ?2",
-            params![blog_id, limit as i64],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-    }
-
-    pub(super) fn set_post_media(&mut self, post_url: &str, media: &[NewMedia]) -> Result<()> {
-        self.write(|tx| {
-            tx.execute("DELETE FROM post_media WHERE post_url = ?1", [post_url])?;
-            for m in media {
-                tx.execute(
-                    "INSERT OR REPLACE INTO post_media (post_url, url, kind, response_id, state, reason)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![
-                        post_url,
-                        m.url,
-                        m.kind.as_str(),
-                        m.response_id,
-                        m.state.as_str(),
-                        m.reason
-                    ],
+    /// Replaces the media recorded for a post and marks them captured now, in one transaction.
+    /// A URL listed twice keeps its last entry, in that entry's place.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn set_post_media(&mut self, post_url: &str, media: &[NewMedia]) -> Result<()> {
+        let last: std::collections::HashMap<&str, usize> = media
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.url.as_str(), i))
+            .collect();
+        let kept: Vec<NewMedia> = media
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| last[m.url.as_str()] == *i)
+            .map(|(_, m)| m.clone())
+            .collect();
+        let post_url = post_url.to_string();
+        self.write(move |db| {
+            db.execute("DELETE FROM post_media WHERE post_url = ?1", args![post_url.as_str()])?;
+            for chunk in kept.chunks(MEDIA_PER_STATEMENT) {
+                let rows: Vec<String> = (0..chunk.len())
+                    .map(|i| {
+                        let m = 2 + i * 5;
+                        format!("(?1, ?{m}, ?{}, ?{}, ?{}, ?{})", m + 1, m + 2, m + 3, m + 4)
+                    })
+                    .collect();
+                let mut params = vec![Value::from(post_url.as_str())];
+                for m in chunk {
+                    params.extend([
+                        Value::from(m.url.as_str()),
+                        Value::from(m.kind.as_str()),
+                        Value::from(m.response_id),
+                        Value::from(m.state.as_str()),
+                        Value::from(m.reason.clone()),
+                    ]);
+                }
+                db.execute(
+                    &format!(
+                        "INSERT INTO post_media (post_url, url, kind, response_id, state, reason) VALUES {}",
+                        rows.join(", ")
+                    ),
+                    &params,
                 )?;
             }
-            tx.execute(
+            let now = db.now()?;
+            db.execute(
                 "UPDATE posts SET media_at = ?2 WHERE url = ?1",
-                params![post_url, now()],
+                args![post_url.as_str(), now],
             )?;
             Ok(())
         })
     }
 
-    pub(super) fn post_media(&self, post_url: &str) -> Result<Vec<Media>> {
-        let rows: Vec<MediaRow> = self.rows(
-            "SELECT m.url, m.kind, m.state, m.reason, r.status, r.sha256, r.headers, r.body_len
-             FROM post_media m LEFT JOIN responses r ON r.id = m.response_id
-             WHERE m.post_url = ?1 ORDER BY m.rowid",
-            [post_url],
-            |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                ))
-            },
-        )?;
-        let mut out = Vec::with_capacity(rows.len());
-        for (url, kind, state, reason, status, sha256, headers, bytes) in rows {
-            let mime = headers.and_then(|h| {
-                let h: Vec<(String, String)> = serde_json::from_str(&h).ok()?;
-                crate::fetch::mime_type(&h)
-            });
-            out.push(Media {
-                url,
-                kind: kind.parse()?,
-                state: state.parse()?,
-                reason,
-                status,
-                sha256,
-                mime,
-                bytes: bytes.map(|b| b as u64),
-            });
-        }
-        Ok(out)
+    /// The media recorded for a post, in page order.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_media(&self, post_url: &str) -> Result<Vec<Media>> {
+        let post_url = post_url.to_string();
+        self.read(move |db| media_of(db, &post_url))
     }
 }

@@ -1,44 +1,50 @@
 //! Posts and comments: everything one crawled page changes is written in one transaction
 //! ([`Store::record_page`]); archived text is never overwritten silently (a changed post or
 //! comment keeps its previous text as a version); posts and their threads are read back for
-//! `show` and the exports.
+//! `show` and the exports. Written once for both back ends over [`super::db::Db`]; only the
+//! streaming of every post ([`Store::for_each_post`]) is per back end.
 
+use super::db::{args, Db, Row};
 use super::frontier::{put_links, put_state};
+use super::media::media_of;
 use super::responses::{put_fetch, put_response, response_time};
 use super::{
-    json_list, local_col, now, parse_list, ts, utc_col, utc_req, Comment, CommentCheck,
-    CommentWrite, PageOutcome, Post, PostVersion, PostWrite, Written,
+    json_list, parse_list, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post,
+    PostVersion, PostWrite, Store, Written,
 };
 use anyhow::Result;
 use chrono::{DateTime, Utc};
-use rusqlite::{params, OptionalExtension, Transaction};
 use std::collections::HashSet;
 
-/// Inserts or updates a post. When the archived title or text differs from the new one, the
-/// archived one is kept in `post_versions` first and the version number goes up: archived
-/// content is never overwritten silently. A post found again clears its `gone_at`.
+/// Inserts or updates a post at `now`. When the archived title or text differs from the new
+/// one, the archived one is kept in `post_versions` first and the version number goes up:
+/// archived content is never overwritten silently. A post found again clears its `gone_at`.
 fn put_post(
-    tx: &Transaction<'_>,
+    db: &mut dyn Db,
     blog_id: i64,
-    p: &super::NewPost,
+    p: &NewPost,
     response_id: Option<i64>,
+    now: DateTime<Utc>,
 ) -> Result<PostWrite> {
-    let fetched_at = response_time(tx, response_id)?;
-    let old: Option<(Option<String>, String, u32)> = tx
-        .query_row(
+    let fetched_at = match response_id {
+        Some(_) => response_time(db, response_id)?,
+        None => now,
+    };
+    let old = db
+        .query_opt(
             "SELECT title, content_text, version FROM posts WHERE url = ?1",
-            [&p.url],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .optional()?;
+            args![p.url.as_str()],
+        )?
+        .map(|r| -> Result<(Option<String>, String, u32)> { Ok((r.get(0)?, r.get(1)?, r.get(2)?)) })
+        .transpose()?;
     let change = match &old {
         None => PostWrite::New,
         Some((title, text, _)) if *title == p.title && *text == p.content_text => PostWrite::Same,
         Some((_, _, version)) => {
-            tx.execute(
+            db.execute(
                 "INSERT INTO post_versions (post_url, version, title, authors, published, updated, content_html, content_text, response_id, fetched_at, replaced_at)
                  SELECT url, version, title, authors, published, updated, content_html, content_text, response_id, fetched_at, ?2 FROM posts WHERE url = ?1",
-                params![p.url, now()],
+                args![p.url.as_str(), now],
             )?;
             PostWrite::Edited(version + 1)
         }
@@ -47,7 +53,7 @@ fn put_post(
         PostWrite::Edited(v) => v,
         _ => old.as_ref().map_or(1, |o| o.2),
     };
-    tx.execute(
+    db.execute(
         "INSERT INTO posts (blog_id, url, title, authors, published, content_html, content_text, response_id, fetched_at, extracted_at,
            updated, published_raw, gaps, version, comments_feed, comments_declared, comments_closed, next_comment_check,
            last_comment_check, tags, extracted_by)
@@ -65,192 +71,227 @@ fn put_post(
            next_comment_check = COALESCE(posts.next_comment_check, excluded.next_comment_check),
            last_comment_check = excluded.last_comment_check, tags = excluded.tags,
            extracted_by = excluded.extracted_by",
-        params![
+        args![
             blog_id,
-            p.url,
-            p.title,
+            p.url.as_str(),
+            p.title.clone(),
             json_list(&p.authors),
-            p.published.map(|d| d.to_rfc3339()),
-            p.content_html,
-            p.content_text,
+            p.published,
+            p.content_html.as_str(),
+            p.content_text.as_str(),
             response_id,
             fetched_at,
-            now(),
-            p.updated.map(|d| d.to_rfc3339()),
-            p.published_raw,
+            now,
+            p.updated,
+            p.published_raw.clone(),
             serde_json::to_string(&p.gaps)?,
             version,
-            p.comments_feed,
+            p.comments_feed.clone(),
             p.comments_declared,
             p.comments_closed,
-            p.next_comment_check.map(super::ts),
+            p.next_comment_check,
             json_list(&p.tags),
-            p.extracted_by.map(|b| serde_json::to_string(&b)).transpose()?
+            p.extracted_by
+                .map(|b| serde_json::to_string(&b))
+                .transpose()?
         ],
     )?;
     Ok(change)
 }
 
-/// Marks an archived post gone (first time only). True when it was newly marked.
-fn put_gone(tx: &Transaction<'_>, url: &str) -> Result<bool> {
-    Ok(tx.execute(
-        "UPDATE posts SET gone_at = ?2 WHERE url = ?1 AND gone_at IS NULL",
-        params![url, now()],
-    )? == 1)
-}
-
-/// Applies a reconciled comment write: deletes, then upserts by key. A comment whose archived
-/// text (from the same source) differs keeps that text in `comment_versions` first. Returns
-/// (new, edited) comment counts.
-fn put_comments(tx: &Transaction<'_>, w: &CommentWrite) -> Result<(u32, u32)> {
+/// Applies a reconciled comment write at `now`: deletes, then upserts by key. A comment whose
+/// archived text (from the same source) differs keeps that text in `comment_versions` first.
+/// Returns (new, edited) comment counts.
+fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result<(u32, u32)> {
     let (mut added, mut edited) = (0, 0);
+    let url = w.post_url.as_str();
     for key in &w.delete {
-        tx.execute(
+        db.execute(
             "DELETE FROM comments WHERE post_url = ?1 AND key = ?2",
-            params![w.post_url, key],
+            args![url, key.as_str()],
         )?;
     }
-    let mut st = tx.prepare_cached(
-        "INSERT INTO comments (post_url, key, author, published, published_raw, content_html, content_text, parent_key, source, position)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-         ON CONFLICT (post_url, key) DO UPDATE SET author = excluded.author, published = COALESCE(excluded.published, comments.published),
-           published_raw = excluded.published_raw, content_html = excluded.content_html, content_text = excluded.content_text,
-           parent_key = COALESCE(excluded.parent_key, comments.parent_key), source = excluded.source, position = excluded.position",
-    )?;
     for c in &w.upsert {
-        let old: Option<(String, super::CommentSource)> = tx
-            .query_row(
-                "SELECT content_text, source FROM comments WHERE post_url = ?1 AND key = ?2",
-                params![w.post_url, c.id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
+        let old = db.query_opt(
+            "SELECT content_text, source FROM comments WHERE post_url = ?1 AND key = ?2",
+            args![url, c.id.as_str()],
+        )?;
         match old {
             None => added += 1,
-            Some((text, source)) if text != c.content_text && source == c.source => {
-                tx.execute(
+            Some(r)
+                if r.get::<String>(0)? != c.content_text
+                    && r.word::<super::CommentSource>(1)? == c.source =>
+            {
+                db.execute(
                     "INSERT INTO comment_versions (post_url, key, author, content_html, content_text, replaced_at)
                      SELECT post_url, key, author, content_html, content_text, ?3 FROM comments WHERE post_url = ?1 AND key = ?2",
-                    params![w.post_url, c.id, now()],
+                    args![url, c.id.as_str(), now],
                 )?;
                 edited += 1;
             }
             Some(_) => {}
         }
-        st.execute(params![
-            w.post_url,
-            c.id,
-            c.author,
-            c.published.map(|d| d.to_rfc3339()),
-            c.published_raw,
-            c.content_html,
-            c.content_text,
-            c.parent,
-            c.source,
-            c.position
-        ])?;
+        db.execute(
+            "INSERT INTO comments (post_url, key, author, published, published_raw, content_html, content_text, parent_key, source, position)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             ON CONFLICT (post_url, key) DO UPDATE SET author = excluded.author, published = COALESCE(excluded.published, comments.published),
+               published_raw = excluded.published_raw, content_html = excluded.content_html, content_text = excluded.content_text,
+               parent_key = COALESCE(excluded.parent_key, comments.parent_key), source = excluded.source, position = excluded.position",
+            args![
+                url,
+                c.id.as_str(),
+                c.author.clone(),
+                c.published,
+                c.published_raw.clone(),
+                c.content_html.as_str(),
+                c.content_text.as_str(),
+                c.parent.clone(),
+                c.source,
+                c.position
+            ],
+        )?;
     }
     Ok((added, edited))
 }
 
-const POST_SELECT: &str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at,
+/// The columns [`post_from_row`] reads, with the blog's home URL.
+pub(super) const POST_SELECT: &str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at,
        p.updated, p.published_raw, p.gaps, p.version, p.gone_at, p.tags, p.extracted_by
      FROM posts p JOIN blogs b ON b.id = p.blog_id";
 
-const POST_ORDER: &str = "ORDER BY p.blog_id, p.published IS NULL, p.published DESC, p.url";
+/// Newest first, undated last, then by URL.
+pub(super) const POST_ORDER: &str =
+    "ORDER BY p.blog_id, p.published IS NULL, p.published DESC, p.url";
 
-fn post_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Post> {
+/// A post (without comments and media) from a row of [`POST_SELECT`].
+fn post_from_row(r: &Row) -> Result<Post> {
     Ok(Post {
         url: r.get(0)?,
         blog: r.get(1)?,
         title: r.get(2)?,
         authors: parse_list(r.get(3)?),
-        published: local_col(r, 4)?,
+        published: r.local(4)?,
         content_html: r.get(5)?,
         content_text: r.get(6)?,
-        fetched_at: utc_req(r, 7)?,
-        updated: local_col(r, 8)?,
+        fetched_at: r.time_req(7)?,
+        updated: r.local(8)?,
         published_raw: r.get(9)?,
-        gaps: serde_json::from_str(&r.get::<_, String>(10)?).unwrap_or_default(),
+        gaps: serde_json::from_str(&r.get::<String>(10)?).unwrap_or_default(),
         version: r.get(11)?,
-        gone_at: utc_col(r, 12)?,
+        gone_at: r.time(12)?,
         tags: parse_list(r.get(13)?),
         extracted_by: r
-            .get::<_, Option<String>>(14)?
+            .get::<Option<String>>(14)?
             .and_then(|b| serde_json::from_str(&b).ok()),
         comments: Vec::new(),
         media: Vec::new(),
     })
 }
 
-impl super::SqliteStore {
-    pub(super) fn record_page(&mut self, o: &PageOutcome) -> Result<Written> {
-        self.write(|tx| {
-            for f in &o.fetches {
-                put_fetch(tx, Some(o.blog_id), f)?;
-            }
-            let mut response_id = match &o.response {
-                Some(r) => {
-                    for hop in &o.redirects {
-                        put_response(tx, o.blog_id, hop)?;
-                    }
-                    Some(put_response(tx, o.blog_id, r)?)
-                }
-                None => o.reused_response,
-            };
-            if let Some(r) = &o.rendered {
-                response_id = Some(put_response(tx, o.blog_id, r)?);
-            }
-            let mut written = Written::default();
-            if let Some(p) = &o.post {
-                written.post = Some(put_post(tx, o.blog_id, p, response_id)?);
-            }
-            if let Some(w) = &o.comments {
-                (written.new_comments, written.edited_comments) = put_comments(tx, w)?;
-            }
-            if o.gone {
-                written.gone = put_gone(tx, &o.url)?;
-            }
-            written.new_post_links = put_links(tx, o.blog_id, &o.links)?;
-            put_state(
-                tx,
-                o.blog_id,
-                &o.url,
-                o.state,
-                o.post_links,
-                o.retry_at,
-                o.error.as_deref(),
-            )?;
-            Ok(written)
-        })
-    }
+/// A post with its comments and media, from a row of [`POST_SELECT`].
+pub(super) fn whole_post(db: &mut dyn Db, row: &Row) -> Result<Post> {
+    let mut post = post_from_row(row)?;
+    post.comments = comments_of(db, &post.url)?;
+    post.media = media_of(db, &post.url)?;
+    Ok(post)
+}
 
-    pub(super) fn save_comments(&mut self, w: &CommentWrite) -> Result<(u32, u32)> {
-        self.write(|tx| put_comments(tx, w))
-    }
-
-    pub(super) fn comments(&self, post_url: &str) -> Result<Vec<Comment>> {
-        self.rows(
-            "SELECT key, author, published, published_raw, content_html, content_text, parent_key, source, position FROM comments
-             WHERE post_url = ?1 ORDER BY published IS NULL, published, position, key",
-            [post_url],
-            |r| {
+/// The comments of a post, oldest first.
+fn comments_of(db: &mut dyn Db, post_url: &str) -> Result<Vec<Comment>> {
+    db.query_map(
+        "SELECT key, author, published, published_raw, content_html, content_text, parent_key, source, position FROM comments
+         WHERE post_url = ?1 ORDER BY published IS NULL, published, position, key",
+        args![post_url],
+        |r| {
             Ok(Comment {
                 id: r.get(0)?,
                 author: r.get(1)?,
-                published: local_col(r, 2)?,
+                published: r.local(2)?,
                 published_raw: r.get(3)?,
                 content_html: r.get(4)?,
                 content_text: r.get(5)?,
                 parent: r.get(6)?,
-                source: r.get(7)?,
+                source: r.word(7)?,
                 position: r.get(8)?,
             })
         },
-        )
+    )
+}
+
+impl Store {
+    /// Writes everything one crawled page changes, atomically, and says what changed: its
+    /// fetch-log lines, its response (and rendering), its post, its comments, a gone mark, its
+    /// new links and its frontier state.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn record_page(&mut self, o: &PageOutcome) -> Result<Written> {
+        let o = o.clone();
+        self.write(move |db| {
+            // One reading of the clock for everything the page writes.
+            let now = db.now()?;
+            for f in &o.fetches {
+                put_fetch(db, Some(o.blog_id), f)?;
+            }
+            let mut response_id = match &o.response {
+                Some(r) => {
+                    for hop in &o.redirects {
+                        put_response(db, o.blog_id, hop)?;
+                    }
+                    Some(put_response(db, o.blog_id, r)?)
+                }
+                None => o.reused_response,
+            };
+            if let Some(r) = &o.rendered {
+                response_id = Some(put_response(db, o.blog_id, r)?);
+            }
+            let mut written = Written::default();
+            if let Some(p) = &o.post {
+                written.post = Some(put_post(db, o.blog_id, p, response_id, now)?);
+            }
+            if let Some(w) = &o.comments {
+                (written.new_comments, written.edited_comments) = put_comments(db, w, now)?;
+            }
+            if o.gone {
+                written.gone = db.execute(
+                    "UPDATE posts SET gone_at = ?2 WHERE url = ?1 AND gone_at IS NULL",
+                    args![o.url.as_str(), now],
+                )? == 1;
+            }
+            written.new_post_links = put_links(db, o.blog_id, &o.links)?;
+            put_state(db, &o, now)?;
+            Ok(written)
+        })
     }
 
-    pub(super) fn posts(&self, blog_id: Option<i64>) -> Result<Vec<Post>> {
+    /// Stores comments of a post read from a comment feed, already reconciled with the
+    /// archived ones. Returns (new, edited) comment counts.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn save_comments(&mut self, w: &CommentWrite) -> Result<(u32, u32)> {
+        let w = w.clone();
+        self.write(move |db| {
+            let now = db.now()?;
+            put_comments(db, &w, now)
+        })
+    }
+
+    /// The comments of a post, oldest first.
+    ///
+    /// # Errors
+    /// The database failed, or a stored value is corrupt.
+    pub fn comments(&self, post_url: &str) -> Result<Vec<Comment>> {
+        let url = post_url.to_string();
+        self.read(move |db| comments_of(db, &url))
+    }
+
+    /// The posts of one blog, or of all blogs, newest first (undated last), then by URL, with
+    /// their comments.
+    ///
+    /// # Errors
+    /// The database failed, or a stored value is corrupt.
+    pub fn posts(&self, blog_id: Option<i64>) -> Result<Vec<Post>> {
         let mut posts = Vec::new();
         self.for_each_post(blog_id, |p| {
             posts.push(p);
@@ -259,6 +300,190 @@ impl super::SqliteStore {
         Ok(posts)
     }
 
+    /// The number of archived posts of one blog (gone ones included, as
+    /// [`Store::for_each_post`] yields them).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_count(&self, blog_id: i64) -> Result<u64> {
+        self.read(move |db| {
+            db.count(
+                "SELECT COUNT(*) FROM posts WHERE blog_id = ?1",
+                args![blog_id],
+            )
+        })
+    }
+
+    /// The author names and the categories/tags of one blog's posts, each once, in the order
+    /// they first appear in [`Store::for_each_post`]'s order (newest post first, page order
+    /// within a post). Reads only those two columns, for exports that declare them before the
+    /// posts (WXR).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn authors_and_tags(&self, blog_id: i64) -> Result<(Vec<String>, Vec<String>)> {
+        let lists = self.read(move |db| {
+            db.query_map(
+                &format!("SELECT p.authors, p.tags FROM posts p WHERE p.blog_id = ?1 {POST_ORDER}"),
+                args![blog_id],
+                |r| Ok((parse_list(r.get(0)?), parse_list(r.get(1)?))),
+            )
+        })?;
+        let (mut authors, mut tags) = (Vec::new(), Vec::new());
+        let (mut seen_a, mut seen_t) = (HashSet::new(), HashSet::new());
+        for (a, t) in lists {
+            authors.extend(a.into_iter().filter(|a| seen_a.insert(a.clone())));
+            tags.extend(t.into_iter().filter(|t| seen_t.insert(t.clone())));
+        }
+        Ok((authors, tags))
+    }
+
+    /// One post by its URL, with its comments.
+    ///
+    /// # Errors
+    /// The database failed, or a stored value is corrupt.
+    pub fn post(&self, url: &str) -> Result<Option<Post>> {
+        let url = url.to_string();
+        self.read(move |db| {
+            let Some(row) = db.query_opt(
+                &format!("{POST_SELECT} WHERE p.url = ?1"),
+                args![url.as_str()],
+            )?
+            else {
+                return Ok(None);
+            };
+            whole_post(db, &row).map(Some)
+        })
+    }
+
+    /// True when a post of that URL is archived.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn has_post(&self, url: &str) -> Result<bool> {
+        let url = url.to_string();
+        self.read(move |db| {
+            Ok(db
+                .query_opt("SELECT 1 FROM posts WHERE url = ?1", args![url.as_str()])?
+                .is_some())
+        })
+    }
+
+    /// The permalinks of a blog's archived posts that are not gone.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_urls(&self, blog_id: i64) -> Result<Vec<String>> {
+        self.read(move |db| {
+            db.query_map(
+                "SELECT url FROM posts WHERE blog_id = ?1 AND gone_at IS NULL ORDER BY url",
+                args![blog_id],
+                |r| r.get(0),
+            )
+        })
+    }
+
+    /// Up to `n` posts of a blog whose comments are due for a check at `now`, the longest
+    /// overdue first: posts never checked (no schedule yet), then by due time. Posts whose
+    /// comments are closed, whose checks ended, or that are gone are left out.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn due_comment_checks(
+        &self,
+        blog_id: i64,
+        now: DateTime<Utc>,
+        n: usize,
+    ) -> Result<Vec<CommentCheck>> {
+        self.read(move |db| {
+            db.query_map(
+                "SELECT p.url, p.comments_feed, p.published,
+                        (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
+                 FROM posts p
+                 WHERE p.blog_id = ?1 AND p.comments_closed = 0 AND p.gone_at IS NULL
+                   AND ((p.next_comment_check IS NULL AND p.last_comment_check IS NULL)
+                        OR p.next_comment_check <= ?2)
+                 ORDER BY p.next_comment_check IS NOT NULL, p.next_comment_check, p.published, p.url
+                 LIMIT ?3",
+                args![blog_id, now, n],
+                |r| {
+                    Ok(CommentCheck {
+                        url: r.get(0)?,
+                        comments_feed: r.get(1)?,
+                        published: r.local(2)?,
+                        comments: r.get(3)?,
+                    })
+                },
+            )
+        })
+    }
+
+    /// Records a comment check of a post: when it was done, and the next one (`None`: no more,
+    /// the post is past the age of checks or its comments are closed). Closed comments stay
+    /// closed.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn set_comment_check(
+        &mut self,
+        url: &str,
+        checked_at: DateTime<Utc>,
+        next: Option<DateTime<Utc>>,
+        closed: bool,
+    ) -> Result<()> {
+        let url = url.to_string();
+        self.write(move |db| {
+            db.execute(
+                "UPDATE posts SET last_comment_check = ?2, next_comment_check = ?3,
+                   comments_closed = CASE WHEN ?4 = 1 THEN 1 ELSE comments_closed END WHERE url = ?1",
+                args![url.as_str(), checked_at, next, closed],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Earlier versions of a post, oldest first.
+    ///
+    /// # Errors
+    /// The database failed, or a stored time is corrupt.
+    pub fn post_versions(&self, url: &str) -> Result<Vec<PostVersion>> {
+        let url = url.to_string();
+        self.read(move |db| {
+            db.query_map(
+                "SELECT version, title, content_html, content_text, fetched_at, replaced_at
+                 FROM post_versions WHERE post_url = ?1 ORDER BY version",
+                args![url.as_str()],
+                |r| {
+                    Ok(PostVersion {
+                        version: r.get(0)?,
+                        title: r.get(1)?,
+                        content_html: r.get(2)?,
+                        content_text: r.get(3)?,
+                        fetched_at: r.time_req(4)?,
+                        replaced_at: r.time_req(5)?,
+                    })
+                },
+            )
+        })
+    }
+
+    /// Earlier texts of a post's comments: (key, text), oldest first.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn comment_versions(&self, post_url: &str) -> Result<Vec<(String, String)>> {
+        let url = post_url.to_string();
+        self.read(move |db| {
+            db.query_map(
+                "SELECT key, content_text FROM comment_versions WHERE post_url = ?1 ORDER BY id",
+                args![url.as_str()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })
+    }
+}
+
+impl super::SqliteStore {
     pub(super) fn for_each_post(
         &self,
         blog_id: Option<i64>,
@@ -270,143 +495,10 @@ impl super::SqliteStore {
         let mut rows = st.query([blog_id])?;
         let mut n = 0;
         while let Some(row) = rows.next()? {
-            let mut post = post_from_row(row)?;
-            post.comments = self.comments(&post.url)?;
-            post.media = self.post_media(&post.url)?;
-            f(post)?;
+            let row = super::db::sqlite_row(row)?;
+            f(whole_post(&mut super::db::SqliteDb(&self.conn), &row)?)?;
             n += 1;
         }
         Ok(n)
-    }
-
-    pub(super) fn post_count(&self, blog_id: i64) -> Result<u64> {
-        Ok(self.conn.query_row(
-            "SELECT COUNT(*) FROM posts WHERE blog_id = ?1",
-            [blog_id],
-            |r| r.get::<_, i64>(0),
-        )? as u64)
-    }
-
-    pub(super) fn authors_and_tags(&self, blog_id: i64) -> Result<(Vec<String>, Vec<String>)> {
-        let lists = self.rows(
-            &format!("SELECT p.authors, p.tags FROM posts p WHERE p.blog_id = ?1 {POST_ORDER}"),
-            [blog_id],
-            |r| Ok((parse_list(r.get(0)?), parse_list(r.get(1)?))),
-        )?;
-        let (mut authors, mut tags) = (Vec::new(), Vec::new());
-        let (mut seen_a, mut seen_t) = (HashSet::new(), HashSet::new());
-        for (a, t) in lists {
-            for a in a {
-                if seen_a.insert(a.clone()) {
-                    authors.push(a);
-                }
-            }
-            for t in t {
-                if seen_t.insert(t.clone()) {
-                    tags.push(t);
-                }
-            }
-        }
-        Ok((authors, tags))
-    }
-
-    pub(super) fn post(&self, url: &str) -> Result<Option<Post>> {
-        let post = self
-            .conn
-            .query_row(
-                &format!("{POST_SELECT} WHERE p.url = ?1"),
-                [url],
-                post_from_row,
-            )
-            .optional()?;
-        let Some(mut post) = post else {
-            return Ok(None);
-        };
-        post.comments = self.comments(&post.url)?;
-        post.media = self.post_media(&post.url)?;
-        Ok(Some(post))
-    }
-
-    pub(super) fn has_post(&self, url: &str) -> Result<bool> {
-        Ok(self
-            .conn
-            .query_row("SELECT 1 FROM posts WHERE url = ?1", [url], |_| Ok(()))
-            .optional()?
-            .is_some())
-    }
-
-    pub(super) fn post_urls(&self, blog_id: i64) -> Result<Vec<String>> {
-        self.rows(
-            "SELECT url FROM posts WHERE blog_id = ?1 AND gone_at IS NULL ORDER BY url",
-            [blog_id],
-            |r| r.get(0),
-        )
-    }
-
-    pub(super) fn due_comment_checks(
-        &self,
-        blog_id: i64,
-        now: DateTime<Utc>,
-        n: usize,
-    ) -> Result<Vec<CommentCheck>> {
-        self.rows(
-            "SELECT p.url, p.comments_feed, p.published,
-                    (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
-             FROM posts p
-             WHERE p.blog_id = ?1 AND p.comments_closed = 0 AND p.gone_at IS NULL
-               AND ((p.next_comment_check IS NULL AND p.last_comment_check IS NULL)
-                    OR p.next_comment_check <= ?2)
-             ORDER BY p.next_comment_check IS NOT NULL, p.next_comment_check, p.published, p.url
-             LIMIT ?3",
-            params![blog_id, ts(now), n as i64],
-            |r| {
-                Ok(CommentCheck {
-                    url: r.get(0)?,
-                    comments_feed: r.get(1)?,
-                    published: local_col(r, 2)?,
-                    comments: r.get::<_, i64>(3)? as u64,
-                })
-            },
-        )
-    }
-
-    pub(super) fn set_comment_check(
-        &mut self,
-        url: &str,
-        checked_at: DateTime<Utc>,
-        next: Option<DateTime<Utc>>,
-        closed: bool,
-    ) -> Result<()> {
-        self.conn.execute(
-            "UPDATE posts SET last_comment_check = ?2, next_comment_check = ?3,
-               comments_closed = MAX(comments_closed, ?4) WHERE url = ?1",
-            params![url, ts(checked_at), next.map(ts), closed],
-        )?;
-        Ok(())
-    }
-
-    pub(super) fn post_versions(&self, url: &str) -> Result<Vec<PostVersion>> {
-        self.rows(
-            "SELECT version, title, content_html, content_text, fetched_at, replaced_at FROM post_versions WHERE post_url = ?1 ORDER BY version",
-            [url],
-            |r| {
-            Ok(PostVersion {
-                version: r.get(0)?,
-                title: r.get(1)?,
-                content_html: r.get(2)?,
-                content_text: r.get(3)?,
-                fetched_at: utc_req(r, 4)?,
-                replaced_at: utc_req(r, 5)?,
-            })
-        },
-        )
-    }
-
-    pub(super) fn comment_versions(&self, post_url: &str) -> Result<Vec<(String, String)>> {
-        self.rows(
-            "SELECT key, content_text FROM comment_versions WHERE post_url = ?1 ORDER BY id",
-            [post_url],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
     }
 }

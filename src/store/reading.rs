@@ -353,7 +353,10 @@ impl super::SqliteStore {
         ))?;
         let mut rows = st.query([id])?;
         match rows.next()? {
-            Some(r) => Ok(Some(super::responses::response_row(r, 0)?)),
+            Some(r) => Ok(Some(super::responses::response_row(
+                &super::db::sqlite_row(r)?,
+                0,
+            )?)),
             None => Ok(None),
         }
     }

@@ -88,6 +88,16 @@ vocabulary! {
 }
 
 impl Source {
+    /// The sources that list a blog's posts: with the pages linking a post, each is one
+    /// finding of it in the capture–recapture estimate of the posts still unseen (paper §4.3's
+    /// stopping rule, `crawl::new_crawl`).
+    pub const LISTS: [Source; 4] = [
+        Source::Feed,
+        Source::PagedFeed,
+        Source::Sitemap,
+        Source::Listing,
+    ];
+
     /// The source's bit in a set of sources.
     pub fn bit(self) -> i64 {
         1 << Source::ALL.iter().position(|s| *s == self).expect("listed")

@@ -2,11 +2,10 @@
 //! once here and answered by the back end the store was opened on (`store::<concern>` on
 //! SQLite, `store::postgres::<concern>` on PostgreSQL, the same names and arguments).
 
-use super::responses::NotModified;
 use super::*;
 use crate::core::feed::{Enclosure, FeedEntry, FeedKind};
 use crate::core::post_url::PostUrlPattern;
-use crate::fetch::{FetchRecord, Fetched, Response};
+use crate::fetch::Response;
 use std::time::Duration;
 
 /// Writes each listed method of [`Store`] as a call of the same method on its back end.
@@ -83,47 +82,6 @@ forward! {
     pub fn activity(&self, blog_id: i64, n: usize) -> Result<Vec<DateTime<Utc>>>;
     /// Counts for one blog.
     pub fn counts(&self, blog_id: i64) -> Result<BlogCounts>;
-    // Each blog's crawl queue, paper §4.3 (`store::frontier`).
-    /// Adds links to a blog's frontier (a known URL gains the link's source).
-    pub fn enqueue(&mut self, blog_id: i64, links: &[Link]) -> Result<()>;
-    /// Up to `n` queued frontier URLs that may be fetched at `now`, in breadth-first order:
-    /// (url, depth).
-    pub fn queued(&self, blog_id: i64, n: usize, now: DateTime<Utc>) -> Result<Vec<(String, u32)>>;
-    /// One page of a blog's queued URLs in discovery order: (seq, url) with seq > `after`.
-    pub fn queued_page(&self, blog_id: i64, after: i64, n: usize) -> Result<Vec<(i64, String)>>;
-    /// Number of frontier URLs of a blog already processed (done, failed or blocked).
-    pub fn processed(&self, blog_id: i64) -> Result<u64>;
-    /// Queued URLs of a blog never scored by the priority model, at most `n`.
-    pub fn unscored(&self, blog_id: i64, n: usize) -> Result<Vec<String>>;
-    /// Sets the priorities of queued URLs: (url, priority, model size it was computed at).
-    pub fn set_priorities(&mut self, blog_id: i64, scores: &[(String, f64, i64)]) -> Result<()>;
-    /// The `n` best queued URLs of a blog that may be fetched at `now`: highest priority first,
-    /// then breadth-first.
-    pub fn best_queued(&self, blog_id: i64, n: usize, now: DateTime<Utc>) -> Result<Vec<QueuedUrl>>;
-    /// The earliest time one of a blog's queued URLs waits for (a 429/503 retry), if any.
-    pub fn next_retry(&self, blog_id: i64) -> Result<Option<DateTime<Utc>>>;
-    /// Queued URLs of a blog whose page is already stored (entry pages fetched to learn the
-    /// rules): processing them costs no request.
-    pub fn prefetched(&self, blog_id: i64) -> Result<u64>;
-    /// Up to `n` of those queued URLs whose page is already stored, in discovery order:
-    /// (url, depth).
-    pub fn prefetched_queued(&self, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>>;
-    /// Queued URLs of a blog waiting past `now` for a retry (a server asked to retry later).
-    pub fn deferred(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64>;
-    /// Where the crawl is with one URL of a blog, if it is in the frontier.
-    pub fn page_state(&self, blog_id: i64, url: &str) -> Result<Option<PageState>>;
-    /// Post URLs of a blog queued and fetchable at `now` (not waiting for a retry).
-    pub fn queued_posts(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64>;
-    /// How often the blog's known posts were found, for the capture–recapture estimate of the
-    /// posts still unseen: (posts found once, posts found twice). A finding is a page linking
-    /// the post, or a source that lists it (feed, older feed page, sitemap, listing page).
-    pub fn captures(&self, blog_id: i64) -> Result<(u64, u64)>;
-    /// Number of frontier URLs of a blog in each state.
-    pub fn page_states(&self, blog_id: i64) -> Result<Vec<(PageState, u64)>>;
-    /// The kNN training data of a blog: (url, L(u)) of every processed page, in processing order.
-    pub fn observations(&self, blog_id: i64) -> Result<Vec<(String, u32)>>;
-    /// Retry attempts of a frontier URL so far.
-    pub fn attempts(&self, blog_id: i64, url: &str) -> Result<u32>;
     // Per-host request slots shared by every process on the database (`store::host_slots`).
     /// Reserves the next request slot of `host`: the slot starts at the later of now and the
     /// host's `next_at`, and the host's next slot moves `delay` past it. Returns how long to
@@ -154,85 +112,6 @@ forward! {
     pub fn finish_job(&mut self, job: &Job, owner: &str, end: &JobEnd) -> Result<()>;
     /// Jobs, newest first, at most `n`.
     pub fn jobs(&self, n: usize) -> Result<Vec<Job>>;
-    // Each post's requisites and media (`store::media`).
-    /// The latest response of a blog for `url` (requested or reached by redirect):
-    /// `(id, status)`, so a requisite shared by many posts is fetched once.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn response_for(&self, blog_id: i64, url: &str) -> Result<Option<(i64, u16)>>;
-    /// The body of a stored response.
-    ///
-    /// # Errors
-    /// The database failed or the body did not inflate.
-    pub fn response_body(&self, id: i64) -> Result<Option<Vec<u8>>>;
-    /// Bytes of distinct bodies the blog's posts' media hold (the `[media] max_blog_mb`
-    /// budget counts these).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn media_bytes(&self, blog_id: i64) -> Result<u64>;
-    /// Posts of a blog whose media are still to capture (never captured, or their page was
-    /// archived again since): `(post URL, the response it was extracted from)`, at most
-    /// `limit`, oldest archived first.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn posts_without_media(&self, blog_id: i64, limit: usize) -> Result<Vec<(String, i64)>>;
-    /// Replaces the media recorded for a post and marks them captured now, in one transaction.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn set_post_media(&mut self, post_url: &str, media: &[NewMedia]) -> Result<()>;
-    /// The media recorded for a post, in page order.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_media(&self, post_url: &str) -> Result<Vec<Media>>;
-    // Posts, comments and their versions, one crawled page at a time (`store::posts`).
-    /// Writes everything one crawled page changes, atomically, and says what changed: its
-    /// fetch-log lines, its response (and rendering), its post, its comments, a gone mark, its
-    /// new links and its frontier state.
-    pub fn record_page(&mut self, o: &PageOutcome) -> Result<Written>;
-    /// Stores comments of a post read from a comment feed, already reconciled with the
-    /// archived ones. Returns (new, edited) comment counts.
-    pub fn save_comments(&mut self, w: &CommentWrite) -> Result<(u32, u32)>;
-    /// The comments of a post, oldest first.
-    pub fn comments(&self, post_url: &str) -> Result<Vec<Comment>>;
-    /// The posts of one blog, or of all blogs, newest first (undated last), then by URL, with
-    /// their comments.
-    pub fn posts(&self, blog_id: Option<i64>) -> Result<Vec<Post>>;
-    /// The number of archived posts of one blog (gone ones included, as
-    /// [`Store::for_each_post`] yields them).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_count(&self, blog_id: i64) -> Result<u64>;
-    /// The author names and the categories/tags of one blog's posts, each once, in the order
-    /// they first appear in [`Store::for_each_post`]'s order (newest post first, page order
-    /// within a post). Reads only those two columns, for exports that declare them before the
-    /// posts (WXR).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn authors_and_tags(&self, blog_id: i64) -> Result<(Vec<String>, Vec<String>)>;
-    /// One post by its URL, with its comments.
-    pub fn post(&self, url: &str) -> Result<Option<Post>>;
-    /// True when a post of that URL is archived.
-    pub fn has_post(&self, url: &str) -> Result<bool>;
-    /// The permalinks of a blog's archived posts that are not gone.
-    pub fn post_urls(&self, blog_id: i64) -> Result<Vec<String>>;
-    /// Up to `n` posts of a blog whose comments are due for a check at `now`, the longest
-    /// overdue first: posts never checked (no schedule yet), then by due time. Posts whose
-    /// comments are closed, whose checks ended, or that are gone are left out.
-    pub fn due_comment_checks(&self, blog_id: i64, now: DateTime<Utc>, n: usize) -> Result<Vec<CommentCheck>>;
-    /// Records a comment check of a post: when it was done, and the next one (`None`: no more,
-    /// the post is past the age of checks or its comments are closed).
-    pub fn set_comment_check(&mut self, url: &str, checked_at: DateTime<Utc>, next: Option<DateTime<Utc>>, closed: bool) -> Result<()>;
-    /// Earlier versions of a post, oldest first.
-    pub fn post_versions(&self, url: &str) -> Result<Vec<PostVersion>>;
-    /// Earlier texts of a post's comments: (key, text), oldest first.
-    pub fn comment_versions(&self, post_url: &str) -> Result<Vec<(String, String)>>;
     // The reader's listings, search and captures (`store::reading`).
     /// A page of a blog's posts, newest first (undated ones last), and how many match `filter`
     /// in all. Reads the covering index `posts_listing`, then only the page's rows.
@@ -289,45 +168,6 @@ forward! {
     /// # Errors
     /// The database failed, or the body did not inflate.
     pub fn capture_response(&self, id: i64) -> Result<Option<Response>>;
-    // Raw responses, the fetch log and WARC rolls (`store::responses`).
-    /// Logs every request of a fetch (robots.txt, redirect hops, the final request) and keeps
-    /// its response when one worth keeping arrived (any status but 304, 429 and 503), after
-    /// the redirects that led to it, in one transaction. Returns the kept response's id.
-    pub fn keep_fetched(&mut self, blog_id: i64, f: &Fetched) -> Result<Option<i64>>;
-    /// Stores a response that no request of ours produced (a page rendered by Chromium).
-    /// Returns the response id.
-    pub fn keep_response(&mut self, blog_id: i64, response: &Response) -> Result<i64>;
-    /// The latest stored response for `url` of a blog, whatever its status: (id, response).
-    pub fn latest_response(&self, blog_id: i64, url: &str) -> Result<Option<(i64, Response)>>;
-    /// The requests answered 304 Not Modified, oldest first: (URL, when, the id of the latest
-    /// response stored for that URL before then, if any).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn not_modified(&self, blog: Option<i64>) -> Result<Vec<NotModified>>;
-    /// The time span of the stored responses (oldest, newest), if there are any.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn capture_span(&self, blog: Option<i64>) -> Result<Option<(chrono::DateTime<chrono::Utc>, chrono::DateTime<chrono::Utc>)>>;
-    /// The id of the response a post was extracted from, if it is still known.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn post_response(&self, url: &str) -> Result<Option<i64>>;
-    /// Every URL in the fetch log, in fetch order (all blogs, and `archive add`'s fetches).
-    pub fn fetched_urls(&self) -> Result<Vec<String>>;
-    /// Where the rolling WARC files of `dir` stand (`export::rolling`), if any were written.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn warc_roll(&self, dir: &str) -> Result<Option<WarcRoll>>;
-    /// Records where the rolling WARC files of `dir` stand, once what it says is on disk
-    /// (written and synced).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn set_warc_roll(&mut self, dir: &str, roll: &WarcRoll) -> Result<()>;
 }
 
 /// The methods taking closures or generic arguments, which the macro does not write.
@@ -343,19 +183,6 @@ impl Store {
         match &self.0 {
             Backend::Sqlite(s) => s.for_each_post(blog_id, f),
             Backend::Postgres(p) => p.for_each_post(blog_id, f),
-        }
-    }
-
-    /// Logs requests that produced nothing to keep, or that belong to no blog yet (`archive
-    /// add` discovering a feed).
-    pub fn log_fetches<'a>(
-        &mut self,
-        blog_id: Option<i64>,
-        records: impl IntoIterator<Item = &'a FetchRecord>,
-    ) -> Result<()> {
-        match &mut self.0 {
-            Backend::Sqlite(s) => s.log_fetches(blog_id, records),
-            Backend::Postgres(p) => p.log_fetches(blog_id, records),
         }
     }
 

@@ -16,10 +16,8 @@
 //! call is one transaction, so a lost one was rolled back and running it again is safe.
 
 mod blogs;
-mod frontier;
 mod host_slots;
 mod jobs;
-mod media;
 mod posts;
 mod reading;
 mod responses;

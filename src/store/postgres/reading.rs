@@ -329,12 +329,15 @@ impl PgStore {
             c.query_opt(
                 &format!(
                     "SELECT {} FROM responses WHERE id = $1",
-                    super::responses::columns()
+                    crate::store::responses::response_columns()
                 ),
                 &[&id],
             )?
             .as_ref()
-            .map(|r| super::responses::response_row(r).map(|(_, response)| response))
+            .map(|r| {
+                crate::store::db::pg_row(r)
+                    .and_then(|r| crate::store::responses::response_row(&r, 0))
+            })
             .transpose()
         })
     }
