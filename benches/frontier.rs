@@ -6,6 +6,7 @@
 
 use everblog::core::post_url::PostUrlPattern;
 use everblog::crawl::frontier::KnnFrontier;
+use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 use std::time::Instant;
 use url::Url;
@@ -53,7 +54,7 @@ fn main() {
         .unwrap_or(1_000_000);
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("frontier.db");
-    let mut store = Store::open(&db).expect("store");
+    let mut store = Store::open(&DatabaseSettings::at(&db)).expect("store");
     let blog = store
         .insert_blog(
             "http://site.test/blog/",

@@ -18,6 +18,7 @@ use chrono::{Duration, FixedOffset, TimeZone, Utc};
 use common::Rng;
 use everblog::core::feed::FeedKind;
 use everblog::fetch::Response;
+use everblog::store::DatabaseSettings;
 use everblog::store::{
     Comment, CommentSource, CommentWrite, Link, NewPost, PageOutcome, PageState, Source, Store,
 };
@@ -41,7 +42,7 @@ fn main() -> anyhow::Result<()> {
     let (db, n) = common::new_archive_args("reader_store", 10_000)?;
     let paras = common::real_paragraphs();
     anyhow::ensure!(!paras.is_empty(), "no paragraphs to build posts from");
-    let mut store = Store::open(&db)?;
+    let mut store = Store::open(&DatabaseSettings::at(&db))?;
     let home = "http://127.0.0.1:8010/";
     let blog = store.insert_blog(
         home,

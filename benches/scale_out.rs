@@ -24,6 +24,7 @@
 mod pg_cluster;
 
 use everblog::fixture_server::{Root, Server};
+use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, Store};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -140,7 +141,7 @@ fn stop(children: Vec<Child>) {
 fn wait_for_jobs(db: &str, kind: JobKind, n: usize) -> Vec<everblog::store::Job> {
     let started = Instant::now();
     loop {
-        let store = Store::open_read_only(Path::new(db)).unwrap();
+        let store = Store::open_read_only(&DatabaseSettings::at(Path::new(db))).unwrap();
         let jobs: Vec<_> = store
             .jobs(1_000_000)
             .unwrap()
@@ -206,7 +207,7 @@ fn throughput(a: &Args, work: &Path) {
             let t1 = jobs.iter().filter_map(|j| j.finished_at).max().unwrap();
             let wall = (t1 - t0).num_milliseconds() as f64 / 1000.0;
             let failed = jobs.iter().filter(|j| j.state == JobState::Failed).count();
-            let store = Store::open_read_only(Path::new(&db)).unwrap();
+            let store = Store::open_read_only(&DatabaseSettings::at(Path::new(&db))).unwrap();
             let (mut pages, mut posts) = (0, 0);
             let mut per_blog = std::collections::BTreeSet::new();
             for b in store.blogs().unwrap() {
@@ -303,7 +304,7 @@ fn hold(a: &Args, work: &Path) {
     let _ = one.wait();
     let until = chrono::Utc::now();
 
-    let store = Store::open_read_only(Path::new(&db)).unwrap();
+    let store = Store::open_read_only(&DatabaseSettings::at(Path::new(&db))).unwrap();
     let jobs = store.jobs(1_000_000).unwrap();
     let updates: Vec<_> = jobs
         .iter()

@@ -19,6 +19,7 @@ use chrono::{Duration, TimeZone, Utc};
 use common::Rng;
 use everblog::core::feed::FeedKind;
 use everblog::fetch::Response;
+use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 use std::path::PathBuf;
 
@@ -75,7 +76,7 @@ fn image(rng: &mut Rng) -> Vec<u8> {
 fn main() -> anyhow::Result<()> {
     let (db, n) = common::new_archive_args("warc_store", 10_000)?;
     let (pages, source) = real_pages()?;
-    let mut store = Store::open(&db)?;
+    let mut store = Store::open(&DatabaseSettings::at(&db))?;
     let home = "http://127.0.0.1:8010/";
     let blog = store.insert_blog(
         home,

@@ -43,8 +43,15 @@ pub const DEFAULTS: &str = r#"# everblog configuration (TOML). Every key is opti
 # path = "/var/lib/everblog/archive.db"
 # path = "postgres://everblog@db.example.org/archive"
 # Stop writing (and stop the daemon, saying why) once the database file reaches this many
-# megabytes (fractions allowed), as a full disk would. 0: no limit.
+# megabytes (fractions allowed), as a full disk would. 0: no limit. Every command that
+# writes holds to it. SQLite only (PostgreSQL: use the server's quotas).
 max_size_mb = 0.0
+# SQLite: how long a statement waits for another process's write (a daemon, a crawl) before
+# it fails with "database is locked".
+busy_timeout = "5s"
+# PostgreSQL: how long a call keeps reconnecting after the connection is lost (the server
+# restarting, a network cut) before it fails.
+reconnect_for = "30s"
 
 [crawl]
 # NewCrawl stops a blog's crawl after this many pages (a later crawl resumes it).
@@ -327,15 +334,19 @@ impl Config {
         toml::to_string(self).expect("config serialises")
     }
 
-    /// The database file: `[database] path` (which `--db` sets), else [`default_database`].
+    /// `[database]` with its path resolved: `[database] path` (which `--db` sets), else
+    /// [`default_database`]. Every store a command opens is opened from it.
     ///
     /// # Errors
     /// No path is configured and there is no data directory.
-    pub fn database_path(&self) -> Result<PathBuf> {
-        match &self.database.path {
-            Some(p) => Ok(p.clone()),
-            None => default_database(),
-        }
+    pub fn database(&self) -> Result<DatabaseSettings> {
+        Ok(DatabaseSettings {
+            path: Some(match &self.database.path {
+                Some(p) => p.clone(),
+                None => default_database()?,
+            }),
+            ..self.database.clone()
+        })
     }
 
     /// The HTTP client: `[crawl] timeout` per request, `[fetch]`, `[politeness]`; with `shared`, each
@@ -371,10 +382,15 @@ impl Config {
     ///
     /// # Errors
     /// The database or the HTTP client cannot be opened.
-    pub fn worker(&self, db: &Path, owner: String, stop: Arc<AtomicBool>) -> Result<Worker> {
+    pub fn worker(
+        &self,
+        db: &DatabaseSettings,
+        owner: String,
+        stop: Arc<AtomicBool>,
+    ) -> Result<Worker> {
         let gate = SharedGate(Arc::new(StoreGate::open(db)?));
         Ok(Worker {
-            db: db.to_path_buf(),
+            db: db.clone(),
             owner,
             lease: self.daemon.lease.max(Duration::from_secs(1)),
             fetcher: self.fetcher(Some(gate))?,

@@ -12,6 +12,7 @@
 mod common;
 use common::*;
 use everblog::fixture_server::{Hook, Reply, Root, Server};
+use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -159,7 +160,7 @@ fn wordpress_update_finds_posts_comments_and_deletions_the_feed_never_showed() {
     let c = &run.changes;
     assert!(run.update.contains("backfilled"), "{}", run.update);
     assert_complete("wordpress", &run);
-    let store = Store::open(&run.db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&run.db)).unwrap();
     // The back-dated post, dated long before the first crawl.
     for b in c["backdated_posts"].as_array().unwrap() {
         let post = store.post(&run.url(&b["path"])).unwrap();

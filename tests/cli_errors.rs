@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use everblog::fixture_server::serve_dir;
+use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 
 fn one_error_line(out: &std::process::Output, must_contain: &[&str]) {
@@ -79,14 +80,21 @@ fn bad_urls_are_rejected_and_nothing_is_stored() {
         &["not-added.example"],
     );
 
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let blogs = store.blogs().unwrap();
     assert_eq!(blogs.len(), 1, "only the good blog is stored");
     assert_eq!(store.entries(blogs[0].id).unwrap().len(), 10);
     // Adding the same blog again is a no-op with a message.
     let again = ok(&archive(&db, &["add", &good.feed_url()]));
     assert!(again.contains("already in the archive"), "{again}");
-    assert_eq!(Store::open(&db).unwrap().blogs().unwrap().len(), 1);
+    assert_eq!(
+        Store::open(&DatabaseSettings::at(&db))
+            .unwrap()
+            .blogs()
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]
@@ -186,7 +194,11 @@ fn add_from_a_list_or_opml() {
         &archive(&db, &["add", "--from", list_s]),
         &["blogs.txt line 4", "not-a-url"],
     );
-    assert!(Store::open(&db).unwrap().blogs().unwrap().is_empty());
+    assert!(Store::open(&DatabaseSettings::at(&db))
+        .unwrap()
+        .blogs()
+        .unwrap()
+        .is_empty());
     let opml = dir.path().join("subs.opml");
     std::fs::write(
         &opml,
@@ -201,7 +213,7 @@ fn add_from_a_list_or_opml() {
     .unwrap();
     let out = ok(&archive(&db, &["add", "--from", opml.to_str().unwrap()]));
     assert_eq!(out.matches("added ").count(), 2, "{out}");
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     assert_eq!(store.blogs().unwrap().len(), 2);
     assert_eq!(
         store.jobs(10).unwrap().len(),

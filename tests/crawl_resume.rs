@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 use std::collections::HashSet;
 
@@ -42,7 +43,7 @@ fn interrupted_crawl_resumes_without_duplicates() {
     // Resuming refetched nothing already processed: apart from the feed (fetched by add and
     // by crawl) and robots.txt (once per run), no URL was fetched twice over both runs, and
     // every request was logged.
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let b = &store.blogs().unwrap()[0];
     assert!(b.crawled_at.is_some());
     // The stopping rule may leave pages that link no new post queued, never a post.
@@ -77,7 +78,7 @@ fn every_fetch_is_logged_and_responses_are_kept() {
     let db = dir.path().join("a.db");
     ok(&archive(&db, &["add", &blog.feed_url()]));
     ok(&archive(&db, &["crawl"]));
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let b = &store.blogs().unwrap()[0];
     assert_eq!(
         store.fetched_urls().unwrap().len() as u64,

@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 use everblog::fixture_server::{Hook, Root, Server};
+use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, Store};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -26,7 +27,7 @@ fn daemon(db: &Path, owner: &str, lease: &str) -> Child {
 
 /// The NewCrawl jobs (each finished one queues its blog's UpdateCrawl).
 fn new_crawls(db: &Path) -> Vec<everblog::store::Job> {
-    Store::open(db)
+    Store::open(&DatabaseSettings::at(db))
         .ok()
         .and_then(|s| s.jobs(100).ok())
         .unwrap_or_default()
@@ -99,7 +100,7 @@ fn slow_nikola(delay: Duration) -> (Server, serde_json::Value) {
 }
 
 fn posts(db: &Path) -> u64 {
-    Store::open(db)
+    Store::open(&DatabaseSettings::at(db))
         .ok()
         .and_then(|s| {
             s.blogs().ok().and_then(|b| {
@@ -295,7 +296,7 @@ fn a_full_database_stops_the_daemon_and_says_why() {
     );
     // Nothing corrupt, nothing half-written: every archived post is whole, and the crawl
     // resumes without the cap to the full blog, with no post twice.
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     assert_eq!(store.quick_check().unwrap(), "ok");
     let before = store.posts(None).unwrap();
     assert!(before.len() < 32, "the cap was never reached");
@@ -316,6 +317,36 @@ fn a_full_database_stops_the_daemon_and_says_why() {
         })
         .collect();
     assert_eq!((export.lines().count(), urls.len()), (32, 32));
+}
+
+#[test]
+fn the_size_cap_holds_for_a_foreground_crawl_too() {
+    // `[database] max_size_mb` reaches every store a command opens, not only the daemon's.
+    let blog = serve("pelican");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let config = dir.path().join("config.toml");
+    write_config(&config, "[database]\nmax_size_mb = 0.4\n").unwrap();
+    ok(&archive(&db, &["add", &blog.feed_url()]));
+    let out = archive_command()
+        .arg("--db")
+        .arg(&db)
+        .arg("--config")
+        .arg(&config)
+        .arg("crawl")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "the crawl wrote past the cap: {stderr}"
+    );
+    assert!(stderr.contains("full"), "{stderr}");
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
+    assert_eq!(store.quick_check().unwrap(), "ok");
+    let posts = store.posts(None).unwrap();
+    assert!(posts.len() < 32, "the cap was never reached");
+    assert!(std::fs::metadata(&db).unwrap().len() <= 420 * 1024);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 use everblog::fixture_server::{Hook, Reply, Root, Server};
+use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, PageState, Store};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -142,7 +143,7 @@ fn a_blog_cannot_steer_the_crawler_into_private_addresses() {
         t["posts"].as_array().unwrap().len(),
         "every post of the blog is still archived"
     );
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let b = &store.blogs().unwrap()[0];
     let states = store.page_states(b.id).unwrap();
     assert!(
@@ -304,7 +305,7 @@ fn a_long_retry_after_parks_the_page_instead_of_blocking_the_crawl() {
     );
     let total = t["posts"].as_array().unwrap().len();
     assert_eq!(ok(&archive(&db, &["export"])).lines().count(), total - 1);
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let soon = chrono::Utc::now() + chrono::Duration::minutes(50);
     let resume = store
         .jobs(10)

@@ -10,6 +10,7 @@ mod common;
 use common::pg_cluster::Cluster;
 use common::*;
 use everblog::fixture_server::{Hook, Root, Server};
+use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, Store};
 use std::collections::HashSet;
 use std::path::Path;
@@ -30,7 +31,7 @@ fn daemon(db: &Path, owner: &str, lease: &str) -> Child {
 }
 
 fn new_crawls(db: &Path) -> Vec<everblog::store::Job> {
-    Store::open(db)
+    Store::open(&DatabaseSettings::at(db))
         .ok()
         .and_then(|s| s.jobs(100).ok())
         .unwrap_or_default()
@@ -122,7 +123,7 @@ fn a_job_killed_on_one_daemon_is_resumed_by_another_through_a_postgres_restart()
         ],
     ));
     let posts = || {
-        Store::open(db)
+        Store::open(&DatabaseSettings::at(db))
             .ok()
             .and_then(|s| s.post_urls(1).ok())
             .map_or(0, |p| p.len())

@@ -13,6 +13,7 @@ use chromiumoxide::cdp::browser_protocol::network::EventResponseReceived;
 use chromiumoxide::Page;
 use common::*;
 use everblog::fixture_server::{Root, Server};
+use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 use futures::StreamExt;
 use serde_json::Value;
@@ -120,7 +121,7 @@ fn the_archive_reads_in_a_browser() {
         server.origin,
         changes["edited_posts"][0]["path"].as_str().unwrap()
     );
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let post = store.post(&edited).unwrap().expect("edited post archived");
     assert_eq!(post.version, 2, "the edit is a second version");
     let commented = format!(

@@ -2,13 +2,14 @@
 
 mod common;
 use common::*;
+use everblog::store::DatabaseSettings;
 use everblog::store::{Job, JobKind, JobState, Store};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 fn jobs(db: &Path) -> Vec<Job> {
-    Store::open(db)
+    Store::open(&DatabaseSettings::at(db))
         .ok()
         .and_then(|s| s.jobs(100).ok())
         .unwrap_or_default()
@@ -97,7 +98,7 @@ fn ctrl_c_releases_a_foreground_crawl() {
         .spawn()
         .unwrap();
     wait_for("the first posts", Duration::from_secs(60), || {
-        Store::open(&db)
+        Store::open(&DatabaseSettings::at(&db))
             .ok()
             .and_then(|s| s.posts(None).ok())
             .is_some_and(|p| p.len() >= 3)

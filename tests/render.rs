@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 use everblog::fixture_server::{Root, Server};
+use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, Store};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -35,7 +36,11 @@ fn a_client_rendered_blog_is_rendered_and_archived_completely() {
     ok(&archive(&db, &["add", &feed]));
     let out = ok(&archive(&db, &["crawl"]));
     assert!(out.contains("crawl complete"), "{out}");
-    let blog = Store::open(&db).unwrap().blogs().unwrap()[0].clone();
+    let blog = Store::open(&DatabaseSettings::at(&db))
+        .unwrap()
+        .blogs()
+        .unwrap()[0]
+        .clone();
     assert_eq!(
         blog.renders.map(|r| r.as_str()),
         Some("all"),
@@ -69,7 +74,7 @@ fn comments_in_a_cross_site_iframe_behind_load_more_are_archived() {
     let feed = format!("{}{}", blog.origin, t["feed_path"].as_str().unwrap());
     ok(&archive(&db, &["add", &feed]));
     ok(&archive(&db, &["crawl"]));
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let b = store.blogs().unwrap()[0].clone();
     assert_eq!(
         b.renders.map(|r| r.as_str()),
@@ -101,7 +106,11 @@ fn a_plain_blog_is_not_rendered() {
     ok(&archive(&db, &["add", &b.feed_url()]));
     let out = ok(&archive(&db, &["crawl"]));
     assert!(out.contains("0 pages rendered"), "{out}");
-    let blog = Store::open(&db).unwrap().blogs().unwrap()[0].clone();
+    let blog = Store::open(&DatabaseSettings::at(&db))
+        .unwrap()
+        .blogs()
+        .unwrap()[0]
+        .clone();
     assert_eq!(
         blog.renders.map(|r| r.as_str()),
         Some("none"),
@@ -142,7 +151,7 @@ fn real_isso_comments_behind_hidden_links_are_archived() {
     let feed = format!("{}{}", blog.origin, t["feed_path"].as_str().unwrap());
     ok(&archive(&db, &["add", &feed]));
     ok(&archive(&db, &["crawl"]));
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let b = store.blogs().unwrap()[0].clone();
     assert_eq!(
         b.renders.map(|r| r.as_str()),
@@ -187,7 +196,7 @@ fn the_daemon_renders_a_javascript_blog_too() {
         .spawn()
         .unwrap();
     wait_for("the NewCrawl", std::time::Duration::from_secs(120), || {
-        Store::open(&db)
+        Store::open(&DatabaseSettings::at(&db))
             .ok()
             .and_then(|s| s.jobs(10).ok())
             .is_some_and(|j| {
@@ -229,7 +238,11 @@ fn a_widget_comment_on_an_old_post_is_archived_by_a_scheduled_check() {
         .unwrap()
         .to_string();
     let post = format!("{}{oldest}", blog.origin);
-    let before = Store::open(&db).unwrap().comments(&post).unwrap().len();
+    let before = Store::open(&DatabaseSettings::at(&db))
+        .unwrap()
+        .comments(&post)
+        .unwrap()
+        .len();
 
     // A reader comments through Isso's own HTTP API, as its widget does.
     let text = "Coming back to this years later: the drone brood advice still holds.";
@@ -254,7 +267,10 @@ fn a_widget_comment_on_an_old_post_is_archived_by_a_scheduled_check() {
 
     let update = ok(&archive(&db, &["--config", cfg, "update"]));
     assert!(update.contains("older posts checked"), "{update}");
-    let comments = Store::open(&db).unwrap().comments(&post).unwrap();
+    let comments = Store::open(&DatabaseSettings::at(&db))
+        .unwrap()
+        .comments(&post)
+        .unwrap();
     assert_eq!(comments.len(), before + 1, "{update}");
     assert!(
         comments

@@ -8,6 +8,7 @@
 mod common;
 use common::*;
 use everblog::fixture_server::{Root, Server};
+use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 use serde_json::Value;
 use std::path::Path;
@@ -29,7 +30,7 @@ fn archive_blog(dir: &Path, blog: &Server, t: &Value) -> (Score, usize, usize) {
     ok(&archive(&db, &["add", &feed]));
     ok(&archive(&db, &["crawl"]));
     let s = score(t, &ok(&archive(&db, &["export"])));
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let (found, total, _) = comment_recall(&store, &blog.origin, t);
     (s, found, total)
 }

@@ -9,6 +9,7 @@ mod common;
 use chrono::{DateTime, Utc};
 use common::pg_cluster::Cluster;
 use everblog::core::feed::FeedKind;
+use everblog::store::DatabaseSettings;
 use everblog::store::{Blog, Job, JobEnd, JobFilter, JobKind, JobState, Store};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -84,13 +85,16 @@ type Open = Box<dyn Fn() -> Box<dyn Backend> + Send + Sync>;
 fn on_both(name: &str, body: impl Fn(&str, &Open)) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("{name}.db"));
-    let sqlite: Open = Box::new(move || Box::new(Store::open(&path).unwrap()));
+    let sqlite: Open =
+        Box::new(move || Box::new(Store::open(&DatabaseSettings::at(&path)).unwrap()));
     body("sqlite", &sqlite);
     let Some(cluster) = Cluster::start() else {
         return;
     };
     let url = cluster.database(name);
-    let pg: Open = Box::new(move || Box::new(Store::open(std::path::Path::new(&url)).unwrap()));
+    let pg: Open = Box::new(move || {
+        Box::new(Store::open(&DatabaseSettings::at(std::path::Path::new(&url))).unwrap())
+    });
     body("postgres", &pg);
     drop(cluster);
 }
@@ -305,7 +309,7 @@ fn the_postgres_store_reconnects_after_a_restart_and_refuses_a_newer_schema() {
         return;
     };
     let url = cluster.database("restart");
-    let mut s = Store::open(std::path::Path::new(&url)).unwrap();
+    let mut s = Store::open(&DatabaseSettings::at(std::path::Path::new(&url))).unwrap();
     let blog = s.blog_for("http://blog.test/feed.xml");
     s.enqueue_job(blog, JobKind::NewCrawl).unwrap();
     let lease = Duration::from_secs(60);
@@ -337,7 +341,7 @@ fn the_postgres_store_reconnects_after_a_restart_and_refuses_a_newer_schema() {
     let mut raw = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     raw.batch_execute("UPDATE everblog_schema SET version = 99")
         .unwrap();
-    let err = Store::open(std::path::Path::new(&url))
+    let err = Store::open(&DatabaseSettings::at(std::path::Path::new(&url)))
         .err()
         .expect("a newer schema is refused");
     assert!(

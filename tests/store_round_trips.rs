@@ -7,6 +7,7 @@ mod common;
 
 use common::pg_cluster::Cluster;
 use everblog::core::feed::FeedKind;
+use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 /// The blogs concern's round trip, written once for both back ends (the two types have the same
 /// methods): entries in first-seen order with their offsets, rules replacing rules, the render
@@ -168,13 +169,19 @@ macro_rules! blogs_round_trip {
 #[test]
 fn blogs_entries_and_rules_round_trip_the_same_on_both_back_ends() {
     let dir = tempfile::tempdir().unwrap();
-    blogs_round_trip!("sqlite", Store::open(&dir.path().join("blogs.db")).unwrap());
+    blogs_round_trip!(
+        "sqlite",
+        Store::open(&DatabaseSettings::at(dir.path().join("blogs.db"))).unwrap()
+    );
     let Some(cluster) = Cluster::start() else {
         return;
     };
     blogs_round_trip!(
         "postgres",
-        Store::open(std::path::Path::new(&cluster.database("blogs"))).unwrap()
+        Store::open(&DatabaseSettings::at(std::path::Path::new(
+            &cluster.database("blogs")
+        )))
+        .unwrap()
     );
 }
 
@@ -325,14 +332,17 @@ fn responses_and_the_fetch_log_round_trip_the_same_on_both_back_ends() {
     let dir = tempfile::tempdir().unwrap();
     responses_round_trip!(
         "sqlite",
-        Store::open(&dir.path().join("responses.db")).unwrap()
+        Store::open(&DatabaseSettings::at(dir.path().join("responses.db"))).unwrap()
     );
     let Some(cluster) = Cluster::start() else {
         return;
     };
     responses_round_trip!(
         "postgres",
-        Store::open(std::path::Path::new(&cluster.database("responses"))).unwrap()
+        Store::open(&DatabaseSettings::at(std::path::Path::new(
+            &cluster.database("responses")
+        )))
+        .unwrap()
     );
 }
 
@@ -469,13 +479,16 @@ fn the_frontier_round_trips_the_same_on_both_back_ends() {
     let dir = tempfile::tempdir().unwrap();
     frontier_round_trip!(
         "sqlite",
-        Store::open(&dir.path().join("frontier.db")).unwrap()
+        Store::open(&DatabaseSettings::at(dir.path().join("frontier.db"))).unwrap()
     );
     let Some(cluster) = Cluster::start() else {
         return;
     };
     frontier_round_trip!(
         "postgres",
-        Store::open(std::path::Path::new(&cluster.database("frontier"))).unwrap()
+        Store::open(&DatabaseSettings::at(std::path::Path::new(
+            &cluster.database("frontier")
+        )))
+        .unwrap()
     );
 }

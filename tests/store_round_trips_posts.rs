@@ -8,6 +8,7 @@ mod common;
 
 use common::pg_cluster::Cluster;
 use everblog::core::feed::FeedKind;
+use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 /// Posts, comments, versions and media on one back end: one crawled page in one transaction,
 /// an edit kept as a version, a comment edit kept, a gone mark, posts streamed in order.
@@ -346,13 +347,19 @@ macro_rules! posts_round_trip {
 #[test]
 fn posts_comments_versions_and_media_round_trip_the_same_on_both_back_ends() {
     let dir = tempfile::tempdir().unwrap();
-    posts_round_trip!("sqlite", Store::open(&dir.path().join("posts.db")).unwrap());
+    posts_round_trip!(
+        "sqlite",
+        Store::open(&DatabaseSettings::at(dir.path().join("posts.db"))).unwrap()
+    );
     let Some(cluster) = Cluster::start() else {
         return;
     };
     posts_round_trip!(
         "postgres",
-        Store::open(std::path::Path::new(&cluster.database("posts"))).unwrap()
+        Store::open(&DatabaseSettings::at(std::path::Path::new(
+            &cluster.database("posts")
+        )))
+        .unwrap()
     );
 }
 
@@ -576,13 +583,16 @@ fn reading_and_search_answer_the_same_on_both_back_ends() {
     let dir = tempfile::tempdir().unwrap();
     reading_round_trip!(
         "sqlite",
-        Store::open(&dir.path().join("reading.db")).unwrap()
+        Store::open(&DatabaseSettings::at(dir.path().join("reading.db"))).unwrap()
     );
     let Some(cluster) = Cluster::start() else {
         return;
     };
     reading_round_trip!(
         "postgres",
-        Store::open(std::path::Path::new(&cluster.database("reading"))).unwrap()
+        Store::open(&DatabaseSettings::at(std::path::Path::new(
+            &cluster.database("reading")
+        )))
+        .unwrap()
     );
 }

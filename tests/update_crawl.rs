@@ -9,6 +9,7 @@ mod common;
 use common::*;
 use everblog::core::learn::Field;
 use everblog::fixture_server::{Root, Server};
+use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, Store};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -58,7 +59,7 @@ fn serve_versions(dir: &Path, name: &'static str) -> Site {
 }
 
 fn jobs(db: &Path) -> Vec<everblog::store::Job> {
-    Store::open(db)
+    Store::open(&DatabaseSettings::at(db))
         .ok()
         .and_then(|s| s.jobs(10_000).ok())
         .unwrap_or_default()
@@ -112,7 +113,7 @@ fn update_crawls_archive_exactly_the_changes() {
         },
     );
     let v1_posts: Vec<usize> = {
-        let store = Store::open(&db).unwrap();
+        let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
         store
             .blogs()
             .unwrap()
@@ -175,7 +176,7 @@ fn update_crawls_archive_exactly_the_changes() {
         jobs(&db)
     );
 
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let export = ok(&archive(&db, &["export"]));
     let rows: Vec<Value> = export
         .lines()
@@ -384,7 +385,7 @@ fn a_theme_switch_is_detected_and_the_rules_learned_again() {
     );
     ok(&archive(&db, &["add", &feed]));
     ok(&archive(&db, &["crawl"]));
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let blog = store.blogs().unwrap()[0].clone();
     let before = store.rules(blog.id).unwrap();
     let article_before = before
@@ -403,7 +404,7 @@ fn a_theme_switch_is_detected_and_the_rules_learned_again() {
     assert!(out.contains("1 new posts"), "{out}");
     assert!(out.contains("1 new comments"), "{out}");
 
-    let store = Store::open(&db).unwrap();
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
     let after = store.rules(blog.id).unwrap();
     let article_after = after
         .iter()

@@ -10,6 +10,7 @@
 
 mod common;
 use common::*;
+use everblog::store::DatabaseSettings;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -668,7 +669,7 @@ fn the_daemon_keeps_rolling_warc_files_that_survive_a_crash() {
     let cfg = config.to_str().unwrap();
     ok(&archive(&db, &["--config", cfg, "add", &blog.feed_url()]));
     let stored = || {
-        let store = everblog::store::Store::open(&db).unwrap();
+        let store = everblog::store::Store::open(&DatabaseSettings::at(&db)).unwrap();
         let (mut n, mut last) = (0, 0);
         store
             .for_each_capture(None, 0, |id, _| {

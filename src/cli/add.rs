@@ -4,14 +4,14 @@
 use super::open;
 use crate::config::Config;
 use crate::crawl::{self, links::site_of};
+use crate::store::DatabaseSettings;
 use crate::store::{JobKind, RenderMode};
 use anyhow::{bail, Context, Result};
-use std::path::Path;
 
 /// Adds each URL; with one URL its error is the command's error, with several each failure is
 /// printed and the command fails at the end if any did.
 pub(super) async fn add(
-    db: &Path,
+    db: &DatabaseSettings,
     config: &Config,
     urls: &[String],
     start: Option<&str>,

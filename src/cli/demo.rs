@@ -3,6 +3,7 @@
 
 use super::{add, jobs, open, read};
 use crate::config::Config;
+use crate::store::DatabaseSettings;
 use crate::store::RenderMode;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -21,9 +22,9 @@ pub(super) async fn demo(keep: Option<PathBuf>) -> Result<()> {
             tmp.path().to_path_buf()
         }
     };
-    let db = dir.join("demo.db");
+    let db = DatabaseSettings::at(dir.join("demo.db"));
     println!("serving the bundled fixture blog at {}/", server.origin);
-    println!("archiving it into {}", db.display());
+    println!("archiving it into {}", dir.join("demo.db").display());
     println!();
     let feed = format!("{}{truth_feed}", server.origin);
     let config = Config::default();
@@ -46,7 +47,7 @@ pub(super) async fn demo(keep: Option<PathBuf>) -> Result<()> {
     {
         println!(
             "a sample post (`archive --db {} show {}`):",
-            db.display(),
+            db.shown(),
             p.url
         );
         println!();

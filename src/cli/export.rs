@@ -6,6 +6,7 @@ use super::{find, open_to_read, Format};
 use crate::export::feeds::{blog_slug, Documents};
 use crate::export::{atom, jsonfeed, webarchive, wxr};
 use crate::serve::site;
+use crate::store::DatabaseSettings;
 use crate::store::{Blog, Store};
 use anyhow::{bail, Context, Result};
 use std::collections::HashSet;
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// `archive export`: into `output` (written beside it as `.partial` and renamed, so a crash
 /// never leaves a truncated export) or stdout. A closed stdout pipe is not an error.
 pub(super) fn export(
-    db: &Path,
+    db: &DatabaseSettings,
     blog: Option<&str>,
     format: Format,
     output: Option<PathBuf>,

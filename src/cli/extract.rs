@@ -5,6 +5,7 @@ use super::{find, open_to_read};
 use crate::core::extract::{ExtractContext, Extracted, ExtractedBy};
 use crate::core::page::Page;
 use crate::fetch::{self, Response};
+use crate::store::DatabaseSettings;
 use crate::store::{Comment, Gap, NewPost};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, FixedOffset, Utc};
@@ -31,7 +32,7 @@ struct Record {
 /// FILE unreadable, `--url` not a URL, the blog unknown or never learned, or no article on the
 /// page.
 pub(super) fn extract(
-    db: &Path,
+    db: &DatabaseSettings,
     file: &Path,
     url: Option<&str>,
     blog: Option<&str>,

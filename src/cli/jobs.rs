@@ -8,15 +8,15 @@ use crate::config::Config;
 use crate::core::learn::Field;
 use crate::crawl::{CrawlSummary, UpdateSummary};
 use crate::daemon::{stop_on_signals, Ran, Report};
+use crate::store::DatabaseSettings;
 use crate::store::{Blog, JobFilter, JobKind, Store};
 use anyhow::{bail, Result};
-use std::path::Path;
 use std::sync::atomic::Ordering;
 
 /// Runs `kind` for each blog under a lease of its own, printing each outcome.
 /// Returns the reports of the jobs that ran.
 async fn run_each(
-    db: &Path,
+    db: &DatabaseSettings,
     config: &Config,
     store: &mut Store,
     blogs: Vec<Blog>,
@@ -81,7 +81,7 @@ async fn run_each(
 
 /// `archive crawl`: NewCrawl of one blog, or of every blog not yet completely crawled.
 pub(super) async fn crawl(
-    db: &Path,
+    db: &DatabaseSettings,
     blog: Option<&str>,
     config: &Config,
 ) -> Result<Vec<(Blog, Report)>> {
@@ -103,7 +103,11 @@ pub(super) async fn crawl(
 
 /// `archive update`: UpdateCrawl now of one blog or of every crawled blog; the next one is
 /// scheduled as the daemon would.
-pub(super) async fn update(db: &Path, blog: Option<&str>, config: &Config) -> Result<()> {
+pub(super) async fn update(
+    db: &DatabaseSettings,
+    blog: Option<&str>,
+    config: &Config,
+) -> Result<()> {
     let mut store = open(db)?;
     let blogs = match blog {
         Some(b) => vec![find(&store, b)?],

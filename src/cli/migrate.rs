@@ -1,18 +1,17 @@
 //! `archive migrate`: the whole archive to another database, with a progress bar and a
 //! report of what was copied and verified.
 
-use crate::store::shown;
 use crate::store::transfer::{self, Step};
+use crate::store::DatabaseSettings;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::path::Path;
 
 /// Moves the archive at `from` into `to` ([`transfer::transfer`]) and prints, per table, the
 /// rows it holds, how many this run copied and their digest.
 ///
 /// # Errors
 /// The move's, one line.
-pub fn migrate(from: &Path, to: &Path) -> Result<()> {
+pub fn migrate(from: &DatabaseSettings, to: &DatabaseSettings) -> Result<()> {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template(
@@ -50,10 +49,10 @@ pub fn migrate(from: &Path, to: &Path) -> Result<()> {
     let rows: u64 = moved.iter().map(|m| m.digest.rows).sum();
     println!(
         "moved {} to {}: {rows} rows in {} tables, verified (counts and digests equal on both sides); point the daemons at {} now",
-        shown(from),
-        shown(to),
+        from.shown(),
+        to.shown(),
         moved.len(),
-        shown(to)
+        to.shown()
     );
     Ok(())
 }

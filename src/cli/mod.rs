@@ -17,11 +17,12 @@ mod status;
 
 use crate::config::Config;
 use crate::crawl::FrontierKind;
+use crate::store::DatabaseSettings;
 use crate::store::{Blog, RenderMode, Store};
 use anyhow::{Context, Result};
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// everblog: archive whole blogs, faithfully and for good.
@@ -369,7 +370,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     if let Some(db) = cli.db {
         config.database.path = Some(db);
     }
-    let db = config.database_path()?;
+    let db = config.database()?;
     match cli.command {
         Command::Add {
             urls,
@@ -436,10 +437,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             s.auth = auth.or(s.auth.take());
             s.read_only_public |= read_only_public;
             crate::serve::run(&db, &config.serve, |addr| {
-                eprintln!(
-                    "serving the archive {} at http://{addr}/",
-                    crate::store::shown(&db)
-                );
+                eprintln!("serving the archive {} at http://{addr}/", db.shown());
             })
             .await
         }
@@ -466,7 +464,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             eprintln!(
                 "archive daemon {} on {}: waiting for jobs (stop with SIGTERM or Ctrl-C)",
                 worker.owner,
-                crate::store::shown(&db)
+                db.shown()
             );
             let max_db_bytes = config.database.max_bytes();
             crate::daemon::run(
@@ -479,16 +477,28 @@ pub async fn run(cli: Cli) -> Result<()> {
             .await
         }
         Command::Status => status::status(&db),
-        Command::Migrate { from, to } => migrate::migrate(from.as_deref().unwrap_or(&db), &to),
+        Command::Migrate { from, to } => {
+            let from = match from {
+                Some(p) => DatabaseSettings {
+                    path: Some(p),
+                    ..db.clone()
+                },
+                None => db.clone(),
+            };
+            migrate::migrate(
+                &from,
+                &DatabaseSettings {
+                    path: Some(to),
+                    ..db
+                },
+            )
+        }
         Command::Render { urls, direct } => render::render_pages(&urls, &config, direct).await,
         Command::Config { defaults } => {
             if defaults {
                 print!("{}", crate::config::DEFAULTS);
             } else {
-                println!(
-                    "# effective configuration (database: {})",
-                    crate::store::shown(&db)
-                );
+                println!("# effective configuration (database: {})", db.shown());
                 print!("{}", config.to_toml());
             }
             Ok(())
@@ -497,13 +507,13 @@ pub async fn run(cli: Cli) -> Result<()> {
 }
 
 /// Opens the archive at `db` for a command that writes to it.
-fn open(db: &Path) -> Result<Store> {
+fn open(db: &DatabaseSettings) -> Result<Store> {
     Store::open(db)
 }
 
 /// Opens the archive at `db` for a command that only reads it (which works on an archive this
 /// user may not write).
-fn open_to_read(db: &Path) -> Result<Store> {
+fn open_to_read(db: &DatabaseSettings) -> Result<Store> {
     Store::open_read_only(db)
 }
 

@@ -1,13 +1,13 @@
 //! Reading the archive: `archive list`, `show` and `rules`.
 
 use super::{find, open_to_read};
+use crate::store::DatabaseSettings;
 use crate::store::{Comment, Post};
 use anyhow::{Context, Result};
 use chrono::SecondsFormat;
-use std::path::Path;
 
 /// `archive list`: the blogs with their counts and crawl state, or one blog's posts.
-pub(super) fn list(db: &Path, blog: Option<&str>) -> Result<()> {
+pub(super) fn list(db: &DatabaseSettings, blog: Option<&str>) -> Result<()> {
     let store = open_to_read(db)?;
     if let Some(b) = blog {
         let b = find(&store, b)?;
@@ -44,7 +44,7 @@ pub(super) fn list(db: &Path, blog: Option<&str>) -> Result<()> {
 }
 
 /// `archive show`: one post, readable.
-pub(super) fn show(db: &Path, url: &str) -> Result<()> {
+pub(super) fn show(db: &DatabaseSettings, url: &str) -> Result<()> {
     let store = open_to_read(db)?;
     let post = store.post(url.trim())?.with_context(|| {
         format!("no post {url} in the archive; `archive list --blog <blog>` lists posts")
@@ -187,7 +187,7 @@ fn textwrap(s: &str, width: usize) -> String {
 }
 
 /// `archive rules`: each blog's learned rules and post URL pattern.
-pub(super) fn rules(db: &Path, blog: Option<&str>) -> Result<()> {
+pub(super) fn rules(db: &DatabaseSettings, blog: Option<&str>) -> Result<()> {
     let store = open_to_read(db)?;
     let blogs = match blog {
         Some(b) => vec![find(&store, b)?],

@@ -2,10 +2,10 @@
 //! streak) and the job queue.
 
 use super::{find, open_to_read};
+use crate::store::DatabaseSettings;
 use crate::store::{Coverage, Job, JobState};
 use anyhow::{bail, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
-use std::path::Path;
 
 fn when(t: Option<DateTime<Utc>>, none: &str) -> String {
     t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
@@ -13,7 +13,7 @@ fn when(t: Option<DateTime<Utc>>, none: &str) -> String {
 }
 
 /// Prints the blogs and the latest 50 jobs (the ones not done, at most 20, in detail).
-pub(super) fn status(db: &Path) -> Result<()> {
+pub(super) fn status(db: &DatabaseSettings) -> Result<()> {
     let store = open_to_read(db)?;
     let blogs = store.blogs()?;
     println!("blogs ({})", blogs.len());
@@ -83,7 +83,7 @@ pub(crate) fn coverage_line(c: &Coverage) -> String {
 
 /// `archive coverage`: the coverage report of one blog or all; fails (exit 1) when something
 /// known is missing.
-pub(super) fn coverage(db: &Path, blog: Option<&str>, json: bool) -> Result<()> {
+pub(super) fn coverage(db: &DatabaseSettings, blog: Option<&str>, json: bool) -> Result<()> {
     let store = open_to_read(db)?;
     let blogs = match blog {
         Some(b) => vec![find(&store, b)?],

@@ -16,11 +16,11 @@
 use crate::core::schedule::{self, Bounds};
 use crate::crawl::{self, CrawlOptions, CrawlSummary, Progress, UpdateSummary};
 use crate::fetch::Fetcher;
+use crate::store::DatabaseSettings;
 use crate::store::JobFilter;
 use crate::store::{storage_fault, Job, JobEnd, JobKind, Store};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -126,7 +126,7 @@ pub fn stop_on_signals() -> Result<Arc<AtomicBool>> {
 /// Runs `work` while renewing the lease of job `job_id` every third of `lease`, on a database
 /// connection of its own (the work holds the main one).
 async fn renewing<F: std::future::Future>(
-    db: &Path,
+    db: &DatabaseSettings,
     job_id: i64,
     owner: &str,
     lease: Duration,
@@ -134,7 +134,7 @@ async fn renewing<F: std::future::Future>(
 ) -> F::Output {
     let done = Arc::new(AtomicBool::new(false));
     let renewer = {
-        let (db, owner, done) = (db.to_path_buf(), owner.to_string(), done.clone());
+        let (db, owner, done) = (db.clone(), owner.to_string(), done.clone());
         tokio::spawn(async move {
             let Ok(mut s) = Store::open(&db) else { return };
             while !done.load(Ordering::Relaxed) {
@@ -156,7 +156,7 @@ async fn renewing<F: std::future::Future>(
 /// Who takes jobs, and what it runs them with (built by `Config::worker`).
 pub struct Worker {
     /// The database (the lease is renewed on a connection of its own).
-    pub db: PathBuf,
+    pub db: DatabaseSettings,
     /// This worker's name in the jobs table.
     pub owner: String,
     /// Lease length; renewed every third of it.

@@ -23,11 +23,11 @@ pub use lifecycle::{next_update, stop_on_signals, Ran, Report, Worker};
 
 use crate::crawl::Progress;
 use crate::export::rolling::ArchiveSettings;
+use crate::store::DatabaseSettings;
 use crate::store::JobFilter;
 use crate::store::{storage_fault, Store};
 use anyhow::Result;
 use lifecycle::sleep_unless;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -116,16 +116,18 @@ pub async fn run(
     archive: &ArchiveSettings,
     shutdown: Arc<AtomicBool>,
 ) -> Result<()> {
-    let db: &Path = &worker.db;
+    let db: &DatabaseSettings = &worker.db;
     let mut store = Store::open(db)?;
-    if let Some(bytes) = max_db_bytes {
-        store.set_max_size(bytes)?;
+    if max_db_bytes.is_some() && crate::store::is_postgres(db.path()?) {
+        tracing::warn!(
+            "[database] max_size_mb does not apply to PostgreSQL; use the server's quotas"
+        );
     }
     let poll = settings.poll.max(Duration::from_millis(50));
-    tracing::info!(owner = %worker.owner, db = %crate::store::shown(db), "daemon started");
+    tracing::info!(owner = %worker.owner, db = %db.shown(), "daemon started");
     // The watchdog is fed only while the database answers.
     if let Some(every) = watchdog_interval() {
-        let (db, shutdown) = (db.to_path_buf(), shutdown.clone());
+        let (db, shutdown) = (db.clone(), shutdown.clone());
         tokio::spawn(async move {
             while !shutdown.load(Ordering::Relaxed) {
                 if Store::open(&db).and_then(|s| s.schema_version()).is_ok() {

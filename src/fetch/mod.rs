@@ -172,13 +172,10 @@ impl Fetched {
         self.hops.iter().chain(std::iter::once(&self.record))
     }
 
-    /// The response worth keeping in the archive, if one arrived: any but a 304 (no body: the
-    /// earlier response stands) and a 429/503 (the host asked us to come back later). The
-    /// store keeps it, after the redirects that led to it.
+    /// The response the archive keeps, if one arrived: any but a 304 (the earlier response
+    /// stands) and a 429/503 (the host asked us to come back later).
     pub fn kept(&self) -> Option<&Response> {
-        self.response
-            .as_ref()
-            .filter(|r| !matches!(r.status, 304 | 429 | 503))
+        (self.response.as_ref()).filter(|r| !matches!(r.status, 304 | 429 | 503))
     }
 
     /// The host answered 304 Not Modified to a conditional GET.

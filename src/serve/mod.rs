@@ -16,6 +16,7 @@ pub mod pages;
 pub mod site;
 pub mod views;
 
+use crate::store::DatabaseSettings;
 use crate::store::Store;
 use anyhow::{bail, Context, Result};
 use axum::extract::{Request, State};
@@ -76,7 +77,7 @@ const PAGE_POLICY: &str = "default-src 'none'; img-src 'self' data:; style-src '
 /// Shared by every request: where the archive is, a pool of read-only connections, the
 /// credentials.
 pub struct Reader {
-    db: PathBuf,
+    db: DatabaseSettings,
     pool: Mutex<Vec<Store>>,
     auth: Option<Credentials>,
     /// Posts or hits per page.
@@ -249,10 +250,10 @@ fn read_auth(path: &Path) -> Result<Credentials> {
 ///
 /// # Errors
 /// The auth file is unreadable or malformed.
-pub fn router(db: &Path, settings: &ServeSettings) -> Result<Router> {
+pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router> {
     let auth = settings.auth.as_deref().map(read_auth).transpose()?;
     let reader = Arc::new(Reader {
-        db: db.to_path_buf(),
+        db: db.clone(),
         pool: Mutex::new(Vec::new()),
         auth,
         page_size: settings.page_size.clamp(1, 1000),
@@ -351,7 +352,7 @@ pub fn check_exposure(settings: &ServeSettings) -> Result<()> {
 /// The address is exposed without `--auth`/`--read-only-public`, the port cannot be bound, the
 /// auth file is bad, or the database cannot be opened.
 pub async fn run(
-    db: &Path,
+    db: &DatabaseSettings,
     settings: &ServeSettings,
     ready: impl FnOnce(SocketAddr),
 ) -> Result<()> {

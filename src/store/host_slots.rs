@@ -6,7 +6,6 @@ use super::{ts, utc_col, Store};
 use anyhow::Result;
 use chrono::Utc;
 use rusqlite::{params, OptionalExtension};
-use std::path::Path;
 use std::time::Duration;
 
 /// The database's host slots as politeness's [`crate::fetch::politeness::HostGate`], on a
@@ -14,11 +13,11 @@ use std::time::Duration;
 pub struct StoreGate(std::sync::Mutex<Store>);
 
 impl StoreGate {
-    /// A gate on its own connection to `db`.
+    /// A gate on its own connection to the database `db` names.
     ///
     /// # Errors
     /// The database cannot be opened.
-    pub fn open(db: &Path) -> Result<StoreGate> {
+    pub fn open(db: &super::DatabaseSettings) -> Result<StoreGate> {
         Ok(StoreGate(std::sync::Mutex::new(Store::open(db)?)))
     }
 }

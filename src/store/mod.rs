@@ -53,10 +53,12 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-/// Where the archive lives and how large it may grow: the `[database]` section of the
-/// configuration file.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+/// Where the archive lives, how large it may grow and how long it waits: the `[database]`
+/// section of the configuration file, resolved by `Config::database` (the path filled in).
+/// Every [`Store`] is opened from one, so the size cap and the waits hold for every command.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DatabaseSettings {
     /// The database file, or a PostgreSQL URL (`postgres://user@host/db`; `url` is another
@@ -65,14 +67,58 @@ pub struct DatabaseSettings {
     #[serde(skip_serializing_if = "Option::is_none", alias = "url")]
     pub path: Option<PathBuf>,
     /// Cap of the database file in MB (0: none); past it writes fail like a full disk and the
-    /// daemon stops, saying so.
+    /// daemon stops, saying so. SQLite only (PostgreSQL: the server's quotas).
     pub max_size_mb: f64,
+    /// How long an SQLite statement waits for another process's write lock before it fails
+    /// ("database is locked").
+    #[serde(with = "humantime_serde")]
+    pub busy_timeout: Duration,
+    /// How long a PostgreSQL call keeps reconnecting after the connection is lost (the server
+    /// restarting, a network cut) before it fails.
+    #[serde(with = "humantime_serde")]
+    pub reconnect_for: Duration,
+}
+
+impl Default for DatabaseSettings {
+    fn default() -> Self {
+        DatabaseSettings {
+            path: None,
+            max_size_mb: 0.0,
+            busy_timeout: Duration::from_secs(5),
+            reconnect_for: Duration::from_secs(30),
+        }
+    }
 }
 
 impl DatabaseSettings {
+    /// The defaults, on the database at `path` (a file, or a `postgres://` URL).
+    pub fn at(path: impl AsRef<Path>) -> DatabaseSettings {
+        DatabaseSettings {
+            path: Some(path.as_ref().to_path_buf()),
+            ..DatabaseSettings::default()
+        }
+    }
+
     /// The size cap in bytes, if any.
     pub fn max_bytes(&self) -> Option<u64> {
         (self.max_size_mb > 0.0).then_some((self.max_size_mb * 1024.0 * 1024.0) as u64)
+    }
+
+    /// The database for messages: its path, or its URL without the password ([`shown`]).
+    pub fn shown(&self) -> String {
+        self.path
+            .as_deref()
+            .map_or_else(|| "(no database set)".to_string(), shown)
+    }
+
+    /// The database's path or URL.
+    ///
+    /// # Errors
+    /// None is set (`Config::database` always sets one).
+    pub fn path(&self) -> Result<&Path> {
+        self.path
+            .as_deref()
+            .context("no database path is set: give --db or [database] path")
     }
 }
 
@@ -236,17 +282,20 @@ stored_as_name!(
 );
 
 impl Store {
-    /// Opens (creating if needed, with its parent directory) and migrates the database at `path`,
-    /// for writing; a `postgres://` URL opens that PostgreSQL database ([`postgres::PgStore`]).
+    /// Opens (creating if needed, with its parent directory) and migrates the database
+    /// `settings` name, for writing, with its size cap and busy timeout; a `postgres://` URL
+    /// opens that PostgreSQL database ([`postgres::PgStore`]) with its reconnect window.
     ///
     /// # Errors
     /// One line naming the file and what to do: it cannot be created or opened, it is read-only
     /// (for this user, or its directory is), it is not an SQLite database, or it was written by a
     /// newer everblog (unknown schema version).
-    pub fn open(path: &Path) -> Result<Store> {
+    pub fn open(settings: &DatabaseSettings) -> Result<Store> {
+        let path = settings.path()?;
         if is_postgres(path) {
             return Ok(Store(Backend::Postgres(postgres::PgStore::open(
                 &path.to_string_lossy(),
+                settings.reconnect_for,
             )?)));
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -266,7 +315,7 @@ impl Store {
             }
             _ => anyhow::Error::new(e).context(format!("opening database {}", path.display())),
         })?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.busy_timeout(settings.busy_timeout)?;
         // Switching a new file to WAL needs it to itself, and SQLite answers "database is
         // locked" at once, without the busy handler, when another process is opening the same
         // new file (daemons started together): try again for as long as the busy timeout.
@@ -275,7 +324,7 @@ impl Store {
             match conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)) {
                 Err(e)
                     if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
-                        && started.elapsed() < std::time::Duration::from_secs(5) =>
+                        && started.elapsed() < settings.busy_timeout =>
                 {
                     std::thread::sleep(std::time::Duration::from_millis(20));
                 }
@@ -302,21 +351,26 @@ impl Store {
         store
             .migrate()
             .with_context(|| format!("migrating {}", path.display()))?;
+        if let Some(bytes) = settings.max_bytes() {
+            store.set_max_size(bytes)?;
+        }
         Ok(Store(Backend::Sqlite(store)))
     }
 
-    /// Opens the database at `path` for reading only: nothing is written, so an archive this user
-    /// may only read (another user's, a read-only mount, a copy on a CD) can be listed, shown and
-    /// exported. A missing file is created as by [`Store::open`] (an empty archive).
+    /// Opens the database `settings` name for reading only: nothing is written, so an archive
+    /// this user may only read (another user's, a read-only mount, a copy on a CD) can be
+    /// listed, shown and exported. A missing file is created as by [`Store::open`] (an empty
+    /// archive).
     ///
     /// A database written by an older everblog is upgraded first when this user may write it.
     ///
     /// # Errors
     /// The file is not an SQLite database, was written by a newer everblog, or by an older one
     /// whose schema needs an upgrade this user cannot write.
-    pub fn open_read_only(path: &Path) -> Result<Store> {
+    pub fn open_read_only(settings: &DatabaseSettings) -> Result<Store> {
+        let path = settings.path()?;
         if is_postgres(path) || !path.exists() {
-            return Store::open(path);
+            return Store::open(settings);
         }
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
             | rusqlite::OpenFlags::SQLITE_OPEN_URI
@@ -363,14 +417,14 @@ impl Store {
         if v < known {
             // Written by an older everblog: upgrade it if this user may, else say how.
             drop(conn);
-            return Store::open(path).with_context(|| {
+            return Store::open(settings).with_context(|| {
                 format!(
                     "{} was written by an older everblog (schema {v}, this one reads {known}) and cannot be upgraded here: run any `archive` command once as a user who may write it",
                     path.display()
                 )
             });
         }
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.busy_timeout(settings.busy_timeout)?;
         Ok(Store(Backend::Sqlite(SqliteStore { conn })))
     }
 
@@ -408,25 +462,6 @@ impl Store {
         }
     }
 
-    /// Caps the database file at about `bytes` (SQLite `max_page_count`): writes beyond it fail
-    /// like a full disk does, and the daemon stops taking jobs ([`storage_fault`]).
-    /// On PostgreSQL the server's own quotas apply: the cap is not set, and this says so.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn set_max_size(&mut self, bytes: u64) -> Result<()> {
-        match &mut self.0 {
-            Backend::Sqlite(s) => s.set_max_size(bytes),
-            Backend::Postgres(_) => {
-                tracing::warn!(
-                    bytes,
-                    "[database] max_size_mb does not apply to PostgreSQL; use the server's quotas"
-                );
-                Ok(())
-            }
-        }
-    }
-
     /// Checks the database (SQLite `PRAGMA quick_check`; on PostgreSQL, that the server
     /// answers): "ok" or the problems found.
     ///
@@ -443,7 +478,7 @@ impl Store {
 impl Store {
     /// Runs `f` on the back end's connection, each statement on its own (reads).
     /// On PostgreSQL `f` runs on the connection thread and is run again on a new connection
-    /// when the connection was lost ([`postgres::RECONNECT_FOR`]).
+    /// when the connection was lost (for up to `[database] reconnect_for`).
     pub(crate) fn read<R: Send + 'static>(
         &self,
         f: impl Fn(&mut dyn db::Db) -> Result<R> + Send + Sync + 'static,

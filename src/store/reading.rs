@@ -380,7 +380,7 @@ mod tests {
     /// ranked) and a comment on post 2 holding it, by Bea (search rows 2, 4, 6, 8, 10 for the
     /// posts, 3 for the comment).
     fn archive(dir: &std::path::Path) -> Store {
-        let store = Store::open(&dir.join("a.db")).unwrap();
+        let store = Store::open(&crate::store::DatabaseSettings::at(dir.join("a.db"))).unwrap();
         store
             .sqlite_connection()
             .execute_batch(

@@ -19,7 +19,6 @@ use super::{postgres::PgStore, shown, Store};
 use anyhow::{Context, Result};
 use rusqlite::types::Value;
 use sha2::{Digest as _, Sha256};
-use std::path::Path;
 
 /// How a table's rows are ordered and resumed.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -348,7 +347,13 @@ pub struct Moved {
 /// (a daemon is writing it); the destination holds another archive; a row cannot be written
 /// (a value of the wrong type, named by table and column); or the verification found a table
 /// that differs.
-pub fn transfer(from: &Path, to: &Path, mut progress: impl FnMut(Step)) -> Result<Vec<Moved>> {
+pub fn transfer(
+    from: &super::DatabaseSettings,
+    to: &super::DatabaseSettings,
+    mut progress: impl FnMut(Step),
+) -> Result<Vec<Moved>> {
+    let (settings_from, settings_to) = (from, to);
+    let (from, to) = (from.path()?, to.path()?);
     anyhow::ensure!(
         from != to,
         "--from and --to are the same database ({}); give another destination",
@@ -359,7 +364,7 @@ pub fn transfer(from: &Path, to: &Path, mut progress: impl FnMut(Step)) -> Resul
         "the source database {} does not exist; give the archive to move with --from (or --db)",
         shown(from)
     );
-    let source = Store::open_read_only(from)
+    let source = Store::open_read_only(settings_from)
         .with_context(|| format!("opening the source {}", shown(from)))?;
     let running = source.side().running_jobs()?;
     anyhow::ensure!(
@@ -367,7 +372,8 @@ pub fn transfer(from: &Path, to: &Path, mut progress: impl FnMut(Step)) -> Resul
         "{} has {running} job(s) running: stop the daemons using it (systemctl stop everblog), then move it",
         shown(from)
     );
-    let dest = Store::open(to).with_context(|| format!("opening the destination {}", shown(to)))?;
+    let dest = Store::open(settings_to)
+        .with_context(|| format!("opening the destination {}", shown(to)))?;
     let theirs: std::collections::HashMap<i64, String> = source
         .blogs()?
         .into_iter()
@@ -463,7 +469,8 @@ mod tests {
     #[test]
     fn every_table_of_the_schema_is_moved() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("a.db")).unwrap();
+        let store =
+            Store::open(&crate::store::DatabaseSettings::at(dir.path().join("a.db"))).unwrap();
         let mut st = store
             .sqlite_connection()
             .prepare(

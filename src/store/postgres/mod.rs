@@ -12,7 +12,7 @@
 //! The `postgres` client blocks, and blocking on its own runtime inside a tokio task panics,
 //! so each `PgStore` owns one connection on a thread of its own and sends it calls; the caller
 //! waits for the answer as it waits for SQLite. A call whose connection is lost (PostgreSQL
-//! restarting, a network cut) is run again on a new connection for up to [`RECONNECT_FOR`]: each
+//! restarting, a network cut) is run again on a new connection for up to `reconnect_for`: each
 //! call is one transaction, so a lost one was rolled back and running it again is safe.
 
 mod blogs;
@@ -29,9 +29,6 @@ use chrono::{DateTime, FixedOffset, TimeZone, Utc};
 use postgres::GenericClient;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// How long a call keeps trying to reconnect before it fails (PostgreSQL restarting).
-pub const RECONNECT_FOR: Duration = Duration::from_secs(30);
 
 type Call = Box<dyn FnOnce(&mut Connection) + Send>;
 
@@ -124,6 +121,9 @@ where
 pub struct PgStore {
     calls: mpsc::Sender<Call>,
     url: String,
+    /// How long a call keeps reconnecting after the connection is lost (`[database]
+    /// reconnect_for`).
+    reconnect_for: Duration,
 }
 
 /// The URL without its password, for messages.
@@ -169,7 +169,7 @@ impl PgStore {
     /// # Errors
     /// One line naming the server (password hidden): it cannot be reached, refuses the user, or
     /// holds a schema newer than this everblog understands.
-    pub fn open(url: &str) -> Result<PgStore> {
+    pub fn open(url: &str, reconnect_for: Duration) -> Result<PgStore> {
         let (calls, queue) = mpsc::channel::<Call>();
         let mut conn = Connection {
             url: url.to_string(),
@@ -187,6 +187,7 @@ impl PgStore {
         let store = PgStore {
             calls,
             url: url.to_string(),
+            reconnect_for,
         };
         // The first connection is made on the connection thread (the client cannot connect
         // inside a tokio task either) and not retried: a wrong URL fails at once.
@@ -207,7 +208,7 @@ impl PgStore {
     }
 
     /// Runs `f` with the client on the connection thread and returns its answer; on a lost
-    /// connection, again on a new one, for up to [`RECONNECT_FOR`].
+    /// connection, again on a new one, for up to `reconnect_for`.
     fn call<R: Send + 'static>(
         &self,
         f: impl Fn(&mut postgres::Client) -> Result<R> + Send + Sync + 'static,
@@ -217,7 +218,7 @@ impl PgStore {
 
     /// Runs `f` on the connection thread as one statement after another (each its own
     /// transaction) when `write` is false, else in one transaction committed when `f`
-    /// succeeds; on a lost connection, again on a new one, for up to [`RECONNECT_FOR`].
+    /// succeeds; on a lost connection, again on a new one, for up to `reconnect_for`.
     pub(crate) fn run<R: Send + 'static>(
         &self,
         write: bool,
@@ -244,7 +245,7 @@ impl PgStore {
     }
 
     /// Runs `f` with the connection on its thread and returns its answer; on a lost
-    /// connection, again on a new one, for up to [`RECONNECT_FOR`].
+    /// connection, again on a new one, for up to `reconnect_for`.
     fn on_connection<R: Send + 'static>(
         &self,
         f: impl Fn(&mut Connection) -> Result<R> + Send + Sync + 'static,
@@ -265,7 +266,7 @@ impl PgStore {
                 .recv()
                 .context("the PostgreSQL connection thread has stopped")?;
             match out {
-                Err(e) if connection_lost(&e) && started.elapsed() < RECONNECT_FOR => {
+                Err(e) if connection_lost(&e) && started.elapsed() < self.reconnect_for => {
                     tracing::warn!(server = %redact(&self.url), error = %format!("{e:#}"), "PostgreSQL connection lost; reconnecting");
                     std::thread::sleep(wait);
                     wait = (wait * 2).min(Duration::from_secs(2));
