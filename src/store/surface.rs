@@ -4,8 +4,6 @@
 
 use super::responses::NotModified;
 use super::*;
-use crate::core::feed::{Enclosure, FeedEntry, FeedKind};
-use crate::core::post_url::PostUrlPattern;
 use crate::fetch::{FetchRecord, Fetched, Response};
 use std::time::Duration;
 
@@ -39,50 +37,6 @@ macro_rules! forward {
 }
 
 forward! {
-    // Blogs, their feed entries, learned rules and render decision (`store::blogs`).
-    /// All blogs, oldest first.
-    pub fn blogs(&self) -> Result<Vec<Blog>>;
-    /// The blog with row id `id`.
-    pub fn blog(&self, id: i64) -> Result<Option<Blog>>;
-    /// The blog whose feed URL or home URL is `url` (exact match).
-    pub fn find_blog(&self, url: &str) -> Result<Option<Blog>>;
-    /// Adds a blog with its feed entries, in one transaction. Returns the new blog.
-    pub fn insert_blog(&mut self, home_url: &str, feed_url: &str, title: Option<&str>, feed_kind: FeedKind, entries: &[FeedEntry]) -> Result<Blog>;
-    /// Updates the stored feed entries of a blog (insert or refresh).
-    pub fn save_entries(&mut self, blog_id: i64, entries: &[FeedEntry]) -> Result<()>;
-    /// The stored feed entries of a blog, in the order they were first seen.
-    pub fn entries(&self, blog_id: i64) -> Result<Vec<FeedEntry>>;
-    /// The enclosures the blog's feed gave for the post at `post_url` (canonical permalink);
-    /// empty when the feed never listed the post or gave it none.
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn enclosures_of(&self, blog_id: i64, post_url: &str) -> Result<Vec<Enclosure>>;
-    /// Replaces the active rules of a blog and stores its post URL pattern, in one transaction.
-    /// Earlier rules stay in the table, inactive, as history.
-    pub fn save_rules(&mut self, blog_id: i64, rules: &[StoredRule], post_pattern: &PostUrlPattern) -> Result<()>;
-    /// The active rules of a blog, by field name.
-    pub fn rules(&self, blog_id: i64) -> Result<Vec<StoredRule>>;
-    /// Sets the user's rendering choice for a blog; a new choice forgets an earlier automatic
-    /// decision.
-    pub fn set_render_mode(&mut self, blog_id: i64, mode: RenderMode) -> Result<()>;
-    /// Records what a blog renders and why.
-    pub fn set_render_decision(&mut self, blog_id: i64, renders: Renders, reason: &str) -> Result<()>;
-    /// Sets where a blog's NewCrawl starts.
-    pub fn set_start_url(&mut self, blog_id: i64, url: &str) -> Result<()>;
-    /// Marks the start of a blog's NewCrawl (kept from the first start on resume).
-    pub fn mark_crawl_started(&mut self, blog_id: i64) -> Result<()>;
-    /// Records that a blog's sitemaps were read at `at`.
-    pub fn mark_sitemaps_read(&mut self, blog_id: i64, at: DateTime<Utc>) -> Result<()>;
-    /// Marks a blog's NewCrawl complete.
-    pub fn mark_crawled(&mut self, blog_id: i64) -> Result<()>;
-    /// Errors of a blog's jobs in a row (0 after a success).
-    pub fn errors_in_a_row(&self, blog_id: i64) -> Result<u32>;
-    /// Times of a blog's latest activity, newest first, at most `n`: publication times of posts
-    /// and of their comments. Scheduling reads the posting and commenting frequency off them.
-    pub fn activity(&self, blog_id: i64, n: usize) -> Result<Vec<DateTime<Utc>>>;
-    /// Counts for one blog.
-    pub fn counts(&self, blog_id: i64) -> Result<BlogCounts>;
     // Each blog's crawl queue, paper §4.3 (`store::frontier`).
     /// Adds links to a blog's frontier (a known URL gains the link's source).
     pub fn enqueue(&mut self, blog_id: i64, links: &[Link]) -> Result<()>;

@@ -15,7 +15,6 @@
 //! restarting, a network cut) is run again on a new connection for up to [`RECONNECT_FOR`]: each
 //! call is one transaction, so a lost one was rolled back and running it again is safe.
 
-mod blogs;
 mod frontier;
 mod host_slots;
 mod jobs;
