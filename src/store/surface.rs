@@ -84,30 +84,6 @@ forward! {
     /// wait before the request. One `BEGIN IMMEDIATE` transaction, so two processes never get
     /// the same slot.
     pub fn reserve_host(&mut self, host: &str, delay: Duration) -> Result<Duration>;
-    // The job queue with leases (`store::jobs`).
-    /// Queues a job unless the blog already has an open (queued or running) one of that kind.
-    /// Returns true when a job was added.
-    pub fn enqueue_job(&mut self, blog_id: i64, kind: JobKind) -> Result<bool>;
-    /// Takes the oldest job matching `filter` that is queued and due, or running under an
-    /// expired lease (its worker died), for `owner` until now + `lease`.
-    pub fn lease_job(&mut self, owner: &str, lease: Duration, filter: JobFilter) -> Result<Option<Job>>;
-    /// Extends the lease of a running job held by `owner`. False when the job is no longer
-    /// ours (the lease expired and another worker took it).
-    pub fn renew_lease(&mut self, job_id: i64, owner: &str, lease: Duration) -> Result<bool>;
-    /// Gives a job held by `owner` back to the queue (stopped at shutdown: any worker resumes
-    /// it); its outcome so far is kept.
-    pub fn release_job(&mut self, job_id: i64, owner: &str) -> Result<()>;
-    /// Queues a job of `kind` for a blog, not to be taken before `not_before`, unless the blog
-    /// already has an open job of that kind (then its time moves to the earlier of the two).
-    /// Returns true when a job was added.
-    pub fn schedule_job(&mut self, blog_id: i64, kind: JobKind, not_before: DateTime<Utc>) -> Result<bool>;
-    /// Ends a job held by `owner` and, in the same transaction, records the outcome on its blog
-    /// and queues the blog's next job: on success the error streak resets (and for an
-    /// UpdateCrawl `last_update_at` is set); on failure the streak grows and the error is kept
-    /// for `archive status`. A crash can never leave a finished job without its successor.
-    pub fn finish_job(&mut self, job: &Job, owner: &str, end: &JobEnd) -> Result<()>;
-    /// Jobs, newest first, at most `n`.
-    pub fn jobs(&self, n: usize) -> Result<Vec<Job>>;
     // Each post's requisites and media (`store::media`).
     /// The latest response of a blog for `url` (requested or reached by redirect):
     /// `(id, status)`, so a requisite shared by many posts is fetched once.

@@ -17,7 +17,6 @@
 
 mod frontier;
 mod host_slots;
-mod jobs;
 mod media;
 mod posts;
 mod reading;
