@@ -15,9 +15,7 @@
 //! restarting, a network cut) is run again on a new connection for up to `reconnect_for`: each
 //! call is one transaction, so a lost one was rolled back and running it again is safe.
 
-mod blogs;
 mod host_slots;
-mod jobs;
 mod posts;
 mod reading;
 mod responses;
