@@ -21,7 +21,6 @@ mod host_slots;
 mod jobs;
 mod media;
 mod posts;
-mod reading;
 mod responses;
 pub mod schema;
 mod transfer;
