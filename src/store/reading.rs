@@ -565,7 +565,7 @@ fn capture_row(r: &Row) -> Result<Capture> {
 
 #[cfg(test)]
 mod tests {
-    use super::{fts_query, SearchQuery};
+    use super::{fts_query, ts_query, SearchQuery};
     use crate::store::Store;
 
     /// Five posts holding "lantern" (post 1 in its title, so BM25 puts it first when it is
@@ -668,5 +668,14 @@ mod tests {
             fts_query("l'été \"x\"y"),
             Some("\"l'été\" \"x\"\"y\"".into())
         );
+    }
+
+    #[test]
+    fn any_characters_make_a_safe_tsquery() {
+        assert_eq!(ts_query("  "), None);
+        assert_eq!(ts_query("\"*) ( ^ & | !"), None);
+        assert_eq!(ts_query("\"*) OR NEAR("), Some("or & near".into()));
+        assert_eq!(ts_query("night train*"), Some("night & train:*".into()));
+        assert_eq!(ts_query("L'Été x:*y"), Some("l & été & x & y".into()));
     }
 }
