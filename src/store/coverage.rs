@@ -7,7 +7,9 @@
 //! Written once for both back ends, over [`super::db::Db`].
 
 use super::db::args;
-use super::{Coverage, CoverageCounts, MissingComments, MissingPost, PageState, Source, Store};
+use super::{
+    Coverage, CoverageCounts, MissingComments, MissingPost, PageState, Source, Store,
+};
 use anyhow::{Context, Result};
 
 impl Store {

@@ -372,9 +372,9 @@ fn sqlite_value(v: rusqlite::types::ValueRef<'_>) -> Result<Value> {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => Value::Int(i),
         ValueRef::Real(f) => Value::Real(f),
-        ValueRef::Text(t) => {
-            Value::Text(String::from_utf8(t.to_vec()).context("stored text is not UTF-8")?)
-        }
+        ValueRef::Text(t) => Value::Text(
+            String::from_utf8(t.to_vec()).context("stored text is not UTF-8")?,
+        ),
         ValueRef::Blob(b) => Value::Blob(b.to_vec()),
     })
 }
@@ -391,9 +391,11 @@ impl Db for SqliteDb<'_> {
         let mut rows = st.query(rusqlite::params_from_iter(params))?;
         let mut out = Vec::new();
         while let Some(r) = rows.next()? {
-            out.push(Row((0..n)
-                .map(|i| sqlite_value(r.get_ref(i)?))
-                .collect::<Result<_>>()?));
+            out.push(Row(
+                (0..n)
+                    .map(|i| sqlite_value(r.get_ref(i)?))
+                    .collect::<Result<_>>()?,
+            ));
         }
         Ok(out)
     }
@@ -479,9 +481,11 @@ impl<C: postgres::GenericClient> Db for PgDb<'_, C> {
             .query(&st, &refs)?
             .iter()
             .map(|r| {
-                Ok(Row((0..r.len())
-                    .map(|i| Ok(r.try_get::<_, Value>(i)?))
-                    .collect::<Result<_>>()?))
+                Ok(Row(
+                    (0..r.len())
+                        .map(|i| Ok(r.try_get::<_, Value>(i)?))
+                        .collect::<Result<_>>()?,
+                ))
             })
             .collect()
     }
@@ -552,7 +556,9 @@ impl<'a> postgres::types::FromSql<'a> for Value {
             Type::FLOAT4 => Value::Real(f32::from_sql(ty, raw)?.into()),
             Type::BYTEA => Value::Blob(Vec::<u8>::from_sql(ty, raw)?),
             _ if <String as FromSql>::accepts(ty) => Value::Text(String::from_sql(ty, raw)?),
-            _ => return Err(format!("column type {ty} is not read by the store (cast it)").into()),
+            _ => {
+                return Err(format!("column type {ty} is not read by the store (cast it)").into())
+            }
         })
     }
 
