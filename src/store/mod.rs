@@ -209,15 +209,6 @@ fn utc_col(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<DateTime<
     local_col(r, i).map(|t| t.map(|t| t.with_timezone(&Utc)))
 }
 
-/// Reads a stored instant that is always set.
-fn utc_req(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<DateTime<Utc>> {
-    utc_col(r, i)?.ok_or(rusqlite::Error::InvalidColumnType(
-        i,
-        "time".into(),
-        rusqlite::types::Type::Null,
-    ))
-}
-
 /// Reads an optional stored time with the offset it was written with.
 fn local_col(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<DateTime<FixedOffset>>> {
     let Some(text) = r.get::<_, Option<String>>(i)? else {
@@ -551,18 +542,6 @@ impl SqliteStore {
         let out = f(&tx)?;
         tx.commit()?;
         Ok(out)
-    }
-
-    /// Runs a query and collects its rows, each mapped by `row`.
-    fn rows<T>(
-        &self,
-        sql: &str,
-        params: impl rusqlite::Params,
-        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-    ) -> Result<Vec<T>> {
-        let mut st = self.conn.prepare_cached(sql)?;
-        let rows = st.query_map(params, row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     fn schema_version(&self) -> Result<i64> {

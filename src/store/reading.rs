@@ -2,12 +2,16 @@
 //! month, author or tag), the months, authors and tags to browse by, full-text search over
 //! posts and comments (FTS5 table `search`, kept by triggers, migration 14), and the captures
 //! of a URL for Memento (RFC 7089).
+//!
+//! Written once for both back ends, over [`super::db::Db`]; only the words of full-text search
+//! differ (FTS5 on SQLite, a `tsvector` on PostgreSQL: see [`Fts`]), and how each dialect reads
+//! a JSON list and a time.
 
-use super::{local_col, parse_list, utc_req};
+use super::db::{args, Dialect, Row};
+use super::{parse_list, Store};
 use crate::fetch::Response;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
-use rusqlite::{params, OptionalExtension};
 
 /// Which of a blog's posts to list: all, or those of one month, author or tag.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -134,14 +138,115 @@ pub fn fts_query(text: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
-impl super::SqliteStore {
-    pub(super) fn post_page(
+/// The `to_tsquery` text (PostgreSQL) for what a user typed: every run of letters and digits
+/// must occur, lower-cased; a word ending in `*` makes its last run a prefix. Only letters,
+/// digits, `&` and `:*` reach PostgreSQL, so nothing typed is query syntax. `None` when
+/// nothing is left.
+pub(crate) fn ts_query(text: &str) -> Option<String> {
+    let mut terms = Vec::new();
+    for word in text.split_whitespace().take(32) {
+        let (word, prefix) = match word.strip_suffix('*') {
+            Some(w) => (w, true),
+            None => (word, false),
+        };
+        let runs: Vec<String> = word
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|r| !r.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let last = runs.len().saturating_sub(1);
+        for (i, run) in runs.into_iter().enumerate() {
+            terms.push(if prefix && i == last {
+                format!("{run}:*")
+            } else {
+                run
+            });
+        }
+    }
+    (!terms.is_empty()).then(|| terms.join(" & "))
+}
+
+/// What full-text search says differently on each back end: SQLite's FTS5 table `search`
+/// (migration 14) and PostgreSQL's `search` table with a `tsvector` (schema version 2). The
+/// statements around these fragments are written once.
+///
+/// The two rank alike: BM25 on SQLite, `ts_rank` on PostgreSQL with the same column weights
+/// (title 8, author 2, text 1, in proportion), lower scores first. A typed word holding
+/// punctuation (`l'été`) is one FTS5 phrase on SQLite and each of its parts on PostgreSQL.
+struct Fts {
+    /// The query text for parameter `?1` ([`fts_query`], [`ts_query`]).
+    query: String,
+    /// Condition on `search` (unaliased or as `s`): the row matches the query in `?1`.
+    matches: &'static str,
+    /// The column of `search` holding the row's id: 2 × posts.id, or 2 × comments.id + 1.
+    row: &'static str,
+    /// A matching row's score, best lowest (only in a statement reading `search` unaliased).
+    rank: &'static str,
+    /// Text around the matches of row `s`, each match between `\u{1}` and `\u{2}`.
+    snippet: &'static str,
+}
+
+impl Fts {
+    /// The fragments of `dialect` for what the user typed; `None` when it holds no word.
+    fn new(dialect: Dialect, text: &str) -> Option<Self> {
+        Some(match dialect {
+            Dialect::Sqlite => Fts {
+                query: fts_query(text)?,
+                matches: "search MATCH ?1",
+                row: "rowid",
+                rank: "bm25(search, 8.0, 1.0, 2.0)",
+                snippet: "snippet(search, -1, char(1), char(2), '…', 24)",
+            },
+            Dialect::Postgres => Fts {
+                query: ts_query(text)?,
+                matches: "doc @@ to_tsquery('simple', unaccent(CAST(?1 AS TEXT)))",
+                row: "row_id",
+                rank: "-ts_rank('{0.125, 0, 0.25, 1}', doc,
+                                to_tsquery('simple', unaccent(CAST(?1 AS TEXT))))::float8",
+                snippet: "ts_headline('simple', COALESCE(s.body, s.title, ''),
+                                      to_tsquery('simple', unaccent(CAST(?1 AS TEXT))),
+                                      'StartSel=' || chr(1) || ', StopSel=' || chr(2)
+                                      || ', MaxWords=24, MinWords=12, MaxFragments=1, FragmentDelimiter=…')",
+            },
+        })
+    }
+}
+
+/// A table of the elements of the JSON list of text in column `list`, as `alias`, its element
+/// in column `value`.
+fn json_elements(dialect: Dialect, list: &str, alias: &str) -> String {
+    match dialect {
+        Dialect::Sqlite => format!("json_each({list}) AS {alias}"),
+        Dialect::Postgres => {
+            format!("jsonb_array_elements_text(CAST({list} AS jsonb)) AS {alias}(value)")
+        }
+    }
+}
+
+/// The stored time `expr` (RFC 3339 text, any offset) as a number that orders as time does
+/// (days on SQLite, seconds on PostgreSQL: only differences and order are read).
+fn instant(dialect: Dialect, expr: &str) -> String {
+    match dialect {
+        Dialect::Sqlite => format!("julianday({expr})"),
+        Dialect::Postgres => format!("extract(epoch FROM CAST({expr} AS TIMESTAMPTZ))"),
+    }
+}
+
+impl Store {
+    /// A page of a blog's posts, newest first (undated ones last), and how many match `filter`
+    /// in all. Reads the covering index `posts_listing`, then only the page's rows.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_page(
         &self,
         blog_id: i64,
         filter: &PostFilter,
         limit: u32,
         offset: u32,
     ) -> Result<(Vec<PostSummary>, u64)> {
+        // A month is the published times (text, in the blog's offset) from "YYYY-MM" up to
+        // the next month's.
         let (from, until) = match filter.month {
             Some((y, m)) => {
                 let (ny, nm) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
@@ -152,228 +257,304 @@ impl super::SqliteStore {
             }
             None => (None, None),
         };
-        const WHERE: &str = "p.blog_id = ?1
-              AND (?2 IS NULL OR (p.published >= ?2 AND p.published < ?3))
-              AND (?4 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.authors) WHERE value = ?4))
-              AND (?5 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.tags) WHERE value = ?5))";
-        let total: i64 = self.conn.query_row(
-            &format!("SELECT COUNT(*) FROM posts p WHERE {WHERE}"),
-            params![blog_id, from, until, filter.author, filter.tag],
-            |r| r.get(0),
-        )?;
-        let posts = self.rows(
-            &format!(
-                "SELECT p.url, p.title, p.authors, p.published, p.version, p.gone_at,
-                        (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
-                 FROM (SELECT p.url FROM posts p WHERE {WHERE}
-                       ORDER BY p.published DESC, p.url DESC LIMIT ?6 OFFSET ?7) page
-                 JOIN posts p ON p.url = page.url
-                 ORDER BY p.published DESC, p.url DESC"
-            ),
-            params![
-                blog_id,
-                from,
-                until,
-                filter.author,
-                filter.tag,
-                limit,
-                offset
-            ],
-            |r| {
-                Ok(PostSummary {
-                    url: r.get(0)?,
-                    title: r.get(1)?,
-                    authors: parse_list(r.get(2)?),
-                    published: local_col(r, 3)?,
-                    version: r.get(4)?,
-                    gone_at: super::utc_col(r, 5)?,
-                    comments: r.get::<_, i64>(6)? as u64,
-                })
-            },
-        )?;
-        Ok((posts, total as u64))
+        let (author, tag) = (filter.author.clone(), filter.tag.clone());
+        self.read(move |db| {
+            let d = db.dialect();
+            let (authors, tags) = (
+                json_elements(d, "p.authors", "a"),
+                json_elements(d, "p.tags", "t"),
+            );
+            let filter = format!(
+                "p.blog_id = ?1
+                 AND (CAST(?2 AS TEXT) IS NULL OR (p.published >= ?2 AND p.published < ?3))
+                 AND (CAST(?4 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM {authors} WHERE a.value = ?4))
+                 AND (CAST(?5 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM {tags} WHERE t.value = ?5))"
+            );
+            let total = db.count(
+                &format!("SELECT COUNT(*) FROM posts p WHERE {filter}"),
+                args![blog_id, &from, &until, &author, &tag],
+            )?;
+            let posts = db.query_map(
+                &format!(
+                    "SELECT p.url, p.title, p.authors, p.published, p.version, p.gone_at,
+                            (SELECT COUNT(*) FROM comments c WHERE c.post_url = p.url)
+                     FROM (SELECT p.url FROM posts p WHERE {filter}
+                           ORDER BY p.published DESC NULLS LAST, p.url DESC LIMIT ?6 OFFSET ?7) page
+                     JOIN posts p ON p.url = page.url
+                     ORDER BY p.published DESC NULLS LAST, p.url DESC"
+                ),
+                args![blog_id, &from, &until, &author, &tag, limit, offset],
+                |r| {
+                    Ok(PostSummary {
+                        url: r.get(0)?,
+                        title: r.get(1)?,
+                        authors: parse_list(r.get(2)?),
+                        published: r.local(3)?,
+                        version: r.count(4)?,
+                        gone_at: r.time(5)?,
+                        comments: r.count(6)?.into(),
+                    })
+                },
+            )?;
+            Ok((posts, total))
+        })
     }
 
-    pub(super) fn post_months(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
-        self.rows(
-            "SELECT substr(published, 1, 7) AS m, COUNT(*) FROM posts
-             WHERE blog_id = ?1 AND published IS NOT NULL GROUP BY m ORDER BY m DESC",
-            [blog_id],
-            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
-        )
+    /// The months a blog posted in, newest first: (`"YYYY-MM"` in the blog's offset, posts).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_months(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        self.read(move |db| {
+            db.query_map(
+                "SELECT substr(published, 1, 7) AS m, COUNT(*) FROM posts
+                 WHERE blog_id = ?1 AND published IS NOT NULL GROUP BY m ORDER BY m DESC",
+                args![blog_id],
+                name_count,
+            )
+        })
     }
 
-    pub(super) fn post_authors(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
-        self.rows(
-            "SELECT a.value, COUNT(*) AS n FROM posts p, json_each(p.authors) a
-             WHERE p.blog_id = ?1 GROUP BY a.value ORDER BY n DESC, a.value",
-            [blog_id],
-            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
-        )
+    /// A blog's authors with their post counts, most posts first.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_authors(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        self.list_counts(blog_id, "authors")
     }
 
-    pub(super) fn post_tags(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
-        self.rows(
-            "SELECT t.value, COUNT(*) AS n FROM posts p, json_each(p.tags) t
-             WHERE p.blog_id = ?1 GROUP BY t.value ORDER BY n DESC, t.value",
-            [blog_id],
-            |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
-        )
+    /// A blog's categories and tags with their post counts, most posts first.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn post_tags(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+        self.list_counts(blog_id, "tags")
     }
 
-    pub(super) fn search_matches(&self, text: &str) -> Result<u64> {
-        let Some(fts) = fts_query(text) else {
-            return Ok(0);
-        };
-        Ok(self.conn.query_row(
-            "SELECT COUNT(*) FROM search WHERE search MATCH ?1",
-            [fts],
-            |r| r.get::<_, i64>(0),
-        )? as u64)
+    /// Each name in the JSON lists of column `column` of a blog's posts, with the number of
+    /// posts naming it, most first, then by name.
+    fn list_counts(&self, blog_id: i64, column: &'static str) -> Result<Vec<(String, u64)>> {
+        self.read(move |db| {
+            let each = json_elements(db.dialect(), &format!("p.{column}"), "e");
+            db.query_map(
+                &format!(
+                    "SELECT e.value, COUNT(*) AS n FROM posts p, {each}
+                     WHERE p.blog_id = ?1 GROUP BY e.value ORDER BY n DESC, e.value"
+                ),
+                args![blog_id],
+                name_count,
+            )
+        })
     }
 
-    pub(super) fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
-        let Some(fts) = fts_query(&q.text) else {
-            return Ok(Vec::new());
-        };
-        let day = |d: Option<NaiveDate>| d.map(|d| d.format("%Y-%m-%d").to_string());
-        let filtered = q.blog.is_some() || q.author.is_some() || q.from.is_some() || q.to.is_some();
-        // The newest `rank_window` matches (by row: the most recently archived) are ranked; the
-        // rest follow, newest first.
-        let hits = "WITH floor(f) AS (SELECT COALESCE(
-                       (SELECT rowid FROM search WHERE search MATCH ?1 ORDER BY rowid DESC LIMIT 1 OFFSET ?8), -1)),
-                   hits(r, band, score) AS (
-                       SELECT rowid, 0, bm25(search, 8.0, 1.0, 2.0) FROM search
-                       WHERE search MATCH ?1 AND rowid >= (SELECT f FROM floor)
-                       UNION ALL
-                       SELECT rowid, 1, -rowid FROM search
-                       WHERE search MATCH ?1 AND rowid < (SELECT f FROM floor))";
-        let sql = if filtered {
-            // A post's row is 2 × posts.id, a comment's 2 × comments.id + 1.
-            format!(
-                "{hits}
-                 SELECT h.r FROM hits h
-                 LEFT JOIN comments c ON h.r % 2 = 1 AND c.id = (h.r - 1) / 2
-                 JOIN posts p ON p.id = (CASE WHEN h.r % 2 = 0 THEN h.r / 2
+    /// How many rows (posts and comments) hold every word of `text` (no filter), counted
+    /// from the index alone.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn search_matches(&self, text: &str) -> Result<u64> {
+        let text = text.to_owned();
+        self.read(move |db| {
+            let Some(fts) = Fts::new(db.dialect(), &text) else {
+                return Ok(0);
+            };
+            db.count(
+                &format!("SELECT COUNT(*) FROM search WHERE {}", fts.matches),
+                args![fts.query],
+            )
+        })
+    }
+
+    /// Full-text search over titles, articles, comments and author names, best first (BM25:
+    /// title × 8, author × 2, text × 1, over the most recently archived `q.rank_window` matches; older ones
+    /// after them, newest first), at most `q.limit` hits from `q.offset`. A query with no
+    /// word gives no hit.
+    ///
+    /// Two steps, so that a word found in every post stays cheap: the page's rows are chosen
+    /// from the index (and, with filters, the posts' and comments' own rows, joined by id),
+    /// without reading the indexed text; only then are the page's snippets made.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
+        // A day's bounds as instants: from its start (UTC) to the next day's start.
+        let start = |d: NaiveDate| d.and_time(chrono::NaiveTime::MIN).and_utc();
+        let from = q.from.map(start);
+        let before = q.to.map(|d| start(d.succ_opt().unwrap_or(d)));
+        let filtered = q.blog.is_some() || q.author.is_some() || from.is_some() || before.is_some();
+        let (text, blog, author) = (q.text.clone(), q.blog, q.author.clone());
+        let (limit, offset, window) = (q.limit, q.offset, q.rank_window.max(1) - 1);
+        self.read(move |db| {
+            let d = db.dialect();
+            let Some(fts) = Fts::new(d, &text) else {
+                return Ok(Vec::new());
+            };
+            let Fts {
+                matches,
+                row,
+                rank,
+                snippet,
+                ..
+            } = fts;
+            // The newest `rank_window` matches (by row: the most recently archived) are
+            // ranked; the rest follow, newest first.
+            let hits = format!(
+                "WITH floor(f) AS (SELECT COALESCE(
+                     (SELECT {row} FROM search WHERE {matches} ORDER BY {row} DESC LIMIT 1 OFFSET ?2), -1)),
+                 hits(r, band, score) AS (
+                     SELECT {row}, 0, {rank} FROM search
+                     WHERE {matches} AND {row} >= (SELECT f FROM floor)
+                     UNION ALL
+                     SELECT {row}, 1, -{row} FROM search
+                     WHERE {matches} AND {row} < (SELECT f FROM floor))"
+            );
+            let rows: Vec<i64> = if filtered {
+                let authors = json_elements(d, "p.authors", "a");
+                let published = instant(d, "p.published");
+                let (first, next) = (
+                    instant(d, "CAST(?7 AS TEXT)"),
+                    instant(d, "CAST(?8 AS TEXT)"),
+                );
+                // A post's row is 2 × posts.id, a comment's 2 × comments.id + 1.
+                db.query_map(
+                    &format!(
+                        "{hits}
+                         SELECT h.r FROM hits h
+                         LEFT JOIN comments c ON h.r % 2 = 1 AND c.id = (h.r - 1) / 2
+                         JOIN posts p ON p.id = (CASE WHEN h.r % 2 = 0 THEN h.r / 2
+                                                 ELSE (SELECT id FROM posts WHERE url = c.post_url) END)
+                         WHERE (CAST(?5 AS BIGINT) IS NULL OR p.blog_id = ?5)
+                           AND (CAST(?6 AS TEXT) IS NULL
+                                OR EXISTS (SELECT 1 FROM {authors} WHERE lower(a.value) = lower(?6))
+                                OR lower(c.author) = lower(?6))
+                           AND (CAST(?7 AS TEXT) IS NULL OR {published} >= {first})
+                           AND (CAST(?8 AS TEXT) IS NULL OR {published} < {next})
+                         ORDER BY h.band, h.score, h.r
+                         LIMIT ?3 OFFSET ?4"
+                    ),
+                    args![&fts.query, window, limit, offset, blog, &author, from, before],
+                    |r| r.get(0),
+                )?
+            } else {
+                db.query_map(
+                    &format!(
+                        "{hits}
+                         SELECT r FROM hits ORDER BY band, score, r
+                         LIMIT ?3 OFFSET ?4"
+                    ),
+                    args![&fts.query, window, limit, offset],
+                    |r| r.get(0),
+                )?
+            };
+            let hit = format!(
+                "SELECT p.url, p.title, b.home_url, p.published, {snippet}, c.key, c.author
+                 FROM search s
+                 LEFT JOIN comments c ON s.{row} % 2 = 1 AND c.id = (s.{row} - 1) / 2
+                 JOIN posts p ON p.id = (CASE WHEN s.{row} % 2 = 0 THEN s.{row} / 2
                                          ELSE (SELECT id FROM posts WHERE url = c.post_url) END)
-                 WHERE (?2 IS NULL OR p.blog_id = ?2)
-                   AND (?3 IS NULL
-                        OR EXISTS (SELECT 1 FROM json_each(p.authors) WHERE lower(value) = lower(?3))
-                        OR lower(c.author) = lower(?3))
-                   AND (?4 IS NULL OR julianday(p.published) >= julianday(?4))
-                   AND (?5 IS NULL OR julianday(p.published) < julianday(?5, '+1 day'))
-                 ORDER BY h.band, h.score, h.r
-                 LIMIT ?6 OFFSET ?7"
-            )
-        } else {
-            format!(
-                "{hits}
-                 SELECT r FROM hits ORDER BY band, score, r
-                 LIMIT ?6 OFFSET ?7"
-            )
-        };
-        let rows: Vec<i64> = self.rows(
-            &sql,
-            params![
-                fts,
-                q.blog,
-                q.author,
-                day(q.from),
-                day(q.to),
-                q.limit,
-                q.offset,
-                q.rank_window.max(1) - 1
-            ],
-            |r| r.get(0),
-        )?;
-        let mut hit = self.conn.prepare_cached(
-            "SELECT p.url, p.title, b.home_url, p.published,
-                    snippet(search, -1, char(1), char(2), '…', 24), c.key, c.author
-             FROM search s
-             LEFT JOIN comments c ON s.rowid % 2 = 1 AND c.id = (s.rowid - 1) / 2
-             JOIN posts p ON p.id = (CASE WHEN s.rowid % 2 = 0 THEN s.rowid / 2
-                                     ELSE (SELECT id FROM posts WHERE url = c.post_url) END)
-             JOIN blogs b ON b.id = p.blog_id
-             WHERE search MATCH ?1 AND s.rowid = ?2",
-        )?;
-        let mut out = Vec::with_capacity(rows.len());
-        for rowid in rows {
-            let found = hit
-                .query_row(params![fts, rowid], |r| {
-                    let key: Option<String> = r.get(5)?;
-                    Ok(Hit {
+                 JOIN blogs b ON b.id = p.blog_id
+                 WHERE {matches} AND s.{row} = ?2"
+            );
+            let mut out = Vec::with_capacity(rows.len());
+            for id in rows {
+                if let Some(r) = db.query_opt(&hit, args![&fts.query, id])? {
+                    out.push(Hit {
                         url: r.get(0)?,
                         title: r.get(1)?,
                         blog: r.get(2)?,
-                        published: local_col(r, 3)?,
+                        published: r.local(3)?,
                         marked: r.get(4)?,
-                        comment: key.map(|id| HitComment {
+                        comment: r.get::<Option<String>>(5)?.map(|id| HitComment {
                             id,
                             author: r.get(6).ok().flatten(),
                         }),
-                    })
-                })
-                .optional()?;
-            out.extend(found);
-        }
-        Ok(out)
+                    });
+                }
+            }
+            Ok(out)
+        })
     }
 
-    pub(super) fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
-        self.rows(
-            &format!(
-                "SELECT id, url, status, fetched_at FROM responses
-                 WHERE url = ?1 AND {NOT_RENDERED} ORDER BY fetched_at, id LIMIT 10000"
-            ),
-            [url],
-            capture_row,
-        )
+    /// Every capture of `url` (any blog), oldest first: the Memento TimeMap.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn captures_of(&self, url: &str) -> Result<Vec<Capture>> {
+        let url = url.to_owned();
+        self.read(move |db| {
+            db.query_map(
+                &format!(
+                    "SELECT id, url, status, fetched_at FROM responses
+                     WHERE url = ?1 AND {NOT_RENDERED} ORDER BY fetched_at, id LIMIT 10000"
+                ),
+                args![&url],
+                capture_row,
+            )
+        })
     }
 
-    pub(super) fn capture_near(&self, url: &str, at: DateTime<Utc>) -> Result<Option<Capture>> {
-        Ok(self
-            .conn
-            .query_row(
+    /// The capture of `url` nearest to `at` (the latest one on a tie), if any: the Memento
+    /// TimeGate's choice.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn capture_near(&self, url: &str, at: DateTime<Utc>) -> Result<Option<Capture>> {
+        let url = url.to_owned();
+        self.read(move |db| {
+            let (fetched, at_) = (
+                instant(db.dialect(), "fetched_at"),
+                instant(db.dialect(), "CAST(?2 AS TEXT)"),
+            );
+            db.query_opt(
                 &format!(
                     "SELECT id, url, status, fetched_at FROM responses
                      WHERE url = ?1 AND {NOT_RENDERED}
-                     ORDER BY abs(julianday(fetched_at) - julianday(?2)), fetched_at DESC, id DESC
+                     ORDER BY abs({fetched} - {at_}), fetched_at DESC, id DESC
                      LIMIT 1"
                 ),
-                params![url, super::ts(at)],
-                capture_row,
-            )
-            .optional()?)
+                args![&url, at],
+            )?
+            .as_ref()
+            .map(capture_row)
+            .transpose()
+        })
     }
 
-    pub(super) fn capture_response(&self, id: i64) -> Result<Option<Response>> {
-        let mut st = self.conn.prepare_cached(&format!(
+    /// One stored response in full, by row id.
+    ///
+    /// # Errors
+    /// The database failed, or the body did not inflate.
+    pub fn capture_response(&self, id: i64) -> Result<Option<Response>> {
+        let sql = format!(
             "SELECT {} FROM responses WHERE id = ?1",
             super::responses::response_columns()
-        ))?;
-        let mut rows = st.query([id])?;
-        match rows.next()? {
-            Some(r) => Ok(Some(super::responses::response_row(
-                &super::db::sqlite_row(r)?,
-                0,
-            )?)),
-            None => Ok(None),
-        }
+        );
+        self.read(move |db| {
+            db.query_opt(&sql, args![id])?
+                .map(|r| super::responses::response_row(&r, 0))
+                .transpose()
+        })
     }
 }
 
-fn capture_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Capture> {
+/// A `(name, count)` row.
+fn name_count(r: &Row) -> Result<(String, u64)> {
+    Ok((r.get(0)?, r.count(1)?.into()))
+}
+
+/// A [`Capture`] from a row of `id, url, status, fetched_at`.
+fn capture_row(r: &Row) -> Result<Capture> {
     Ok(Capture {
         id: r.get(0)?,
         url: r.get(1)?,
-        status: r.get(2)?,
-        fetched_at: utc_req(r, 3)?,
+        status: u16::try_from(r.get::<i64>(2)?).context("stored status out of range")?,
+        fetched_at: r.time_req(3)?,
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{fts_query, SearchQuery};
+    use super::{fts_query, ts_query, SearchQuery};
     use crate::store::Store;
 
     /// Five posts holding "lantern" (post 1 in its title, so BM25 puts it first when it is
@@ -476,5 +657,14 @@ mod tests {
             fts_query("l'été \"x\"y"),
             Some("\"l'été\" \"x\"\"y\"".into())
         );
+    }
+
+    #[test]
+    fn any_characters_make_a_safe_tsquery() {
+        assert_eq!(ts_query("  "), None);
+        assert_eq!(ts_query("\"*) ( ^ & | !"), None);
+        assert_eq!(ts_query("\"*) OR NEAR("), Some("or & near".into()));
+        assert_eq!(ts_query("night train*"), Some("night & train:*".into()));
+        assert_eq!(ts_query("L'Été x:*y"), Some("l & été & x & y".into()));
     }
 }

@@ -17,13 +17,12 @@
 
 mod host_slots;
 mod posts;
-mod reading;
 mod responses;
 pub mod schema;
 mod transfer;
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, FixedOffset, TimeZone, Utc};
+use chrono::{DateTime, TimeZone, Utc};
 use postgres::GenericClient;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -82,37 +81,9 @@ fn server_now(c: &mut impl GenericClient) -> Result<DateTime<Utc>> {
         .context("the server's clock is out of range")
 }
 
-/// A stored count as a `u32` (saturating: counts never come near it).
-fn count(n: i64) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
 /// `d` after `t`.
 fn after(t: DateTime<Utc>, d: Duration) -> DateTime<Utc> {
     t + chrono::Duration::from_std(d).unwrap_or_default()
-}
-
-/// A stored time with the offset it was written with (RFC 3339 text), if set.
-fn local_time(row: &postgres::Row, i: usize) -> Result<Option<DateTime<FixedOffset>>> {
-    row.get::<_, Option<String>>(i)
-        .map(|t| {
-            DateTime::parse_from_rfc3339(&t)
-                .with_context(|| format!("stored time {t:?} is not RFC 3339"))
-        })
-        .transpose()
-}
-
-/// A stored instant (RFC 3339 text), if set.
-fn time(row: &postgres::Row, i: usize) -> Result<Option<DateTime<Utc>>> {
-    Ok(local_time(row, i)?.map(|t| t.with_timezone(&Utc)))
-}
-
-/// A stored vocabulary word.
-fn word<T: std::str::FromStr>(row: &postgres::Row, i: usize) -> Result<T>
-where
-    T::Err: std::error::Error + Send + Sync + 'static,
-{
-    Ok(row.get::<_, String>(i).parse()?)
 }
 
 /// An archive database on a PostgreSQL server.
