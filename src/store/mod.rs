@@ -1,7 +1,9 @@
 //! The store: every SQL statement of everblog lives in this module, over SQLite via rusqlite
-//! or, when the database is a `postgres://` URL, over PostgreSQL ([`postgres`]): [`Store`] is
-//! one of the two back ends, and each of its methods (listed once, documented, in
-//! `store::surface`) calls the method of the same name on the back end it was opened on.
+//! or, when the database is a `postgres://` URL, over PostgreSQL ([`postgres`]). Each of
+//! [`Store`]'s methods is written once, over the seam both drivers implement (`store::db`),
+//! and reaches the back end it was opened on through [`Store::read`] or [`Store::write`]; only
+//! what truly differs is written per back end (full-text search pieces, the lease's
+//! `SKIP LOCKED`, host-slot locking, the streams, schema and migrations, `store::surface`).
 //!
 //! One [`Store`] type, its methods split by concern:
 //! - [`records`]: the record types and the vocabularies of their states and kinds;
@@ -11,10 +13,11 @@
 //! - `posts`: posts, comments and their versions, written one crawled page at a time;
 //! - `jobs`: the job queue with leases;
 //! - `host_slots`: per-host request slots shared by every process on the database;
-//! - [`postgres`]: the PostgreSQL back end, every concern above under the same name;
+//! - `media`, `coverage`, `reading`: post media, the coverage report, the reader's queries;
+//! - [`postgres`]: the PostgreSQL connection, its streams, host slots, schema and migrations;
 //! - [`transfer`]: moving a whole archive between databases (`archive migrate`).
 //!
-//! SQLite runs in WAL mode with a 5 s busy timeout; every multi-statement write is one
+//! SQLite runs in WAL mode with the `[database] busy_timeout` (5 s); every multi-statement write is one
 //! `BEGIN IMMEDIATE` transaction (with DEFERRED, a read that upgrades to a write fails at once
 //! with SQLITE_BUSY instead of waiting). Processing one crawled page — its raw response, its
 //! fetch-log line, its post, its new frontier links and its frontier state — is one transaction,

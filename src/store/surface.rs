@@ -1,6 +1,7 @@
-//! The surface of [`Store`]: every public method that reads or writes the archive, documented
-//! once here and answered by the back end the store was opened on (`store::<concern>` on
-//! SQLite, `store::postgres::<concern>` on PostgreSQL, the same names and arguments).
+//! The methods of [`Store`] still written per back end (host slots; the post and capture
+//! streams), documented once here and answered by the back end the store was opened on
+//! (`store::<concern>` on SQLite, `store::postgres::<concern>` on PostgreSQL, the same names
+//! and arguments). Every other method is written once, in its concern's module.
 
 use super::*;
 use crate::fetch::Response;

@@ -1,9 +1,10 @@
 //! The PostgreSQL back end of the store, for daemons on many machines sharing one archive and
 //! one job queue (issue 16). [`super::Store`] answers from a [`PgStore`] when it was opened
-//! on a `postgres://` URL: every concern is here under the same name as on SQLite (`blogs`,
-//! `jobs` with leases by `FOR UPDATE SKIP LOCKED`, `host_slots`, `responses`, `frontier`,
-//! `posts`, `media`, `coverage`, `reading` with full-text search), and
-//! `tests/store_backends.rs` and `tests/store_round_trips*.rs` run the same tests on both.
+//! on a `postgres://` URL: the store's operations, written once over `store::db`, run here as
+//! closures on the connection thread (`PgStore::run`); what is PostgreSQL's own is here
+//! (`host_slots` with the host's row locked, the `posts` and `responses` streams, `schema`,
+//! `transfer`), and `tests/store_backends.rs` and `tests/store_round_trips*.rs` run the same
+//! tests on both.
 //!
 //! Conventions, the same as on SQLite so that an archive moves between the two unchanged:
 //! instants are RFC 3339 UTC text with milliseconds (`super::ts`: text order is time order),
