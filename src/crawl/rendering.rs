@@ -18,12 +18,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
-/// Header added to a stored response that holds Chromium's rendering of its URL.
-pub const RENDERED_HEADER: &str = "x-everblog-rendered";
+use crate::fetch::RENDERED_HEADER;
 
-/// True when `r` is a rendered DOM (not the raw response).
+/// True when `r` is a rendered DOM (not the raw response): [`Response::is_rendered`].
 pub fn is_rendered(r: &Response) -> bool {
-    r.headers.iter().any(|(k, _)| k == RENDERED_HEADER)
+    r.is_rendered()
 }
 
 /// The share of `target`'s character bigrams found in `page_text` (0..=1): near 1 when the

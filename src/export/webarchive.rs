@@ -17,7 +17,6 @@
 
 use super::cdxj;
 use super::warc::{self, Record, RecordType, WarcWriter};
-use crate::crawl::rendering::RENDERED_HEADER;
 use crate::fetch::{Response, USER_AGENT};
 use crate::store::Store;
 use anyhow::{Context, Result};
@@ -296,7 +295,7 @@ impl<'a, W: Write> CaptureWriter<'a, W> {
     pub fn capture(&mut self, id: i64, r: Response) -> Result<()> {
         let info_id = self.info_id.clone();
         let date = r.fetched_at;
-        if crate::fetch::header(&r, RENDERED_HEADER).is_some() {
+        if r.is_rendered() {
             let uri = rendered_uri(&r.final_url);
             let rec_id = warc::record_id(&["resource", &id.to_string()]);
             let digest = warc::sha1_digest(&r.body);

@@ -17,7 +17,9 @@ pub mod politeness;
 pub use politeness::{Requisites, RobotsSettings};
 mod response;
 pub mod robots;
-pub use response::{content_type, decode, decode_body, header, is_html, mime_type, Response};
+pub use response::{
+    content_type, decode, decode_body, header, is_html, mime_type, Response, RENDERED_HEADER,
+};
 
 use address::{AddressPolicy, PolicyResolver, Refused};
 use chrono::{DateTime, Utc};

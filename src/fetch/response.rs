@@ -20,10 +20,20 @@ pub struct Response {
     pub fetched_at: DateTime<Utc>,
 }
 
+/// Header added to a response that holds Chromium's rendering of its URL (the rendered DOM as
+/// body), with what the rendering did: `chromium; clicks=N; frames=N`.
+pub const RENDERED_HEADER: &str = "x-everblog-rendered";
+
 impl Response {
     /// A success worth keeping and reading: status below 400, and not a 304 (which has no body).
     pub fn is_success(&self) -> bool {
         self.status < 400 && self.status != 304
+    }
+
+    /// True when this is a rendered DOM ([`RENDERED_HEADER`]), not what arrived from the
+    /// network.
+    pub fn is_rendered(&self) -> bool {
+        self.headers.iter().any(|(k, _)| k == RENDERED_HEADER)
     }
 }
 

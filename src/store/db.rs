@@ -328,6 +328,7 @@ macro_rules! value_as_name {
 }
 
 value_as_name!(
+    super::ResponseKind,
     super::JobKind,
     super::JobState,
     super::PageState,

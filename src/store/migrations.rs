@@ -338,4 +338,11 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE feed_entries ADD COLUMN authors_inherited INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 20: what each response is (`ResponseKind`: raw, redirect, rendered) in a column of its
+    // own, where it was read off the status and a header substring before (issue 31).
+    r#"
+    ALTER TABLE responses ADD COLUMN kind TEXT NOT NULL DEFAULT 'raw';
+    UPDATE responses SET kind = 'redirect' WHERE status BETWEEN 300 AND 399;
+    UPDATE responses SET kind = 'rendered' WHERE headers LIKE '%x-everblog-rendered%';
+    "#,
 ];

@@ -70,6 +70,33 @@ vocabulary! {
 }
 
 vocabulary! {
+    /// What a stored response is (`responses.kind`).
+    pub enum ResponseKind {
+        /// What arrived from the network for a request of ours (any status but a redirect).
+        Raw = "raw",
+        /// A 3xx answered on the way to a response, kept so that a replay redirects as the
+        /// live site did: no page to read, extract or revalidate.
+        Redirect = "redirect",
+        /// Chromium's rendering of a raw response (`fetch::RENDERED_HEADER`): derived from a
+        /// capture, not a capture itself.
+        Rendered = "rendered",
+    }
+}
+
+impl ResponseKind {
+    /// What `r` is, by its status and its rendering mark.
+    pub fn of(r: &crate::fetch::Response) -> ResponseKind {
+        if r.is_rendered() {
+            ResponseKind::Rendered
+        } else if (300..400).contains(&r.status) {
+            ResponseKind::Redirect
+        } else {
+            ResponseKind::Raw
+        }
+    }
+}
+
+vocabulary! {
     /// How a frontier URL was found. A URL found several ways keeps every source (a bit each).
     pub enum Source {
         /// The blog's feed (an entry's permalink).

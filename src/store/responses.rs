@@ -39,8 +39,8 @@ pub(super) fn put_response(db: &mut dyn Db, blog_id: i64, r: &Response) -> Resul
         args![sha.as_str(), compress(&r.body), r.body.len()],
     )?;
     db.query_one(
-        "INSERT INTO responses (blog_id, url, final_url, status, headers, body, body_len, fetched_at, sha256)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
+        "INSERT INTO responses (blog_id, url, final_url, status, headers, body, body_len, fetched_at, sha256, kind)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
         args![
             blog_id,
             r.url.as_str(),
@@ -50,7 +50,8 @@ pub(super) fn put_response(db: &mut dyn Db, blog_id: i64, r: &Response) -> Resul
             Vec::<u8>::new(),
             r.body.len(),
             r.fetched_at,
-            sha
+            sha,
+            super::ResponseKind::of(r)
         ],
     )?
     .get(0)
@@ -320,4 +321,59 @@ pub struct WarcRoll {
     pub serial: u64,
     /// The last response written (responses are written in id order).
     pub last_response: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::feed::FeedKind;
+    use crate::store::{DatabaseSettings, ResponseKind};
+
+    fn response(url: &str, status: u16, headers: Vec<(String, String)>) -> Response {
+        Response {
+            url: url.into(),
+            final_url: url.into(),
+            status,
+            headers,
+            body: b"<p>x</p>".to_vec(),
+            fetched_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn each_response_is_stored_with_its_kind() -> Result<()> {
+        let dir = tempfile::tempdir()?;
+        let mut store = Store::open(&DatabaseSettings::at(dir.path().join("a.db")))?;
+        let blog = store.insert_blog(
+            "http://b.test/",
+            "http://b.test/feed",
+            None,
+            FeedKind::Rss2,
+            &[],
+        )?;
+        let moved = response("http://b.test/old", 301, vec![]);
+        let page = response("http://b.test/new", 200, vec![]);
+        let rendered = response(
+            "http://b.test/new",
+            200,
+            vec![(crate::fetch::RENDERED_HEADER.into(), "chromium".into())],
+        );
+        for r in [&moved, &page, &rendered] {
+            store.keep_response(blog.id, r)?;
+        }
+        let kinds: Vec<String> = store
+            .sqlite_connection()
+            .prepare("SELECT kind FROM responses ORDER BY id")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        assert_eq!(kinds, ["redirect", "raw", "rendered"]);
+        assert_eq!(ResponseKind::of(&rendered), ResponseKind::Rendered);
+        // A capture is what arrived from the network: the rendering is no capture of the URL,
+        // and the redirect is no page to revalidate.
+        assert_eq!(store.captures_of("http://b.test/new")?.len(), 1);
+        assert!(store
+            .latest_response(blog.id, "http://b.test/old")?
+            .is_none());
+        Ok(())
+    }
 }

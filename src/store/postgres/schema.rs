@@ -283,4 +283,9 @@ CREATE INDEX fetch_log_by_blog ON fetch_log(blog_id);
     r#"
 ALTER TABLE feed_entries ADD COLUMN authors_inherited BIGINT NOT NULL DEFAULT 0;
 "#,
+    r#"
+ALTER TABLE responses ADD COLUMN kind TEXT NOT NULL DEFAULT 'raw';
+UPDATE responses SET kind = 'redirect' WHERE status BETWEEN 300 AND 399;
+UPDATE responses SET kind = 'rendered' WHERE headers LIKE '%x-everblog-rendered%';
+"#,
 ];
