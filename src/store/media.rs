@@ -3,7 +3,8 @@
 //! once for both back ends over [`super::db::Db`].
 
 use super::db::{args, Db, Dialect, Value};
-use super::sql::{BODY, NOT_REDIRECT, NOT_RENDERED};
+use super::sql::BODY;
+use super::ResponseKind;
 use super::{Media, Store};
 use crate::core::requisites::Kind;
 use crate::store::MediaState;
@@ -70,12 +71,10 @@ impl Store {
         let url = url.to_string();
         self.read(move |db| {
             db.query_opt(
-                &format!(
-                    "SELECT id, status FROM responses WHERE blog_id = ?1 AND (url = ?2 OR final_url = ?2)
-                       AND {NOT_RENDERED} AND {NOT_REDIRECT}
-                     ORDER BY id DESC LIMIT 1"
-                ),
-                args![blog_id, url.as_str()],
+                "SELECT id, status FROM responses WHERE blog_id = ?1 AND (url = ?2 OR final_url = ?2)
+                       AND kind = ?3
+                     ORDER BY id DESC LIMIT 1",
+                args![blog_id, url.as_str(), ResponseKind::Raw],
             )?
             .map(|r| {
                 Ok((

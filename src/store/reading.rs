@@ -111,7 +111,7 @@ pub struct Capture {
     pub fetched_at: DateTime<Utc>,
 }
 
-use super::sql::NOT_RENDERED;
+use super::ResponseKind;
 
 /// The FTS5 query for what a user typed: each word quoted (quotes doubled), so no character
 /// is FTS5 syntax; a trailing `*` makes a word a prefix. `None` when nothing is left.
@@ -483,11 +483,9 @@ impl Store {
         let url = url.to_owned();
         self.read(move |db| {
             db.query_map(
-                &format!(
-                    "SELECT id, url, status, fetched_at FROM responses
-                     WHERE url = ?1 AND {NOT_RENDERED} ORDER BY fetched_at, id LIMIT 10000"
-                ),
-                args![&url],
+                "SELECT id, url, status, fetched_at FROM responses
+                     WHERE url = ?1 AND kind != ?2 ORDER BY fetched_at, id LIMIT 10000",
+                args![&url, ResponseKind::Rendered],
                 capture_row,
             )
         })
@@ -508,11 +506,11 @@ impl Store {
             db.query_opt(
                 &format!(
                     "SELECT id, url, status, fetched_at FROM responses
-                     WHERE url = ?1 AND {NOT_RENDERED}
+                     WHERE url = ?1 AND kind != ?3
                      ORDER BY abs({fetched} - {at_}), fetched_at DESC, id DESC
                      LIMIT 1"
                 ),
-                args![&url, at],
+                args![&url, at, ResponseKind::Rendered],
             )?
             .as_ref()
             .map(capture_row)

@@ -10,7 +10,8 @@ use crate::fetch::{FetchRecord, Fetched, Response};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 
-pub(super) use super::sql::{BODY, NOT_REDIRECT};
+pub(super) use super::sql::BODY;
+use super::ResponseKind;
 
 /// Logs one request.
 pub(super) fn put_fetch(db: &mut dyn Db, blog_id: Option<i64>, f: &FetchRecord) -> Result<()> {
@@ -51,7 +52,7 @@ pub(super) fn put_response(db: &mut dyn Db, blog_id: i64, r: &Response) -> Resul
             r.body.len(),
             r.fetched_at,
             sha,
-            super::ResponseKind::of(r)
+            ResponseKind::of(r)
         ],
     )?
     .get(0)
@@ -164,11 +165,11 @@ impl Store {
         let url = url.to_string();
         let sql = format!(
             "SELECT id, {} FROM responses
-             WHERE blog_id = ?1 AND url = ?2 AND {NOT_REDIRECT} ORDER BY id DESC LIMIT 1",
+             WHERE blog_id = ?1 AND url = ?2 AND kind != ?3 ORDER BY id DESC LIMIT 1",
             response_columns()
         );
         self.read(move |db| {
-            db.query_opt(&sql, args![blog_id, url.as_str()])?
+            db.query_opt(&sql, args![blog_id, url.as_str(), ResponseKind::Redirect])?
                 .map(|r| Ok((r.get(0)?, response_row(&r, 1)?)))
                 .transpose()
         })

@@ -11,14 +11,6 @@ pub(super) const BLOG_COLUMNS: &str =
 pub(super) const JOB_COLUMNS: &str =
     "id, blog_id, kind, state, owner, lease_until, attempts, error, outcome, not_before, started_at, finished_at";
 
-/// Condition (on `responses` unaliased) leaving out redirects: the 3xx responses kept for
-/// replay, which are no page to read, extract or revalidate (`ResponseKind::Redirect`).
-pub(super) const NOT_REDIRECT: &str = "kind != 'redirect'";
-
 /// The stored body of a response row: its blob when it has one, else its own (older rows).
 pub(super) const BODY: &str =
     "COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body)";
-
-/// Condition (on `responses`) leaving out renderings: captures are what arrived from the
-/// network, and a rendering (`ResponseKind::Rendered`) is derived from one.
-pub(super) const NOT_RENDERED: &str = "kind != 'rendered'";
