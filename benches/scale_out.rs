@@ -172,7 +172,8 @@ fn throughput(a: &Args, work: &Path) {
     let _servers = serve_blogs(a.blogs, &list);
     let cluster = a.backends.iter().any(|b| b == "postgres").then(|| {
         pg_cluster::Cluster::start_with(
-            "-c fsync=on -c full_page_writes=on -c synchronous_commit=off",
+            "-c fsync=on -c full_page_writes=on -c synchronous_commit=off \
+             -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all",
         )
         .expect("PostgreSQL is installed (bash .ci/setup --tests)")
     });
@@ -183,9 +184,9 @@ fn throughput(a: &Args, work: &Path) {
     }
     config(&cfg, &text);
     println!(
-        "| back end | daemons | blogs | pages | posts | wall s | pages/s | posts/s | failed jobs |"
+        "| back end | daemons | blogs | pages | posts | wall s | pages/s | posts/s | failed jobs | statements/page |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for backend in &a.backends {
         for &n in &a.daemons {
             let db = match (backend.as_str(), &cluster) {
@@ -198,6 +199,26 @@ fn throughput(a: &Args, work: &Path) {
             let mut add = archive(&db, &cfg);
             add.args(["add", "--from"]).arg(&list);
             run_ok(add);
+            let statements = |reset: bool| -> Option<i64> {
+                if backend != "postgres" {
+                    return None;
+                }
+                let mut c = postgres::Client::connect(&db, postgres::NoTls).ok()?;
+                c.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+                    .ok()?;
+                if reset {
+                    c.batch_execute("SELECT pg_stat_statements_reset()").ok()?;
+                }
+                let row = c
+                    .query_one(
+                        "SELECT COALESCE(SUM(calls), 0)::BIGINT FROM pg_stat_statements
+                         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+                        &[],
+                    )
+                    .ok()?;
+                Some(row.get(0))
+            };
+            statements(true);
             let daemons: Vec<Child> = (0..n)
                 .map(|i| daemon(&db, &cfg, &format!("d{i}")))
                 .collect();
@@ -207,6 +228,9 @@ fn throughput(a: &Args, work: &Path) {
             let t1 = jobs.iter().filter_map(|j| j.finished_at).max().unwrap();
             let wall = (t1 - t0).num_milliseconds() as f64 / 1000.0;
             let failed = jobs.iter().filter(|j| j.state == JobState::Failed).count();
+            // Every statement the daemons ran (and the few of this bench's polls), each one
+            // round trip: the store prepares each statement once per connection.
+            let calls = statements(false);
             let store = Store::open_read_only(&DatabaseSettings::at(Path::new(&db))).unwrap();
             let (mut pages, mut posts) = (0, 0);
             let mut per_blog = std::collections::BTreeSet::new();
@@ -217,10 +241,11 @@ fn throughput(a: &Args, work: &Path) {
                 per_blog.insert(c.posts);
             }
             println!(
-                "| {backend} | {n} | {} | {pages} | {posts} | {wall:.1} | {:.1} | {:.1} | {failed} |",
+                "| {backend} | {n} | {} | {pages} | {posts} | {wall:.1} | {:.1} | {:.1} | {failed} | {} |",
                 a.blogs,
                 pages as f64 / wall,
-                posts as f64 / wall
+                posts as f64 / wall,
+                calls.map_or("-".to_string(), |c| format!("{:.1}", c as f64 / pages as f64)),
             );
             if per_blog.len() > 1 || failed > 0 {
                 println!("  (posts per blog differ: {per_blog:?})");
