@@ -4,10 +4,8 @@
 //! Each test runs its body on both back ends; the PostgreSQL half is skipped, saying why, where
 //! PostgreSQL is not installed.
 
-mod common;
-
+use crate::common::pg_cluster::Cluster;
 use chrono::{DateTime, Utc};
-use common::pg_cluster::Cluster;
 use everblog::core::feed::FeedKind;
 use everblog::store::DatabaseSettings;
 use everblog::store::{Blog, Job, JobEnd, JobFilter, JobKind, JobState, Store};
