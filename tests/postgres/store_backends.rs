@@ -348,4 +348,4 @@ fn the_postgres_store_reconnects_after_a_restart_and_refuses_a_newer_schema() {
     );
 }
 
-// The other concerns' round trips: tests/store_round_trips.rs and tests/store_round_trips_posts.rs.
+// The other concerns' round trips: tests/postgres/store_round_trips*.rs.
