@@ -9,8 +9,7 @@
 //! Fixtures: `fixtures/backfill/` (real WordPress and Hexo builds of both states, with
 //! `changes.json`, the ground truth of what happened in between).
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::fixture_server::{Hook, Reply, Root, Server};
 use everblog::store::DatabaseSettings;
 use everblog::store::Store;

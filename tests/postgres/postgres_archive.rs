@@ -4,9 +4,8 @@
 //! the same posts with the same text, coverage, search and exports. Skipped, saying why, where
 //! PostgreSQL is not installed.
 
-mod common;
-use common::pg_cluster::Cluster;
-use common::*;
+use crate::common::pg_cluster::Cluster;
+use crate::common::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 

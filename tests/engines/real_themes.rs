@@ -8,8 +8,7 @@
 //! title, authors as separate names and published instant, no other page taken for a post, and
 //! coverage complete, every page shaped like a post but refused listed with its reason.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// Archives the fixture blog `name` and checks every field of every post.
 fn archive_whole(name: &str) -> String {

@@ -3,8 +3,7 @@
 //! archived into one SQLite file by the real binary. Atom and JSON Feed are parsed back with
 //! feed-rs, WXR with quick-xml, and compared with the JSON Lines export of the same archive.
 
-mod common;
-use common::*;
+use crate::common::*;
 use quick_xml::events::Event;
 use quick_xml::name::ResolveResult;
 use quick_xml::reader::NsReader;

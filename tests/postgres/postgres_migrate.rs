@@ -5,9 +5,8 @@
 //! the moved archive keeps growing without an id clash. Skipped, saying why, where PostgreSQL
 //! is not installed.
 
-mod common;
-use common::pg_cluster::Cluster;
-use common::*;
+use crate::common::pg_cluster::Cluster;
+use crate::common::*;
 use std::path::Path;
 
 /// The archive's WARC export (deterministic: the same archive always gives the same bytes).

@@ -3,8 +3,7 @@
 //! server asks to come back in an hour, a page nested 100,000 deep, robots.txt answering 5xx or
 //! redirecting, an archive this user may only read, and colour codes in piped output.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::fixture_server::{Hook, Reply, Root, Server};
 use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, PageState, Store};

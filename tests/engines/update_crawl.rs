@@ -5,8 +5,7 @@
 //! must archive exactly those changes (edit kept as a new version, deletion marked, nothing
 //! lost or doubled) while requesting nothing but feeds, comment feeds and the changed pages.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::core::learn::Field;
 use everblog::fixture_server::{Root, Server};
 use everblog::store::DatabaseSettings;

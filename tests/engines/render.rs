@@ -3,8 +3,7 @@
 //! iframe behind "Load more comments" and "Show more replies", and a plain blog that must not
 //! be rendered. These tests need Chromium and fail (they do not skip) without it.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::fixture_server::{Root, Server};
 use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, Store};

@@ -8,8 +8,7 @@
 //!
 //! The PyPI tools live in a venv made once by `fixtures/webarchive/tools.sh` (pinned versions).
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::store::DatabaseSettings;
 use std::path::{Path, PathBuf};
 use std::process::Command;

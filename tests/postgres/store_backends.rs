@@ -4,10 +4,8 @@
 //! Each test runs its body on both back ends; the PostgreSQL half is skipped, saying why, where
 //! PostgreSQL is not installed.
 
-mod common;
-
+use crate::common::pg_cluster::Cluster;
 use chrono::{DateTime, Utc};
-use common::pg_cluster::Cluster;
 use everblog::core::feed::FeedKind;
 use everblog::store::DatabaseSettings;
 use everblog::store::{Blog, Job, JobEnd, JobFilter, JobKind, JobState, Store};
@@ -350,4 +348,4 @@ fn the_postgres_store_reconnects_after_a_restart_and_refuses_a_newer_schema() {
     );
 }
 
-// The other concerns' round trips: tests/store_round_trips.rs and tests/store_round_trips_posts.rs.
+// The other concerns' round trips: tests/postgres/store_round_trips*.rs.

@@ -2,8 +2,7 @@
 //! database consistent (no blog half-added). A crawl that hits HTTP errors keeps going and
 //! reports them.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::fixture_server::serve_dir;
 use everblog::store::DatabaseSettings;
 use everblog::store::Store;

@@ -6,9 +6,8 @@
 //! delay apart, measured at the server.
 //! Skipped, saying why, where PostgreSQL is not installed.
 
-mod common;
-use common::pg_cluster::Cluster;
-use common::*;
+use crate::common::pg_cluster::Cluster;
+use crate::common::*;
 use everblog::fixture_server::{Hook, Root, Server};
 use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, Store};

@@ -5,8 +5,7 @@
 //! widget in a cross-site iframe, `fixtures/js/disqus-like`), with real Chromium; the loopback
 //! servers' own access logs are the witnesses.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::fixture_server::{Hook, Reply, Root, Server};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

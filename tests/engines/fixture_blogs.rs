@@ -2,8 +2,7 @@
 //! 127.0.0.1 by the test: `archive add <feed>`, `archive crawl`, `archive export` with the real
 //! binary and a real SQLite file, then per-field accuracy against the engines' ground truth.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// The blog's score, and how many entries its feed has.
 fn archive_blog(name: &str) -> (Score, usize) {

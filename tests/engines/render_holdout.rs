@@ -5,8 +5,7 @@
 //! on 127.0.0.1 and archived with real Chromium: at least 95% of the posts with the right
 //! article and title, and at least 95% of the JavaScript-rendered comments.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::fixture_server::{Root, Server};
 use everblog::store::DatabaseSettings;
 use everblog::store::Store;

@@ -3,8 +3,7 @@
 //! loses nothing (another daemon takes the job when its lease expires and resumes it); SIGTERM
 //! stops taking jobs and gives the running one back.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::fixture_server::{Hook, Root, Server};
 use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, Store};

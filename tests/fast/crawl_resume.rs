@@ -1,8 +1,7 @@
 //! NewCrawl is stateless over SQLite: a crawl stopped part-way (here by the page budget) resumes
 //! where it stopped, re-running it stores no duplicate, and every fetch and raw response is kept.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 use std::collections::HashSet;

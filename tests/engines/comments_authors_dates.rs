@@ -3,8 +3,7 @@
 //! spread over comment pages, comment feeds that list only the newest 10, a French blog with
 //! relative dates. Scored against the database-derived ground truth.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 

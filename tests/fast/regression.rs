@@ -1,7 +1,6 @@
 //! Tests named after the defect they pin. Each says what went wrong before it was fixed.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::store::DatabaseSettings;
 use everblog::store::{Job, JobKind, JobState, Store};
 use std::path::Path;

@@ -3,9 +3,7 @@
 //! PostgreSQL (a private cluster started by the test: `tests/common/pg_cluster.rs`); the
 //! PostgreSQL half is skipped, saying why, where PostgreSQL is not installed.
 
-mod common;
-
-use common::pg_cluster::Cluster;
+use crate::common::pg_cluster::Cluster;
 use everblog::core::feed::FeedKind;
 use everblog::store::DatabaseSettings;
 use everblog::store::Store;

@@ -6,12 +6,11 @@
 //! (checked in the live DOM, and the capture's Content-Security-Policy), the JSON API, and
 //! hostile addresses (path traversal, a 10 KB URL) that answer 404/414.
 
-mod common;
+use crate::common::*;
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use chromiumoxide::cdp::browser_protocol::dom::{GetDocumentParams, GetOuterHtmlParams};
 use chromiumoxide::cdp::browser_protocol::network::EventResponseReceived;
 use chromiumoxide::Page;
-use common::*;
 use everblog::fixture_server::{Root, Server};
 use everblog::store::DatabaseSettings;
 use everblog::store::Store;

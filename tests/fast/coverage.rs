@@ -2,8 +2,7 @@
 //! complete crawl reports nothing missing and exits 0; a post whose page fails is reported
 //! missing, with the reason, and the command exits 1 (for monitoring).
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::fixture_server::{Hook, Reply, Root, Server};
 use serde_json::Value;
 

@@ -3,8 +3,7 @@
 //! Crawl-delay and Retry-After are obeyed (checked from the server's access log); sitemaps seed
 //! posts; traps and bad links are bounded and never stop the crawl.
 
-mod common;
-use common::*;
+use crate::common::*;
 use everblog::fixture_server::{Hook, Reply, Root, Server};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -315,7 +314,7 @@ fn traps_and_bad_links_are_bounded_and_the_crawl_goes_on() {
 #[test]
 fn robots_txt_that_is_huge_never_stops_the_crawl() {
     // Huge: read up to 500 KiB; a rule beyond that is not seen. (A robots.txt answering 5xx
-    // disallows its host, RFC 9309: tests/hostile.rs.)
+    // disallows its host, RFC 9309: tests/fast/hostile.rs.)
     let huge = format!(
         "User-agent: *\n{}Disallow: /posts/\n",
         "Disallow: /nothing-here/\n".repeat(25_000)

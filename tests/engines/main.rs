@@ -1,0 +1,26 @@
+//! The slow tests: whole blogs built by real engines (Pelican, Hexo, Nikola, WordPress, real
+//! themes) archived end to end and scored against their ground truth, updates and backfills,
+//! daemons sharing jobs, the frontier on a large site, exports and the web-archive tools
+//! (Python, pinned), and the render stage and the reader driven in real Chromium. One test
+//! binary (one link of the crate) for all of them; each file is a module, run as threads of one
+//! process.
+//!
+//! `tests/render_faults.rs` stays a test binary of its own: it kills every everblog Chromium and
+//! counts those left, so it must not run beside the render tests here.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod backfill;
+mod browser_traffic;
+mod comments_authors_dates;
+mod daemon;
+mod exports;
+mod fixture_blogs;
+mod frontier;
+mod reader;
+mod real_themes;
+mod render;
+mod render_holdout;
+mod update_crawl;
+mod webarchive;
