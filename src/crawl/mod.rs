@@ -23,6 +23,7 @@ mod page;
 pub use page::read_page;
 pub mod rendering;
 mod seed;
+mod stopping;
 pub mod traffic;
 mod update_crawl;
 

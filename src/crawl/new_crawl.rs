@@ -10,10 +10,10 @@
 
 use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
 use super::page::{comment_write, load_context, process_safely, BlogContext, Processed};
+use super::stopping::{digits_to_zero, stopping_rule, BarrenStreaks, StopEvidence};
 use super::traffic::BrowserTraffic;
 use super::{learn, rendering, seed, CrawlOptions, FrontierKind, MAX_ATTEMPTS};
 use crate::core::extract::GapField;
-use crate::core::listing::unseen_posts;
 use crate::fetch::{FetchRecord, Fetcher, Resource, Response};
 use crate::store::{Blog, Gap, Link, PageOutcome, PageState, Renders, Source, Store, StoredRule};
 use anyhow::{Context, Result};
@@ -22,14 +22,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 use url::Url;
-
-/// Pages a crawl goes on past its last new post before the capture–recapture estimate may end
-/// it.
-pub const MIN_TAIL: u64 = 10;
-
-/// Pages of one kind in a row that linked no new post, after which that kind of page no longer
-/// keeps a crawl going.
-pub const BARREN_STREAK: u32 = 5;
 
 /// What a NewCrawl did.
 #[derive(Debug, Clone, Default)]
@@ -131,48 +123,6 @@ fn template(url: &str) -> String {
     format!("{}{t}?{}", u.host_str().unwrap_or(""), keys.join("&"))
 }
 
-/// The kind of a page for the yield-based stop: host, path segments with digit runs replaced by
-/// `0` and the last segment by `*`, query keys without values — `/page/3/`, `/page/4/` are one
-/// kind, `/news/2019/` and `/news/2020/` another, `/tag/chairs/` and `/tag/oak/` a third.
-fn kind(url: &str) -> String {
-    let Ok(u) = Url::parse(url) else {
-        return url.to_string();
-    };
-    let mut segments: Vec<String> = u
-        .path_segments()
-        .map(|s| s.filter(|s| !s.is_empty()).map(digits_to_zero).collect())
-        .unwrap_or_default();
-    if let Some(last) = segments.last_mut() {
-        *last = "*".into();
-    }
-    let mut keys: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
-    keys.sort();
-    format!(
-        "{}/{}?{}",
-        u.host_str().unwrap_or(""),
-        segments.join("/"),
-        keys.join("&")
-    )
-}
-
-/// `s` with every run of ASCII digits replaced by one `0`.
-fn digits_to_zero(s: &str) -> String {
-    let mut t = String::with_capacity(s.len());
-    let mut digit = false;
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            if !digit {
-                t.push('0');
-            }
-            digit = true;
-        } else {
-            t.push(c);
-            digit = false;
-        }
-    }
-    t
-}
-
 /// Runs NewCrawl for one blog until its frontier is exhausted, the yield-based stop fires, a
 /// stop is requested, or `max_pages` of its frontier URLs have been processed: the budget
 /// bounds the page requests, the entry pages learned from included.
@@ -228,7 +178,7 @@ pub async fn new_crawl(
     summary.rules = stored;
     let mut crawl = Crawl {
         templates: HashMap::new(),
-        kinds: HashMap::new(),
+        streaks: BarrenStreaks::default(),
         posts_before: store.counts(blog.id)?.posts,
         processed: 0,
         since_new_post: 0,
@@ -254,22 +204,23 @@ pub async fn new_crawl(
             frontier.next(store, blog.id, n.min(room as usize), Utc::now())?
         };
         // (Judged on the batch just chosen: the frontier has scored what the last pages found.)
-        // Done when no post is queued, fewer than one post is estimated unseen, no page near
-        // the top of the queue is promising (expected to hold post links, of a kind of page
-        // that has not gone BARREN_STREAK pages without a new one), and the crawl went on past
-        // its last new post for half as long as it took to find it (at least MIN_TAIL).
-        // `patience` pages without a post, with no promising page left, is the upper bound;
-        // patience 0 crawls until the frontier is empty.
         let (f1, f2) = store.captures(blog.id)?;
-        let unseen = unseen_posts(f1, f2);
-        summary.unseen_estimate = unseen;
-        let lookahead = frontier.lookahead();
-        let promising = lookahead.map(|l| {
+        let promising = frontier.lookahead().map(|l| {
             l.iter()
-                .filter(|(url, estimate)| crawl.promising(url, *estimate))
+                .filter(|(url, estimate)| crawl.streaks.promising(url, *estimate))
                 .count()
         });
-        let tail = crawl.since_new_post >= (summary.pages_at_last_post / 2).max(MIN_TAIL);
+        let evidence = StopEvidence {
+            patience: opts.settings.patience,
+            promising,
+            since_new_post: crawl.since_new_post,
+            pages_at_last_post: summary.pages_at_last_post,
+            f1,
+            f2,
+            queued_posts: store.queued_posts(blog.id, Utc::now())?,
+        };
+        let unseen = evidence.unseen();
+        summary.unseen_estimate = unseen;
         tracing::debug!(
             processed = crawl.processed,
             since_new_post = crawl.since_new_post,
@@ -279,21 +230,7 @@ pub async fn new_crawl(
             ?promising,
             "stopping rule"
         );
-        let patience = opts.settings.patience;
-        let done = if patience == 0 || promising != Some(0) {
-            None
-        } else if tail && unseen < 1.0 && store.queued_posts(blog.id, Utc::now())? == 0 {
-            Some(format!(
-                "every post seems found: {unseen:.1} unseen by capture-recapture ({f1} posts found once, {f2} twice), no queued page expected to link a new one"
-            ))
-        } else if crawl.since_new_post >= patience {
-            Some(format!(
-                "no new post in the last {} pages and no promising page left",
-                crawl.since_new_post
-            ))
-        } else {
-            None
-        };
+        let done = stopping_rule(&evidence).map(|r| r.to_string());
         if let Some(reason) = done {
             // Pages a server asked to retry later keep the crawl open: waited for when due
             // soon, else left for the NewCrawl queued for then.
@@ -530,8 +467,8 @@ fn judge(
 struct Crawl {
     /// Links seen per URL template (the trap bound).
     templates: HashMap<String, usize>,
-    /// Per kind of page ([`kind`]): pages processed in a row that linked no new post.
-    kinds: HashMap<String, u32>,
+    /// Per kind of page, pages in a row that linked no new post (the yield-based stop).
+    streaks: BarrenStreaks,
     /// Posts archived when the last new post appeared.
     posts_before: u64,
     /// Pages processed by this run.
@@ -541,13 +478,6 @@ struct Crawl {
 }
 
 impl Crawl {
-    /// Whether a queued non-post URL is worth fetching before the crawl may stop: its page is
-    /// expected to hold at least half a post link, and its kind of page has not gone
-    /// [`BARREN_STREAK`] pages in a row without linking a new post.
-    fn promising(&self, url: &str, estimate: f64) -> bool {
-        estimate >= 0.5 && self.kinds.get(&kind(url)).copied().unwrap_or(0) < BARREN_STREAK
-    }
-
     /// Processes one page and records everything it changes in one transaction.
     #[allow(clippy::too_many_arguments)]
     async fn record(
@@ -657,12 +587,7 @@ impl Crawl {
             gone: false,
         })?;
         if parsed {
-            let streak = self.kinds.entry(kind(&written_url)).or_insert(0);
-            *streak = if written.new_post_links > 0 {
-                0
-            } else {
-                *streak + 1
-            };
+            self.streaks.observe(&written_url, written.new_post_links);
         }
         self.processed += 1;
         Ok(())
