@@ -231,41 +231,27 @@ pub async fn new_crawl(
             "stopping rule"
         );
         let done = stopping_rule(&evidence).map(|r| r.to_string());
-        if let Some(reason) = done {
-            // Pages a server asked to retry later keep the crawl open: waited for when due
-            // soon, else left for the NewCrawl queued for then.
-            match store.next_retry(blog.id)? {
-                Some(at)
-                    if (at - Utc::now()).to_std().unwrap_or_default()
-                        > opts.settings.max_retry_wait =>
-                {
-                    let n = store.deferred(blog.id, Utc::now())?;
-                    summary.deferred = Some((n, at));
-                    summary.stop_reason = deferred_reason(n, at);
-                    break;
-                }
-                Some(_) => {}
-                None => {
-                    summary.complete = true;
-                    summary.stop_reason = reason;
-                    break;
-                }
-            }
-        }
         // Pages fetched to learn the rules count against the budget: once the rest of it is
-        // spent, only they (stored already, no request) are processed.
-        if batch.is_empty() {
-            // Only URLs a server asked to retry later remain: wait for the first if it is due
-            // soon, else leave them for the next crawl.
-            if let Some(at) = store.next_retry(blog.id)? {
-                let now = Utc::now();
-                let wait = (at - now).to_std().unwrap_or_default();
+        // spent, only they (stored already, no request) are processed. The crawl could end when
+        // the stopping rule says so or nothing is left to fetch now; pages a server asked to
+        // retry later keep it open: waited for when due soon (the batch, if any, crawled
+        // meanwhile), else left for the NewCrawl queued for then.
+        if done.is_some() || batch.is_empty() {
+            let Some(at) = store.next_retry(blog.id)? else {
+                summary.complete = true;
+                summary.stop_reason = done.unwrap_or_else(|| "frontier exhausted".into());
+                break;
+            };
+            let now = Utc::now();
+            let wait = (at - now).to_std().unwrap_or_default();
+            if wait > opts.settings.max_retry_wait {
                 let n = store.deferred(blog.id, now)?;
-                if wait > opts.settings.max_retry_wait {
-                    summary.deferred = Some((n, at));
-                    summary.stop_reason = deferred_reason(n, at);
-                    break;
-                }
+                summary.deferred = Some((n, at));
+                summary.stop_reason = deferred_reason(n, at);
+                break;
+            }
+            if batch.is_empty() {
+                let n = store.deferred(blog.id, now)?;
                 progress.phase(&format!(
                     "waiting {}s for {n} pages the server asked to retry later",
                     wait.as_secs().max(1)
@@ -273,9 +259,6 @@ pub async fn new_crawl(
                 sleep_unless_stopped(opts, wait.max(Duration::from_millis(100))).await;
                 continue;
             }
-            summary.complete = true;
-            summary.stop_reason = "frontier exhausted".into();
-            break;
         }
         let ready = gather(store, fetcher, blog.id, batch, opts, &mut summary).await?;
         let (mut renderings, unrendered) =
