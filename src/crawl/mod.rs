@@ -20,6 +20,7 @@ pub mod links;
 pub mod media;
 mod new_crawl;
 mod page;
+mod ready;
 pub use page::read_page;
 pub mod rendering;
 mod seed;
