@@ -16,16 +16,16 @@ use super::CrawlOptions;
 use crate::core::comments::{CommentRules, FeedComment, Guess};
 use crate::core::feed::{self, FeedEntry, Targets};
 use crate::core::identify::MarkVotes;
-use crate::core::learn::{page_scores, Field, LearnedRule, Sample, Target, Votes};
+use crate::core::learn::{page_scores, Field, LearnedRule, Sample, Target, Votes, Winners};
 use crate::core::meta::{MetaSample, MetaVotes};
-use crate::core::page::Page;
+use crate::core::page::{ElementIdx, Page};
 use crate::core::post_url::{canonical, PostUrlPattern};
 use crate::core::rules::Rule;
 use crate::fetch::{self, Fetcher, Resource, Response};
 use crate::render::widgets::Widget;
 use crate::store::{Blog, Link, Renders, Source, Store, StoredRule};
 use anyhow::{bail, Context, Result};
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use url::Url;
@@ -122,6 +122,36 @@ impl Pair<'_> {
             .map(|(_, r)| (Page::parse(&fetch::decode(&r)), r)))
     }
 
+    /// The author and date evidence around the page's `article`. The feed's authors given to
+    /// every entry are no evidence of a post's byline: the page's own authors train the author
+    /// rule then, when it declares some.
+    fn meta_sample<'p>(
+        &self,
+        page: &'p Page,
+        article: ElementIdx,
+        fetched_at: DateTime<Utc>,
+    ) -> MetaSample<'p> {
+        let entry = self.entry;
+        let declared = crate::core::extract::page_authors(page);
+        let authors =
+            if entry.authors.is_empty() || (entry.authors_inherited && !declared.is_empty()) {
+                declared.clone()
+            } else {
+                entry.authors.clone()
+            };
+        MetaSample {
+            page,
+            article,
+            authors,
+            declared,
+            published: entry.published,
+            declared_published: entry
+                .published
+                .and_then(|e| crate::core::extract::page_published(page, *e.offset())),
+            fetched_at,
+        }
+    }
+
     fn sample<'p>(&self, page: &'p Page) -> Sample<'p> {
         Sample {
             page,
@@ -135,10 +165,68 @@ impl Pair<'_> {
     }
 }
 
+/// The training pairs of one learning: the stored feed entries with their targets, the spread
+/// sample of them, and the sampled entries whose page is usable.
+struct Training {
+    entries: Vec<FeedEntry>,
+    targets: Vec<Targets>,
+    /// The sampled entries (indices).
+    picked: Vec<usize>,
+    /// The URLs of sampled entries whose page is usable.
+    usable: HashSet<String>,
+    /// The first reason a sampled entry's page could not be fetched.
+    failure: Option<String>,
+}
+
+impl Training {
+    /// The sampled entries.
+    fn sampled(&self) -> Vec<&FeedEntry> {
+        self.picked.iter().map(|&i| &self.entries[i]).collect()
+    }
+
+    /// The sampled entries whose page is usable, with their targets.
+    fn pairs(&self) -> Vec<Pair<'_>> {
+        self.picked
+            .iter()
+            .filter(|&&i| self.usable.contains(&self.entries[i].url))
+            .map(|&i| Pair {
+                entry: &self.entries[i],
+                target: &self.targets[i],
+            })
+            .collect()
+    }
+}
+
+/// What the first pass over the entry pages gives: the winning rules, the entries' permalinks
+/// (as linked and as served) and when the first page was fetched.
+struct FirstPass {
+    winners: Winners,
+    urls: Vec<Url>,
+    fetched_at: Option<DateTime<Utc>>,
+}
+
+/// The evidence of the second pass around each page's article: author and date candidates,
+/// comment structures, post marks.
+#[derive(Default)]
+struct Evidence {
+    meta: MetaVotes,
+    guess: Guess,
+    marks: MarkVotes,
+}
+
+/// One learning in progress.
+struct Learner<'a> {
+    store: &'a mut Store,
+    fetcher: &'a Fetcher,
+    traffic: &'a Arc<BrowserTraffic>,
+    blog: &'a Blog,
+    opts: &'a CrawlOptions,
+}
+
 /// Learns from the stored feed entries (only those in `only`, when given): a spread sample of
 /// at most `[crawl] learn_entries` of them, within the page budget, their pages fetched when not
-/// stored yet; a rendering browser's requests go through `traffic`. Stores the rules and the post URL pattern and seeds the frontier with the start
-/// page and every entry.
+/// stored yet; a rendering browser's requests go through `traffic`. Stores the rules and the
+/// post URL pattern and seeds the frontier with the start page and every entry.
 ///
 /// # Errors
 /// No entry page matched its entry's text (no article rule), no usable permalink, or the store
@@ -151,267 +239,349 @@ pub(super) async fn learn_from_entries(
     opts: &CrawlOptions,
     only: Option<&HashSet<String>>,
 ) -> Result<()> {
-    let mut entries = store.entries(blog.id)?;
-    if let Some(only) = only {
-        entries.retain(|e| only.contains(&e.url));
-    }
-    // Boilerplate is what repeats across all entries; the sample is what is learned from.
-    let targets = feed::targets(&entries);
-    let budget = opts
-        .settings
-        .learn_entries
-        .min(opts.settings.max_pages as usize);
-    let picked: Vec<usize> = spread(entries.len(), budget.max(1));
-    let sample: Vec<&FeedEntry> = picked.iter().map(|&i| &entries[i]).collect();
-    let (usable, failure) =
-        entry_pages(store, fetcher, blog, &sample, opts.settings.concurrency).await?;
-    let pairs: Vec<Pair<'_>> = picked
-        .iter()
-        .filter(|&&i| usable.contains(&entries[i].url))
-        .map(|&i| Pair {
-            entry: &entries[i],
-            target: &targets[i],
-        })
-        .collect();
-    // The render stage (paper §4.1): decide whether this blog needs Chromium, and learn from
-    // the pages as the decision will have them.
-    let with_targets: Vec<(&FeedEntry, &Targets)> =
-        pairs.iter().map(|p| (p.entry, p.target)).collect();
-    let widgets = rendering::decide(store, blog, opts, traffic, &with_targets).await?;
-
-    // Pass 1: every page votes for its best article and title rules.
-    let mut votes = Votes::default();
-    let mut urls = Vec::new();
-    let mut fetched_at = None;
-    for p in &pairs {
-        let Some((page, r)) = p.page(store, blog)? else {
-            continue;
-        };
-        votes.add(&p.sample(&page));
-        urls.push(Url::parse(&p.entry.url)?);
-        urls.extend(Url::parse(&r.final_url).ok());
-        fetched_at.get_or_insert(r.fetched_at);
-    }
-    let mut winners = votes.winners();
+    let mut learner = Learner {
+        store,
+        fetcher,
+        traffic,
+        blog,
+        opts,
+    };
+    let training = learner.sample(only).await?;
+    let pairs = training.pairs();
+    let widgets = learner.decide_rendering(&pairs).await?;
+    let FirstPass {
+        mut winners,
+        urls,
+        fetched_at,
+    } = learner.vote(&pairs)?;
     let Some(article) = winners.rule(Field::Article) else {
         bail!(
             "could not learn an article rule for {}: {} of {} sampled feed entry pages could be fetched and none matched its entry's text{}",
             blog.feed_url,
             pairs.len(),
-            sample.len(),
-            failure.map(|f| format!(" (first failure: {f})")).unwrap_or_default()
+            training.picked.len(),
+            training.failure.as_ref().map(|f| format!(" (first failure: {f})")).unwrap_or_default()
         );
     };
     let article_rule = Rule::parse(&article.xpath)?;
     let pattern = PostUrlPattern::learn(&urls).context("no usable permalink in the feed")?;
-    let feed_comments = comment_feeds(store, fetcher, blog, &sample).await?;
-
-    // Pass 2: the winners' scores; author, date and comment evidence around each article;
-    // what the entry pages carry, for post identification.
-    let mut meta = MetaVotes::default();
-    let mut guess = Guess::default();
-    let mut marks = MarkVotes::default();
-    for p in &pairs {
-        let Some((page, r)) = p.page(store, blog)? else {
-            continue;
-        };
-        let sample = p.sample(&page);
-        winners.add(&sample, &page_scores(&sample));
-        if let Ok(base) = Url::parse(&r.final_url) {
-            marks.add_entry(&page, &base, &article_rule);
-        }
-        let Some(article) = article_rule.apply_first(&page) else {
-            continue;
-        };
-        let declared = crate::core::extract::page_authors(&page);
-        // The feed's authors given to every entry are no evidence of a post's byline: the
-        // page's own authors train the author rule then, when it declares some.
-        let authors =
-            if p.entry.authors.is_empty() || (p.entry.authors_inherited && !declared.is_empty()) {
-                declared.clone()
-            } else {
-                p.entry.authors.clone()
-            };
-        meta.add(&MetaSample {
-            page: &page,
-            article,
-            authors,
-            declared,
-            published: p.entry.published,
-            declared_published: p
-                .entry
-                .published
-                .and_then(|e| crate::core::extract::page_published(&page, *e.offset())),
-            fetched_at: r.fetched_at,
-        });
-        guess.add(&page, article);
-    }
+    let feed_comments = comment_feeds(learner.store, fetcher, blog, &training.sampled()).await?;
+    let mut evidence = learner.weigh(&pairs, &article_rule, &mut winners)?;
     // Relearning after template drift (`only`) reads the listing pages anew: the stored ones
     // show the old template.
     // Within the page budget: what the entry pages left of it.
-    let room = (opts.settings.max_pages as usize).saturating_sub(sample.len());
-    let fresh = only.is_some();
-    add_listings(store, fetcher, traffic, blog, opts, fresh, room, &mut marks).await?;
+    let room = (opts.settings.max_pages as usize).saturating_sub(training.picked.len());
+    learner
+        .add_listings(only.is_some(), room, &mut evidence.marks)
+        .await?;
+    let Evidence { meta, guess, marks } = evidence;
+    let mut learned = page_rules(winners, marks, &meta, pairs.len() as u32);
+    let fetched_at = fetched_at.unwrap_or_else(Utc::now);
+    let comments = learn_comments(
+        learner.store,
+        blog,
+        &pairs,
+        &feed_comments,
+        fetched_at,
+        &widgets,
+        guess,
+    )?;
+    learned.extend(comments.map(comment_rules).unwrap_or_default());
+    learner.save(learned, &pattern, &training.entries)
+}
+
+/// The rules of the page around the post: the winners (article, title, excludes), the post
+/// marks, author rules, site-wide authors and unreliable dates (judged on `sampled` pages), the
+/// date rule with its format.
+fn page_rules(
+    winners: Winners,
+    marks: MarkVotes,
+    meta: &MetaVotes,
+    sampled: u32,
+) -> Vec<(LearnedRule, Option<String>)> {
     let mut learned: Vec<(LearnedRule, Option<String>)> =
         winners.finish().into_iter().map(|r| (r, None)).collect();
     learned.extend(marks.finish().into_iter().map(|r| (r, None)));
     learned.extend(meta.authors().into_iter().map(|r| (r, None)));
-    let sampled = pairs.len() as u32;
-    learned.extend(meta.site_wide_authors().into_iter().map(|xpath| {
-        let rule = LearnedRule {
-            field: Field::SiteWideAuthor,
-            xpath,
-            score: 0.0,
-            votes: sampled,
-            samples: sampled,
-        };
-        (rule, None)
-    }));
-    learned.extend(meta.unreliable_dates().map(|xpath| {
-        let rule = LearnedRule {
-            field: Field::UnreliableDate,
-            xpath: xpath.to_string(),
-            score: 0.0,
-            votes: sampled,
-            samples: sampled,
-        };
-        (rule, None)
-    }));
+    let judged = |field: Field, xpath: String| LearnedRule {
+        field,
+        xpath,
+        score: 0.0,
+        votes: sampled,
+        samples: sampled,
+    };
+    learned.extend(
+        meta.site_wide_authors()
+            .into_iter()
+            .map(|xpath| (judged(Field::SiteWideAuthor, xpath), None)),
+    );
+    learned.extend(
+        meta.unreliable_dates()
+            .map(|xpath| (judged(Field::UnreliableDate, xpath.to_string()), None)),
+    );
     learned.extend(meta.date().map(|(r, f)| (r, Some(f))));
-    let comments = learn_comments(
-        store,
-        blog,
-        &pairs,
-        &feed_comments,
-        fetched_at.unwrap_or_else(Utc::now),
-        &widgets,
-        guess,
-    )?;
-    if let Some((cr, n)) = comments {
-        let rule = |field: Field, class: &str| LearnedRule {
-            field,
-            xpath: format!("//*[@class='{class}']"),
-            score: cr.score,
-            votes: n,
-            samples: n,
-        };
-        learned.push((rule(Field::Comment, &cr.content), None));
-        if let Some(a) = &cr.author {
-            learned.push((rule(Field::CommentAuthor, a), None));
-        }
-        if let Some(d) = &cr.date {
-            learned.push((rule(Field::CommentDate, d), None));
-        }
+    learned
+}
+
+/// The comment rules as learned rules: content, then author and date when known, by class,
+/// learned on `n` pages.
+fn comment_rules((cr, n): (CommentRules, u32)) -> Vec<(LearnedRule, Option<String>)> {
+    let rule = |field: Field, class: &str| LearnedRule {
+        field,
+        xpath: format!("//*[@class='{class}']"),
+        score: cr.score,
+        votes: n,
+        samples: n,
+    };
+    let mut learned = vec![(rule(Field::Comment, &cr.content), None)];
+    if let Some(a) = &cr.author {
+        learned.push((rule(Field::CommentAuthor, a), None));
     }
-    let at = Utc::now();
-    let rules: Vec<StoredRule> = learned
-        .into_iter()
-        .map(|(r, format)| StoredRule {
-            field: r.field,
-            xpath: r.xpath,
-            score: r.score,
-            votes: r.votes,
-            samples: r.samples,
-            learned_at: at,
-            format,
+    if let Some(d) = &cr.date {
+        learned.push((rule(Field::CommentDate, d), None));
+    }
+    learned
+}
+
+impl Learner<'_> {
+    /// The training sample: the stored entries (only those in `only`, when given), their
+    /// targets with the boilerplate repeated across all entries removed, a spread sample of at
+    /// most `learn_entries` of them within the page budget, their pages stored or fetched.
+    async fn sample(&mut self, only: Option<&HashSet<String>>) -> Result<Training> {
+        let mut entries = self.store.entries(self.blog.id)?;
+        if let Some(only) = only {
+            entries.retain(|e| only.contains(&e.url));
+        }
+        // Boilerplate is what repeats across all entries; the sample is what is learned from.
+        let targets = feed::targets(&entries);
+        let settings = &self.opts.settings;
+        let budget = settings.learn_entries.min(settings.max_pages as usize);
+        let picked: Vec<usize> = spread(entries.len(), budget.max(1));
+        let sample: Vec<&FeedEntry> = picked.iter().map(|&i| &entries[i]).collect();
+        let (usable, failure) = entry_pages(
+            self.store,
+            self.fetcher,
+            self.blog,
+            &sample,
+            settings.concurrency,
+        )
+        .await?;
+        Ok(Training {
+            entries,
+            targets,
+            picked,
+            usable,
+            failure,
         })
-        .collect();
-    for r in &rules {
-        tracing::info!(blog = %blog.feed_url, field = %r.field, xpath = %r.xpath, votes = r.votes, samples = r.samples, score = r.score, "learned rule");
     }
-    store.save_rules(blog.id, &rules, &pattern)?;
-    let start = blog.start_url.as_deref().unwrap_or(&blog.home_url);
-    let mut seeds = vec![Link {
-        url: canonical(&Url::parse(start)?).to_string(),
-        depth: 0,
-        source: Source::Start,
-        post: false,
-    }];
-    seeds.extend(entries.iter().map(|e| Link {
-        url: e.url.clone(),
-        depth: 1,
-        source: Source::Feed,
-        post: true,
-    }));
-    store.enqueue(blog.id, &seeds)?;
-    Ok(())
+
+    /// The render stage (paper §4.1): decide whether this blog needs Chromium, and learn from
+    /// the pages as the decision will have them. Returns the JavaScript comment widgets seen.
+    async fn decide_rendering(&mut self, pairs: &[Pair<'_>]) -> Result<Vec<&'static Widget>> {
+        let with_targets: Vec<(&FeedEntry, &Targets)> =
+            pairs.iter().map(|p| (p.entry, p.target)).collect();
+        rendering::decide(
+            self.store,
+            self.blog,
+            self.opts,
+            self.traffic,
+            &with_targets,
+        )
+        .await
+    }
+
+    /// Pass 1: every page votes for its best article and title rules.
+    fn vote(&self, pairs: &[Pair<'_>]) -> Result<FirstPass> {
+        let mut votes = Votes::default();
+        let mut urls = Vec::new();
+        let mut fetched_at = None;
+        for p in pairs {
+            let Some((page, r)) = p.page(self.store, self.blog)? else {
+                continue;
+            };
+            votes.add(&p.sample(&page));
+            urls.push(Url::parse(&p.entry.url)?);
+            urls.extend(Url::parse(&r.final_url).ok());
+            fetched_at.get_or_insert(r.fetched_at);
+        }
+        Ok(FirstPass {
+            winners: votes.winners(),
+            urls,
+            fetched_at,
+        })
+    }
+
+    /// Pass 2: the winners' scores; author, date and comment evidence around each article;
+    /// what the entry pages carry, for post identification.
+    fn weigh(
+        &self,
+        pairs: &[Pair<'_>],
+        article_rule: &Rule,
+        winners: &mut Winners,
+    ) -> Result<Evidence> {
+        let mut evidence = Evidence::default();
+        for p in pairs {
+            let Some((page, r)) = p.page(self.store, self.blog)? else {
+                continue;
+            };
+            let sample = p.sample(&page);
+            winners.add(&sample, &page_scores(&sample));
+            if let Ok(base) = Url::parse(&r.final_url) {
+                evidence.marks.add_entry(&page, &base, article_rule);
+            }
+            let Some(article) = article_rule.apply_first(&page) else {
+                continue;
+            };
+            evidence
+                .meta
+                .add(&p.meta_sample(&page, article, r.fetched_at));
+            evidence.guess.add(&page, article);
+        }
+        Ok(evidence)
+    }
+
+    /// Stores the rules and the post URL pattern, and seeds the frontier with the start page
+    /// and every entry.
+    fn save(
+        &mut self,
+        learned: Vec<(LearnedRule, Option<String>)>,
+        pattern: &PostUrlPattern,
+        entries: &[FeedEntry],
+    ) -> Result<()> {
+        let blog = self.blog;
+        let at = Utc::now();
+        let rules: Vec<StoredRule> = learned
+            .into_iter()
+            .map(|(r, format)| StoredRule {
+                field: r.field,
+                xpath: r.xpath,
+                score: r.score,
+                votes: r.votes,
+                samples: r.samples,
+                learned_at: at,
+                format,
+            })
+            .collect();
+        for r in &rules {
+            tracing::info!(blog = %blog.feed_url, field = %r.field, xpath = %r.xpath, votes = r.votes, samples = r.samples, score = r.score, "learned rule");
+        }
+        self.store.save_rules(blog.id, &rules, pattern)?;
+        let start = blog.start_url.as_deref().unwrap_or(&blog.home_url);
+        let mut seeds = vec![Link {
+            url: canonical(&Url::parse(start)?).to_string(),
+            depth: 0,
+            source: Source::Start,
+            post: false,
+        }];
+        seeds.extend(entries.iter().map(|e| Link {
+            url: e.url.clone(),
+            depth: 1,
+            source: Source::Feed,
+            post: true,
+        }));
+        self.store.enqueue(blog.id, &seeds)?;
+        Ok(())
+    }
 }
 
 /// Listing pages read for post identification (`core::identify`).
 const LISTING_SAMPLES: usize = 2;
 
-/// Adds the blog's listing pages to the post-identification vote: its home page and the home
-/// page's next page ([`LISTING_SAMPLES`]), one at a time. Stored responses are reused unless
-/// `fresh`, the others fetched (at most `room` of them: the page budget) and kept (the crawl
-/// reads them from the store later, so nothing is requested twice); rendered when the blog
-/// renders every page, as its entry pages are.
-///
-/// # Errors
-/// Only when the store fails (an unreachable page adds nothing).
-#[allow(clippy::too_many_arguments)]
-async fn add_listings(
-    store: &mut Store,
-    fetcher: &Fetcher,
-    traffic: &Arc<BrowserTraffic>,
-    blog: &Blog,
-    opts: &CrawlOptions,
-    fresh: bool,
-    mut room: usize,
-    votes: &mut MarkVotes,
-) -> Result<()> {
-    let renders_all = store.blog(blog.id)?.and_then(|b| b.renders) == Some(Renders::All);
-    let mut next = Url::parse(&blog.home_url)
-        .ok()
-        .map(|u| canonical(&u).to_string());
-    for _ in 0..LISTING_SAMPLES {
-        let Some(url) = next.take() else { break };
+impl Learner<'_> {
+    /// Adds the blog's listing pages to the post-identification vote: its home page and the
+    /// home page's next page ([`LISTING_SAMPLES`]), one at a time. Stored responses are reused
+    /// unless `fresh`, the others fetched (at most `room` of them: the page budget) and kept
+    /// (the crawl reads them from the store later, so nothing is requested twice); rendered when
+    /// the blog renders every page, as its entry pages are.
+    ///
+    /// # Errors
+    /// Only when the store fails (an unreachable page adds nothing).
+    async fn add_listings(
+        &mut self,
+        fresh: bool,
+        mut room: usize,
+        votes: &mut MarkVotes,
+    ) -> Result<()> {
+        let blog_id = self.blog.id;
+        let renders_all = self.store.blog(blog_id)?.and_then(|b| b.renders) == Some(Renders::All);
+        let mut next = Url::parse(&self.blog.home_url)
+            .ok()
+            .map(|u| canonical(&u).to_string());
+        for _ in 0..LISTING_SAMPLES {
+            let Some(url) = next.take() else { break };
+            let Some(mut response) = self.listing_page(&url, fresh, &mut room).await? else {
+                break;
+            };
+            if !fetch::is_html(&response) {
+                break;
+            }
+            if renders_all {
+                response = self.rendered(&url, response).await?;
+            }
+            let page = Page::parse(&fetch::decode(&response));
+            votes.add_listing(&page);
+            next = Url::parse(&response.final_url)
+                .ok()
+                .and_then(|base| crate::core::listing::next_page(&page, &base))
+                .map(|u| canonical(&u).to_string())
+                .filter(|u| *u != url);
+        }
+        Ok(())
+    }
+
+    /// A listing page's response: the stored one unless `fresh`, else fetched (one of `room`)
+    /// and kept. `None` when it could not be had: the budget is spent, or the fetch failed.
+    async fn listing_page(
+        &mut self,
+        url: &str,
+        fresh: bool,
+        room: &mut usize,
+    ) -> Result<Option<Response>> {
         let stored = if fresh {
             None
         } else {
-            store.latest_response(blog.id, &url)?.map(|(_, r)| r)
+            self.store
+                .latest_response(self.blog.id, url)?
+                .map(|(_, r)| r)
         };
-        let mut response = match stored {
-            Some(r) if r.status < 400 => r,
-            _ if room == 0 => {
+        match stored {
+            Some(r) if r.status < 400 => Ok(Some(r)),
+            _ if *room == 0 => {
                 tracing::info!(page = %url, "page budget spent on the entry pages: the listing page is not read for post marks");
-                break;
+                Ok(None)
             }
             _ => {
-                room -= 1;
-                let f = fetcher.get(&url, Resource::Page).await;
-                store.keep_fetched(blog.id, &f)?;
-                match f.success() {
-                    Some(r) => r.clone(),
-                    None => break,
-                }
-            }
-        };
-        if !fetch::is_html(&response) {
-            break;
-        }
-        if let (true, false, Some(renderer)) = (
-            renders_all,
-            rendering::is_rendered(&response),
-            &opts.renderer,
-        ) {
-            let pages = vec![(url.clone(), response.clone())];
-            if let Some(r) = rendering::render_all(renderer, traffic, store, blog.id, pages)
-                .await?
-                .remove(&url)
-            {
-                store.keep_response(blog.id, &r)?;
-                response = r;
+                *room -= 1;
+                let f = self.fetcher.get(url, Resource::Page).await;
+                self.store.keep_fetched(self.blog.id, &f)?;
+                Ok(f.success().cloned())
             }
         }
-        let page = Page::parse(&fetch::decode(&response));
-        votes.add_listing(&page);
-        next = Url::parse(&response.final_url)
-            .ok()
-            .and_then(|base| crate::core::listing::next_page(&page, &base))
-            .map(|u| canonical(&u).to_string())
-            .filter(|u| *u != url);
     }
-    Ok(())
+
+    /// A listing page of a blog rendered throughout, as rendered (the rendering kept); as
+    /// served when it is rendered already, no renderer is at hand, or rendering failed.
+    async fn rendered(&mut self, url: &str, response: Response) -> Result<Response> {
+        let opts = self.opts;
+        let Some(renderer) = &opts.renderer else {
+            return Ok(response);
+        };
+        if rendering::is_rendered(&response) {
+            return Ok(response);
+        }
+        let pages = vec![(url.to_string(), response.clone())];
+        let blog_id = self.blog.id;
+        let rendered = rendering::render_all(renderer, self.traffic, self.store, blog_id, pages)
+            .await?
+            .remove(url);
+        match rendered {
+            Some(r) => {
+                self.store.keep_response(blog_id, &r)?;
+                Ok(r)
+            }
+            None => Ok(response),
+        }
+    }
 }
 
 /// The comment feeds of the sampled entries (RSS `wfw:commentRss`, Atom `replies`), fetched,
@@ -468,7 +638,7 @@ fn learn_comments(
     blog: &Blog,
     pairs: &[Pair<'_>],
     feed_comments: &HashMap<String, Vec<FeedComment>>,
-    fetched_at: chrono::DateTime<Utc>,
+    fetched_at: DateTime<Utc>,
     widgets: &[&'static Widget],
     guess: Guess,
 ) -> Result<Option<(CommentRules, u32)>> {

@@ -10,11 +10,12 @@
 
 use crate::core::html::parse_document;
 use crate::core::requisites::{self, Kind, Requisite};
-use crate::fetch::{decode_body, Fetcher};
+use crate::fetch::{decode_body, Fetched, Fetcher};
 use crate::store::{Blog, MediaState, NewMedia, Store};
 use anyhow::Result;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use url::Url;
 
 /// The `[media]` section.
@@ -93,17 +94,22 @@ pub async fn capture_pending(
     settings: &MediaSettings,
     stopped: &dyn Fn() -> bool,
 ) -> Result<MediaSummary> {
-    let mut summary = MediaSummary::default();
     if !settings.capture {
-        return Ok(summary);
+        return Ok(MediaSummary::default());
     }
-    let max_file = (settings.max_file_mb.max(0.0) * 1024.0 * 1024.0) as usize;
-    let budget = (settings.max_blog_mb.max(0.0) * 1024.0 * 1024.0) as u64;
-    let mut used = store.media_bytes(blog.id)?;
-    // Failures of this run, so a broken image on every post is requested once.
-    let mut failed: std::collections::HashMap<String, String> = Default::default();
+    let mut capture = Capture {
+        used: store.media_bytes(blog.id)?,
+        store,
+        fetcher,
+        blog,
+        settings,
+        summary: MediaSummary::default(),
+        max_file: (settings.max_file_mb.max(0.0) * 1024.0 * 1024.0) as usize,
+        budget: (settings.max_blog_mb.max(0.0) * 1024.0 * 1024.0) as u64,
+        failed: HashMap::new(),
+    };
     loop {
-        let posts = store.posts_without_media(blog.id, 20)?;
+        let posts = capture.store.posts_without_media(blog.id, 20)?;
         if posts.is_empty() || stopped() {
             break;
         }
@@ -111,156 +117,215 @@ pub async fn capture_pending(
             if stopped() {
                 break;
             }
-            let Ok(base) = Url::parse(&post_url) else {
-                store.set_post_media(&post_url, &[])?;
-                continue;
-            };
-            let Some(body) = store.response_body(response_id)? else {
-                store.set_post_media(&post_url, &[])?;
-                continue;
-            };
-            let html = String::from_utf8_lossy(&body);
-            let mut wanted = requisites::of_page(&parse_document(&html), &base);
-            // A rendered post's DOM has lost what its scripts replaced (a lazy loader's
-            // placeholder `src`), which the page as served still loads first: add the raw
-            // page's requisites too.
-            if let Some((raw_id, _)) = store.response_for(blog.id, &post_url)? {
-                if raw_id != response_id {
-                    if let Some(raw) = store.response_body(raw_id)? {
-                        let raw = parse_document(&String::from_utf8_lossy(&raw));
-                        for r in requisites::of_page(&raw, &base) {
-                            push_new(&mut wanted, r);
-                        }
-                    }
-                }
-            }
-            // The feed's enclosures (podcast episodes) are the post's media even when the
-            // page never links them.
-            for e in store.enclosures_of(blog.id, &post_url)? {
-                let kind = requisites::enclosure_kind(e.mime.as_deref());
-                push_new(&mut wanted, Requisite { url: e.url, kind });
-            }
-            if !settings.other_hosts {
-                wanted.retain(|r| same_host(&r.url, &base));
-            }
-            wanted.truncate(settings.max_per_post);
-            let mut done: Vec<NewMedia> = Vec::new();
-            // Waves: the page's requisites, then what its stylesheets use, then theirs.
-            for _wave in 0..3 {
-                if wanted.is_empty() {
-                    break;
-                }
-                let mut to_fetch = Vec::new();
-                for r in std::mem::take(&mut wanted) {
-                    match store.response_for(blog.id, &r.url)? {
-                        Some((id, status)) => {
-                            summary.reused += 1;
-                            done.push(stored(&r, id));
-                            if r.kind == Kind::Stylesheet && status < 400 {
-                                to_fetch.push((r, Some(id)));
-                            }
-                        }
-                        None if failed.contains_key(&r.url) => {
-                            summary.failed += 1;
-                            let reason = failed[&r.url].clone();
-                            done.push(NewMedia {
-                                url: r.url,
-                                kind: r.kind,
-                                response_id: None,
-                                state: MediaState::Failed,
-                                reason: Some(reason),
-                            });
-                        }
-                        None if used >= budget => {
-                            summary.skipped += 1;
-                            done.push(NewMedia {
-                                url: r.url,
-                                kind: r.kind,
-                                response_id: None,
-                                state: MediaState::Skipped,
-                                reason: Some(format!(
-                                    "over the blog's media budget ([media] max_blog_mb = {})",
-                                    settings.max_blog_mb
-                                )),
-                            });
-                        }
-                        None => to_fetch.push((r, None)),
-                    }
-                }
-                let (stored_sheets, fetched): (Vec<_>, Vec<_>) =
-                    to_fetch.into_iter().partition(|(_, id)| id.is_some());
-                let results: Vec<_> = futures::stream::iter(fetched.into_iter().map(|(r, _)| {
-                    let fetcher = fetcher.clone();
-                    async move {
-                        let f = fetcher
-                            .get_requisite(&r.url, max_file, "[media] max_file_mb")
-                            .await;
-                        (r, f)
-                    }
-                }))
-                .buffer_unordered(settings.concurrency.max(1))
-                .collect()
-                .await;
-                let mut sheets: Vec<(Requisite, i64)> = stored_sheets
-                    .into_iter()
-                    .filter_map(|(r, id)| id.map(|id| (r, id)))
-                    .collect();
-                for (r, f) in results {
-                    match store.keep_fetched(blog.id, &f)? {
-                        Some(id) => {
-                            summary.fetched += 1;
-                            let bytes = f.response.as_ref().map_or(0, |r| r.body.len() as u64);
-                            summary.bytes += bytes;
-                            used += bytes;
-                            if r.kind == Kind::Stylesheet && f.success().is_some() {
-                                sheets.push((r.clone(), id));
-                            }
-                            done.push(stored(&r, id));
-                        }
-                        None => {
-                            summary.failed += 1;
-                            let reason = f
-                                .record
-                                .failure()
-                                .unwrap_or_else(|| "no response".to_string());
-                            tracing::info!(url = %r.url, post = %post_url, "requisite not kept: {reason}");
-                            failed.insert(r.url.clone(), reason.clone());
-                            done.push(NewMedia {
-                                url: r.url,
-                                kind: r.kind,
-                                response_id: None,
-                                state: MediaState::Failed,
-                                reason: Some(reason),
-                            });
-                        }
-                    }
-                }
-                for (sheet, id) in sheets {
-                    let Some(body) = store.response_body(id)? else {
-                        continue;
-                    };
-                    let Ok(sheet_url) = Url::parse(&sheet.url) else {
-                        continue;
-                    };
-                    let css = decode_body(&body, None);
-                    for r in requisites::css_urls(&css, &sheet_url) {
-                        let known = done.iter().any(|d| d.url == r.url)
-                            || wanted.iter().any(|w| w.url == r.url);
-                        let allowed = settings.other_hosts || same_host(&r.url, &base);
-                        if !known && allowed && done.len() + wanted.len() < settings.max_per_post {
-                            wanted.push(r);
-                        }
-                    }
-                }
-            }
-            store.set_post_media(&post_url, &done)?;
-            summary.posts += 1;
+            capture.post(&post_url, response_id).await?;
         }
     }
+    let summary = capture.summary;
     if summary.posts > 0 {
         tracing::info!(blog = %blog.home_url, "{summary}");
     }
     Ok(summary)
+}
+
+/// One capture run in progress.
+struct Capture<'a> {
+    store: &'a mut Store,
+    fetcher: &'a Fetcher,
+    blog: &'a Blog,
+    settings: &'a MediaSettings,
+    summary: MediaSummary,
+    /// Largest file kept, in bytes.
+    max_file: usize,
+    /// The blog's media budget, in bytes of distinct bodies.
+    budget: u64,
+    /// What the blog's media use of it.
+    used: u64,
+    /// Failures of this run, so a broken image on every post is requested once.
+    failed: HashMap<String, String>,
+}
+
+impl Capture<'_> {
+    /// Captures one post's requisites and media, from its stored page `response_id`, in waves:
+    /// the page's requisites, then what its stylesheets use, then theirs.
+    async fn post(&mut self, post_url: &str, response_id: i64) -> Result<()> {
+        let Ok(base) = Url::parse(post_url) else {
+            return self.store.set_post_media(post_url, &[]);
+        };
+        let Some(mut wanted) = self.wanted(post_url, response_id, &base)? else {
+            return self.store.set_post_media(post_url, &[]);
+        };
+        let mut done: Vec<NewMedia> = Vec::new();
+        for _wave in 0..3 {
+            if wanted.is_empty() {
+                break;
+            }
+            let sheets = self.wave(post_url, wanted, &mut done).await?;
+            wanted = self.used_by_sheets(sheets, &base, &done)?;
+        }
+        self.store.set_post_media(post_url, &done)?;
+        self.summary.posts += 1;
+        Ok(())
+    }
+
+    /// What a post needs and carries: the requisites of its stored page, of its page as
+    /// served when that is a rendering, and its feed entry's enclosures, within the settings
+    /// (other hosts, most per post). `None` when the page's body is gone.
+    fn wanted(
+        &self,
+        post_url: &str,
+        response_id: i64,
+        base: &Url,
+    ) -> Result<Option<Vec<Requisite>>> {
+        let Some(body) = self.store.response_body(response_id)? else {
+            return Ok(None);
+        };
+        let html = String::from_utf8_lossy(&body);
+        let mut wanted = requisites::of_page(&parse_document(&html), base);
+        // A rendered post's DOM has lost what its scripts replaced (a lazy loader's
+        // placeholder `src`), which the page as served still loads first: add the raw
+        // page's requisites too.
+        if let Some((raw_id, _)) = self.store.response_for(self.blog.id, post_url)? {
+            if raw_id != response_id {
+                if let Some(raw) = self.store.response_body(raw_id)? {
+                    let raw = parse_document(&String::from_utf8_lossy(&raw));
+                    for r in requisites::of_page(&raw, base) {
+                        push_new(&mut wanted, r);
+                    }
+                }
+            }
+        }
+        // The feed's enclosures (podcast episodes) are the post's media even when the
+        // page never links them.
+        for e in self.store.enclosures_of(self.blog.id, post_url)? {
+            let kind = requisites::enclosure_kind(e.mime.as_deref());
+            push_new(&mut wanted, Requisite { url: e.url, kind });
+        }
+        if !self.settings.other_hosts {
+            wanted.retain(|r| same_host(&r.url, base));
+        }
+        wanted.truncate(self.settings.max_per_post);
+        Ok(Some(wanted))
+    }
+
+    /// One wave: each of `wanted` found in the archive, known failed by this run, over the
+    /// budget, or fetched and kept; all of them added to `done`. Returns the stylesheets kept,
+    /// whose own requisites come next.
+    async fn wave(
+        &mut self,
+        post_url: &str,
+        wanted: Vec<Requisite>,
+        done: &mut Vec<NewMedia>,
+    ) -> Result<Vec<(Requisite, i64)>> {
+        let mut sheets: Vec<(Requisite, i64)> = Vec::new();
+        let mut to_fetch = Vec::new();
+        for r in wanted {
+            match self.store.response_for(self.blog.id, &r.url)? {
+                Some((id, status)) => {
+                    self.summary.reused += 1;
+                    done.push(stored(&r, id));
+                    if r.kind == Kind::Stylesheet && status < 400 {
+                        sheets.push((r, id));
+                    }
+                }
+                None if self.failed.contains_key(&r.url) => {
+                    self.summary.failed += 1;
+                    let reason = self.failed[&r.url].clone();
+                    done.push(unkept(r, MediaState::Failed, reason));
+                }
+                None if self.used >= self.budget => {
+                    self.summary.skipped += 1;
+                    let reason = format!(
+                        "over the blog's media budget ([media] max_blog_mb = {})",
+                        self.settings.max_blog_mb
+                    );
+                    done.push(unkept(r, MediaState::Skipped, reason));
+                }
+                None => to_fetch.push(r),
+            }
+        }
+        for (r, f) in self.fetch_all(to_fetch).await {
+            if let Some(sheet) = self.keep(post_url, r, &f, done)? {
+                sheets.push(sheet);
+            }
+        }
+        Ok(sheets)
+    }
+
+    /// Fetches `wanted` as requisites, `concurrency` at a time.
+    async fn fetch_all(&self, wanted: Vec<Requisite>) -> Vec<(Requisite, Fetched)> {
+        let (max_file, fetcher) = (self.max_file, self.fetcher);
+        futures::stream::iter(wanted.into_iter().map(|r| {
+            let fetcher = fetcher.clone();
+            async move {
+                let f = fetcher
+                    .get_requisite(&r.url, max_file, "[media] max_file_mb")
+                    .await;
+                (r, f)
+            }
+        }))
+        .buffer_unordered(self.settings.concurrency.max(1))
+        .collect()
+        .await
+    }
+
+    /// Keeps a fetched requisite (its bytes counted against the budget), or records why it
+    /// could not be kept; adds it to `done`. Returns it with its response when it is a
+    /// stylesheet that arrived.
+    fn keep(
+        &mut self,
+        post_url: &str,
+        r: Requisite,
+        f: &Fetched,
+        done: &mut Vec<NewMedia>,
+    ) -> Result<Option<(Requisite, i64)>> {
+        let Some(id) = self.store.keep_fetched(self.blog.id, f)? else {
+            self.summary.failed += 1;
+            let reason = f
+                .record
+                .failure()
+                .unwrap_or_else(|| "no response".to_string());
+            tracing::info!(url = %r.url, post = %post_url, "requisite not kept: {reason}");
+            self.failed.insert(r.url.clone(), reason.clone());
+            done.push(unkept(r, MediaState::Failed, reason));
+            return Ok(None);
+        };
+        self.summary.fetched += 1;
+        let bytes = f.response.as_ref().map_or(0, |r| r.body.len() as u64);
+        self.summary.bytes += bytes;
+        self.used += bytes;
+        done.push(stored(&r, id));
+        let sheet = r.kind == Kind::Stylesheet && f.success().is_some();
+        Ok(sheet.then_some((r, id)))
+    }
+
+    /// What the stylesheets kept use (fonts, images, imports), not known yet, within the
+    /// settings (other hosts, most per post).
+    fn used_by_sheets(
+        &self,
+        sheets: Vec<(Requisite, i64)>,
+        base: &Url,
+        done: &[NewMedia],
+    ) -> Result<Vec<Requisite>> {
+        let mut wanted: Vec<Requisite> = Vec::new();
+        for (sheet, id) in sheets {
+            let Some(body) = self.store.response_body(id)? else {
+                continue;
+            };
+            let Ok(sheet_url) = Url::parse(&sheet.url) else {
+                continue;
+            };
+            let css = decode_body(&body, None);
+            for r in requisites::css_urls(&css, &sheet_url) {
+                let known =
+                    done.iter().any(|d| d.url == r.url) || wanted.iter().any(|w| w.url == r.url);
+                let allowed = self.settings.other_hosts || same_host(&r.url, base);
+                if !known && allowed && done.len() + wanted.len() < self.settings.max_per_post {
+                    wanted.push(r);
+                }
+            }
+        }
+        Ok(wanted)
+    }
 }
 
 /// Adds `r` to `wanted` unless its URL is there already.
@@ -270,6 +335,18 @@ fn push_new(wanted: &mut Vec<Requisite>, r: Requisite) {
     }
 }
 
+/// A requisite recorded as not kept (failed, or over the budget), and why.
+fn unkept(r: Requisite, state: MediaState, reason: String) -> NewMedia {
+    NewMedia {
+        url: r.url,
+        kind: r.kind,
+        response_id: None,
+        state,
+        reason: Some(reason),
+    }
+}
+
+/// A requisite kept as the stored response `id`.
 fn stored(r: &Requisite, id: i64) -> NewMedia {
     NewMedia {
         url: r.url.clone(),
@@ -280,6 +357,7 @@ fn stored(r: &Requisite, id: i64) -> NewMedia {
     }
 }
 
+/// Whether `url` is on `base`'s host.
 fn same_host(url: &str, base: &Url) -> bool {
     Url::parse(url).is_ok_and(|u| u.host_str() == base.host_str())
 }

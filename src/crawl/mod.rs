@@ -20,9 +20,11 @@ pub mod links;
 pub mod media;
 mod new_crawl;
 mod page;
+mod ready;
 pub use page::read_page;
 pub mod rendering;
 mod seed;
+mod stopping;
 pub mod traffic;
 mod update_crawl;
 

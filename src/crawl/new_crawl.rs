@@ -3,33 +3,30 @@
 //! every post. Stateless: rules, pattern, frontier, responses and posts all live in the store, so
 //! re-running it stores no duplicate and an interrupted crawl resumes where it stopped.
 //!
-//! The loop, one batch of frontier URLs at a time: [`gather`] (stored responses reused, the rest
-//! fetched) → [`render_batch`] (the render stage, for blogs that need it) → per page: its
-//! frontier state ([`judge`]), `page::process` (post, comments, links), the trap bound, and one
-//! transaction in the store.
+//! The steps: [`learn_rules`] and [`seed_frontier`] once per blog, then [`NewCrawl`] one batch of
+//! frontier URLs at a time: [`NewCrawl::next_batch`] (the page budget, the stopping rule of
+//! `crawl::stopping`, pages a server asked to retry later) → [`NewCrawl::gather`] (stored
+//! responses reused, the rest fetched) → [`NewCrawl::render`] (the render stage, for blogs that
+//! need it) → per page [`NewCrawl::record`]: its frontier state (`ready::judge`), `page::process`
+//! (post, comments, links), the trap bound, and one transaction in the store.
 
 use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
-use super::page::{comment_write, load_context, process_safely, BlogContext, Processed};
+use super::page::{
+    comment_write, load_context, process_safely, schedule_comment_check, BlogContext, Processed,
+};
+use super::ready::{judge, Found, Got, Ready, Rendering};
+use super::stopping::{digits_to_zero, stopping_rule, BarrenStreaks, StopEvidence};
 use super::traffic::BrowserTraffic;
-use super::{learn, rendering, seed, CrawlOptions, FrontierKind, MAX_ATTEMPTS};
+use super::{learn, rendering, seed, CrawlOptions, FrontierKind};
 use crate::core::extract::GapField;
-use crate::core::listing::unseen_posts;
-use crate::fetch::{FetchRecord, Fetcher, Resource, Response};
-use crate::store::{Blog, Gap, Link, PageOutcome, PageState, Renders, Source, Store, StoredRule};
+use crate::fetch::{Fetcher, Resource, Response};
+use crate::store::{Blog, Gap, Link, NewPost, PageState, Source, Store, StoredRule};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 use url::Url;
-
-/// Pages a crawl goes on past its last new post before the capture–recapture estimate may end
-/// it.
-pub const MIN_TAIL: u64 = 10;
-
-/// Pages of one kind in a row that linked no new post, after which that kind of page no longer
-/// keeps a crawl going.
-pub const BARREN_STREAK: u32 = 5;
 
 /// What a NewCrawl did.
 #[derive(Debug, Clone, Default)]
@@ -90,33 +87,17 @@ pub trait Progress {
     fn phase(&self, message: &str);
 }
 
-/// A frontier URL ready to be processed: fetched now, or its stored response reused.
-struct Ready {
-    url: String,
-    depth: u32,
-    /// Fetch-log lines (robots.txt, hops, the request); empty when reused.
-    fetches: Vec<FetchRecord>,
-    response: Option<Response>,
-    /// The redirects on the way to `response` (none when reused).
-    redirects: Vec<Response>,
-    /// The stored response that was reused, instead of fetching.
-    reused: Option<i64>,
-    /// robots.txt forbids it.
-    blocked: bool,
-    /// The address policy refused it.
-    refused: bool,
-    /// The host answered 429/503 and asked to come back after this.
-    retry_after: Option<Duration>,
-}
-
-impl Ready {
-    /// Why the page failed, for a person, if it did.
-    fn failure(&self) -> Option<String> {
-        self.fetches
-            .last()
-            .and_then(FetchRecord::failure)
-            .or_else(|| self.response.is_none().then(|| "no response".into()))
-    }
+/// A page's frontier state once judged and extracted, and why it failed or gave no post.
+struct Verdict {
+    state: PageState,
+    /// With [`PageState::Queued`]: not before this time.
+    retry_at: Option<DateTime<Utc>>,
+    /// Why the page failed, for a person.
+    failure: Option<String>,
+    /// Why a page shaped like a permalink gave no post.
+    declined: Option<String>,
+    /// The page was parsed: its L(u) trains the frontier, whether or not it gave a post.
+    parsed: bool,
 }
 
 /// The template of a URL for the trap bound: host, path with digit runs replaced by `0`, query
@@ -129,48 +110,6 @@ fn template(url: &str) -> String {
     let mut keys: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
     keys.sort();
     format!("{}{t}?{}", u.host_str().unwrap_or(""), keys.join("&"))
-}
-
-/// The kind of a page for the yield-based stop: host, path segments with digit runs replaced by
-/// `0` and the last segment by `*`, query keys without values — `/page/3/`, `/page/4/` are one
-/// kind, `/news/2019/` and `/news/2020/` another, `/tag/chairs/` and `/tag/oak/` a third.
-fn kind(url: &str) -> String {
-    let Ok(u) = Url::parse(url) else {
-        return url.to_string();
-    };
-    let mut segments: Vec<String> = u
-        .path_segments()
-        .map(|s| s.filter(|s| !s.is_empty()).map(digits_to_zero).collect())
-        .unwrap_or_default();
-    if let Some(last) = segments.last_mut() {
-        *last = "*".into();
-    }
-    let mut keys: Vec<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
-    keys.sort();
-    format!(
-        "{}/{}?{}",
-        u.host_str().unwrap_or(""),
-        segments.join("/"),
-        keys.join("&")
-    )
-}
-
-/// `s` with every run of ASCII digits replaced by one `0`.
-fn digits_to_zero(s: &str) -> String {
-    let mut t = String::with_capacity(s.len());
-    let mut digit = false;
-    for c in s.chars() {
-        if c.is_ascii_digit() {
-            if !digit {
-                t.push('0');
-            }
-            digit = true;
-        } else {
-            t.push(c);
-            digit = false;
-        }
-    }
-    t
 }
 
 /// Runs NewCrawl for one blog until its frontier is exhausted, the yield-based stop fires, a
@@ -190,203 +129,66 @@ pub async fn new_crawl(
     store.mark_crawl_started(blog.id)?;
     let fetcher = &super::blog_fetcher(fetcher, blog)?;
     let traffic = BrowserTraffic::new(fetcher.clone());
-    let mut summary = CrawlSummary::default();
     // 1. Learn the rules (paper §3), once per blog; 2. seed the frontier from sitemaps.
     let blog = store.blog(blog.id)?.context("blog vanished")?;
+    let mut sitemap_posts = 0;
     if store.rules(blog.id)?.is_empty() || blog.post_pattern.is_none() {
-        progress.phase("learning extraction rules from the feed");
-        learn::refresh_entries(store, fetcher, &blog).await?;
-        learn::learn_from_entries(store, fetcher, &traffic, &blog, opts, None).await?;
-        let blog = store.blog(blog.id)?.context("blog vanished")?;
-        let pattern = blog
-            .post_pattern
-            .as_ref()
-            .context("no post URL pattern stored")?;
-        progress.phase("reading sitemaps");
-        let budget = opts.settings.max_pages;
-        let posts = seed::sitemap_posts(store, fetcher, &blog, pattern, budget).await?;
-        summary.sitemap_posts = posts.len() as u64;
-        let seeds: Vec<Link> = posts
-            .into_iter()
-            .map(|url| Link {
-                url,
-                depth: 1,
-                source: Source::Sitemap,
-                post: true,
-            })
-            .collect();
-        store.enqueue(blog.id, &seeds)?;
+        learn_rules(store, fetcher, &traffic, &blog, opts, progress).await?;
+        sitemap_posts = seed_frontier(store, fetcher, blog.id, opts, progress).await?;
     }
     // 3. Crawl (paper §4.3): the frontier picks, pages are fetched, rendered, processed, stored.
-    let blog = store.blog(blog.id)?.context("blog vanished")?;
-    let (ctx, stored) = load_context(store, &blog)?;
-    let mut frontier: Box<dyn Frontier> = match opts.settings.frontier {
-        FrontierKind::Knn => Box::new(KnnFrontier::new(ctx.pattern.clone(), opts.settings.k)),
-        FrontierKind::BreadthFirst => Box::new(BreadthFirst),
-    };
-    progress.phase("crawling");
-    summary.rules = stored;
-    let mut crawl = Crawl {
-        templates: HashMap::new(),
-        kinds: HashMap::new(),
-        posts_before: store.counts(blog.id)?.posts,
-        processed: 0,
-        since_new_post: 0,
-    };
-    loop {
-        if opts.stopped() {
-            summary.stopped = true;
-            summary.stop_reason = "stopped on request (resumable)".into();
-            break;
-        }
-        let processed = store.processed(blog.id)?;
-        let max_pages = opts.settings.max_pages;
-        if processed >= max_pages {
-            tracing::warn!(blog = %blog.feed_url, max_pages, "page budget reached; run crawl again to continue");
-            summary.stop_reason = format!("page budget of {max_pages} reached");
-            break;
-        }
-        let room = (max_pages - processed).saturating_sub(store.prefetched(blog.id)?);
-        let n = opts.settings.concurrency * 4;
-        let batch = if room == 0 {
-            store.prefetched_queued(blog.id, n)?
-        } else {
-            frontier.next(store, blog.id, n.min(room as usize), Utc::now())?
-        };
-        // (Judged on the batch just chosen: the frontier has scored what the last pages found.)
-        // Done when no post is queued, fewer than one post is estimated unseen, no page near
-        // the top of the queue is promising (expected to hold post links, of a kind of page
-        // that has not gone BARREN_STREAK pages without a new one), and the crawl went on past
-        // its last new post for half as long as it took to find it (at least MIN_TAIL).
-        // `patience` pages without a post, with no promising page left, is the upper bound;
-        // patience 0 crawls until the frontier is empty.
-        let (f1, f2) = store.captures(blog.id)?;
-        let unseen = unseen_posts(f1, f2);
-        summary.unseen_estimate = unseen;
-        let lookahead = frontier.lookahead();
-        let promising = lookahead.map(|l| {
-            l.iter()
-                .filter(|(url, estimate)| crawl.promising(url, *estimate))
-                .count()
-        });
-        let tail = crawl.since_new_post >= (summary.pages_at_last_post / 2).max(MIN_TAIL);
-        tracing::debug!(
-            processed = crawl.processed,
-            since_new_post = crawl.since_new_post,
-            unseen,
-            f1,
-            f2,
-            ?promising,
-            "stopping rule"
-        );
-        let patience = opts.settings.patience;
-        let done = if patience == 0 || promising != Some(0) {
-            None
-        } else if tail && unseen < 1.0 && store.queued_posts(blog.id, Utc::now())? == 0 {
-            Some(format!(
-                "every post seems found: {unseen:.1} unseen by capture-recapture ({f1} posts found once, {f2} twice), no queued page expected to link a new one"
-            ))
-        } else if crawl.since_new_post >= patience {
-            Some(format!(
-                "no new post in the last {} pages and no promising page left",
-                crawl.since_new_post
-            ))
-        } else {
-            None
-        };
-        if let Some(reason) = done {
-            // Pages a server asked to retry later keep the crawl open: waited for when due
-            // soon, else left for the NewCrawl queued for then.
-            match store.next_retry(blog.id)? {
-                Some(at)
-                    if (at - Utc::now()).to_std().unwrap_or_default()
-                        > opts.settings.max_retry_wait =>
-                {
-                    let n = store.deferred(blog.id, Utc::now())?;
-                    summary.deferred = Some((n, at));
-                    summary.stop_reason = deferred_reason(n, at);
-                    break;
-                }
-                Some(_) => {}
-                None => {
-                    summary.complete = true;
-                    summary.stop_reason = reason;
-                    break;
-                }
-            }
-        }
-        // Pages fetched to learn the rules count against the budget: once the rest of it is
-        // spent, only they (stored already, no request) are processed.
-        if batch.is_empty() {
-            // Only URLs a server asked to retry later remain: wait for the first if it is due
-            // soon, else leave them for the next crawl.
-            if let Some(at) = store.next_retry(blog.id)? {
-                let now = Utc::now();
-                let wait = (at - now).to_std().unwrap_or_default();
-                let n = store.deferred(blog.id, now)?;
-                if wait > opts.settings.max_retry_wait {
-                    summary.deferred = Some((n, at));
-                    summary.stop_reason = deferred_reason(n, at);
-                    break;
-                }
-                progress.phase(&format!(
-                    "waiting {}s for {n} pages the server asked to retry later",
-                    wait.as_secs().max(1)
-                ));
-                sleep_unless_stopped(opts, wait.max(Duration::from_millis(100))).await;
-                continue;
-            }
-            summary.complete = true;
-            summary.stop_reason = "frontier exhausted".into();
-            break;
-        }
-        let ready = gather(store, fetcher, blog.id, batch, opts, &mut summary).await?;
-        let (mut renderings, unrendered) =
-            render_batch(store, &ctx, &blog, &ready, opts, &traffic, &mut summary).await?;
-        for page in ready {
-            let rendered = renderings.remove(&page.url);
-            let render_failed = unrendered.contains(&page.url);
-            crawl
-                .record(
-                    store,
-                    &ctx,
-                    &blog,
-                    page,
-                    rendered,
-                    render_failed,
-                    &mut *frontier,
-                    opts,
-                    &mut summary,
-                )
-                .await?;
-            let c = store.counts(blog.id)?;
-            if c.posts > crawl.posts_before {
-                crawl.posts_before = c.posts;
-                crawl.since_new_post = 0;
-                summary.pages_at_last_post = crawl.processed;
-            } else {
-                crawl.since_new_post += 1;
-            }
-            progress.update(summary.pages_fetched, c.posts, summary.errors, c.queued);
-        }
+    let mut crawl = NewCrawl::start(store, fetcher, blog.id, opts, progress, traffic)?;
+    crawl.summary.sitemap_posts = sitemap_posts;
+    while let Some(batch) = crawl.next_batch().await? {
+        crawl.crawl_batch(batch).await?;
     }
-    summary.trapped = crawl
-        .templates
-        .values()
-        .map(|&n| n.saturating_sub(opts.settings.max_per_template) as u64)
-        .sum();
-    if !summary.stopped {
-        progress.phase("keeping the posts' images, stylesheets and media");
-        let stop = || opts.stopped();
-        summary.media =
-            super::media::capture_pending(store, fetcher, &blog, &opts.media, &stop).await?;
-    }
-    summary.browser = traffic.summary();
-    if summary.complete {
-        store.mark_crawled(blog.id)?;
-    }
-    summary.posts = store.counts(blog.id)?.posts;
-    Ok(summary)
+    crawl.finish().await
+}
+
+/// Step 1: the blog's rules, post URL pattern and first frontier URLs, learned from a fresh copy
+/// of its feed and the entries' pages (`crawl::learn`).
+async fn learn_rules(
+    store: &mut Store,
+    fetcher: &Fetcher,
+    traffic: &Arc<BrowserTraffic>,
+    blog: &Blog,
+    opts: &CrawlOptions,
+    progress: &dyn Progress,
+) -> Result<()> {
+    progress.phase("learning extraction rules from the feed");
+    learn::refresh_entries(store, fetcher, blog).await?;
+    learn::learn_from_entries(store, fetcher, traffic, blog, opts, None).await
+}
+
+/// Step 2: the post permalinks of the blog's sitemaps queued (`crawl::seed`), within the page
+/// budget. Returns how many were found.
+async fn seed_frontier(
+    store: &mut Store,
+    fetcher: &Fetcher,
+    blog_id: i64,
+    opts: &CrawlOptions,
+    progress: &dyn Progress,
+) -> Result<u64> {
+    let blog = store.blog(blog_id)?.context("blog vanished")?;
+    let pattern = blog
+        .post_pattern
+        .as_ref()
+        .context("no post URL pattern stored")?;
+    progress.phase("reading sitemaps");
+    let budget = opts.settings.max_pages;
+    let posts = seed::sitemap_posts(store, fetcher, &blog, pattern, budget).await?;
+    let found = posts.len() as u64;
+    let seeds: Vec<Link> = posts
+        .into_iter()
+        .map(|url| Link {
+            url,
+            depth: 1,
+            source: Source::Sitemap,
+            post: true,
+        })
+        .collect();
+    store.enqueue(blog.id, &seeds)?;
+    Ok(found)
 }
 
 /// Why a crawl stopped with pages a server asked to retry later: `n` of them, the first due at
@@ -406,132 +208,32 @@ async fn sleep_unless_stopped(opts: &CrawlOptions, d: Duration) {
     }
 }
 
-/// The batch's pages: stored responses reused (entry pages fetched while learning, or a crash
-/// between fetch and record), the rest fetched.
-async fn gather(
-    store: &mut Store,
-    fetcher: &Fetcher,
-    blog_id: i64,
-    batch: Vec<(String, u32)>,
-    opts: &CrawlOptions,
-    summary: &mut CrawlSummary,
-) -> Result<Vec<Ready>> {
-    let mut ready = Vec::new();
-    let mut to_fetch = Vec::new();
-    for (url, depth) in &batch {
-        match store.latest_response(blog_id, url)? {
-            Some((id, r)) if r.status != 429 && r.status != 503 => ready.push(Ready {
-                url: url.clone(),
-                depth: *depth,
-                fetches: Vec::new(),
-                response: Some(r),
-                redirects: Vec::new(),
-                reused: Some(id),
-                blocked: false,
-                refused: false,
-                retry_after: None,
-            }),
-            _ => to_fetch.push((url.clone(), None)),
-        }
-    }
-    let depths: HashMap<String, u32> = batch.into_iter().collect();
-    for (url, f) in fetcher
-        .get_all(to_fetch, Resource::Page, opts.settings.concurrency)
-        .await
-    {
-        if !f.blocked && !f.refused {
-            summary.pages_fetched += 1;
-        }
-        let mut fetches = f.hops;
-        fetches.push(f.record);
-        ready.push(Ready {
-            depth: depths[&url],
-            url,
-            fetches,
-            response: f.response,
-            redirects: f.redirects,
-            reused: None,
-            blocked: f.blocked,
-            refused: f.refused,
-            retry_after: f.retry_after,
-        });
-    }
-    Ok(ready)
+/// What a crawl that could end does about pages a server asked to retry later.
+enum Ending {
+    /// It ended (the summary says why): complete, or with pages deferred to a later crawl.
+    Ended,
+    /// It waited for a retry due soon: look again.
+    Waited,
+    /// A retry is due soon and the batch has pages: crawl them.
+    Crawl,
 }
 
-/// The render stage: pages of a blog that needs JavaScript go through Chromium (stored
-/// renderings are reused like any stored response). Returns the renderings by URL, and the URLs
-/// that should have been rendered but could not be.
-async fn render_batch(
-    store: &mut Store,
-    ctx: &BlogContext,
-    blog: &Blog,
-    ready: &[Ready],
-    opts: &CrawlOptions,
-    traffic: &Arc<BrowserTraffic>,
-    summary: &mut CrawlSummary,
-) -> Result<(HashMap<String, Response>, HashSet<String>)> {
-    let (Some(renderer), Some(renders)) = (&opts.renderer, blog.renders) else {
-        return Ok(Default::default());
-    };
-    let todo: Vec<(String, Response)> = ready
-        .iter()
-        .filter_map(|p| {
-            let r = p.response.as_ref()?;
-            let is_post = Url::parse(&p.url).is_ok_and(|x| ctx.pattern.is_post(&x));
-            (!p.blocked
-                && p.retry_after.is_none()
-                && r.status < 400
-                && crate::fetch::is_html(r)
-                && !rendering::is_rendered(r)
-                && renders.wants(is_post))
-            .then(|| (p.url.clone(), r.clone()))
-        })
-        .collect();
-    if todo.is_empty() {
-        return Ok(Default::default());
-    }
-    let mut unrendered: HashSet<String> = todo.iter().map(|(u, _)| u.clone()).collect();
-    let renderings = rendering::render_all(renderer, traffic, store, blog.id, todo).await?;
-    summary.rendered += renderings.len() as u64;
-    unrendered.retain(|u| !renderings.contains_key(u));
-    Ok((renderings, unrendered))
-}
-
-/// The frontier state a fetched page ends in: blocked by robots.txt, queued again after a
-/// 429/503 (until [`MAX_ATTEMPTS`]), failed, or done. A page of a blog rendered throughout that
-/// could not be rendered fails: its raw HTML lacks the content.
-fn judge(
-    store: &Store,
-    blog: &Blog,
-    page: &Ready,
-    render_failed: bool,
-) -> Result<(PageState, Option<DateTime<Utc>>)> {
-    if page.blocked {
-        return Ok((PageState::Blocked, None));
-    }
-    if page.refused {
-        return Ok((PageState::Refused, None));
-    }
-    if let Some(pause) = page.retry_after {
-        if store.attempts(blog.id, &page.url)? + 1 < MAX_ATTEMPTS {
-            let at = Utc::now() + chrono::Duration::from_std(pause).unwrap_or_default();
-            return Ok((PageState::Queued, Some(at)));
-        }
-        return Ok((PageState::Failed, None));
-    }
-    if page.failure().is_some() || (render_failed && blog.renders == Some(Renders::All)) {
-        return Ok((PageState::Failed, None));
-    }
-    Ok((PageState::Done, None))
-}
-
-/// The state of one crawl run between pages.
-struct Crawl {
+/// Step 3, one NewCrawl's crawl in progress: the state of one run between pages.
+struct NewCrawl<'a> {
+    store: &'a mut Store,
+    fetcher: &'a Fetcher,
+    blog: Blog,
+    opts: &'a CrawlOptions,
+    progress: &'a dyn Progress,
+    /// What rendering browsers ask for, answered through `fetch`.
+    traffic: Arc<BrowserTraffic>,
+    ctx: BlogContext,
+    frontier: Box<dyn Frontier>,
+    summary: CrawlSummary,
     /// Links seen per URL template (the trap bound).
     templates: HashMap<String, usize>,
-    /// Per kind of page ([`kind`]): pages processed in a row that linked no new post.
-    kinds: HashMap<String, u32>,
+    /// Per kind of page, pages in a row that linked no new post (the yield-based stop).
+    streaks: BarrenStreaks,
     /// Posts archived when the last new post appeared.
     posts_before: u64,
     /// Pages processed by this run.
@@ -540,72 +242,248 @@ struct Crawl {
     since_new_post: u64,
 }
 
-impl Crawl {
-    /// Whether a queued non-post URL is worth fetching before the crawl may stop: its page is
-    /// expected to hold at least half a post link, and its kind of page has not gone
-    /// [`BARREN_STREAK`] pages in a row without linking a new post.
-    fn promising(&self, url: &str, estimate: f64) -> bool {
-        estimate >= 0.5 && self.kinds.get(&kind(url)).copied().unwrap_or(0) < BARREN_STREAK
+impl<'a> NewCrawl<'a> {
+    /// The crawl of a learned blog: its extraction context and rules from the store, its
+    /// frontier as configured.
+    fn start(
+        store: &'a mut Store,
+        fetcher: &'a Fetcher,
+        blog_id: i64,
+        opts: &'a CrawlOptions,
+        progress: &'a dyn Progress,
+        traffic: Arc<BrowserTraffic>,
+    ) -> Result<Self> {
+        let blog = store.blog(blog_id)?.context("blog vanished")?;
+        let (ctx, rules) = load_context(store, &blog)?;
+        let frontier: Box<dyn Frontier> = match opts.settings.frontier {
+            FrontierKind::Knn => Box::new(KnnFrontier::new(ctx.pattern.clone(), opts.settings.k)),
+            FrontierKind::BreadthFirst => Box::new(BreadthFirst),
+        };
+        progress.phase("crawling");
+        let posts_before = store.counts(blog.id)?.posts;
+        Ok(NewCrawl {
+            store,
+            fetcher,
+            blog,
+            opts,
+            progress,
+            traffic,
+            ctx,
+            frontier,
+            summary: CrawlSummary {
+                rules,
+                ..Default::default()
+            },
+            templates: HashMap::new(),
+            streaks: BarrenStreaks::default(),
+            posts_before,
+            processed: 0,
+            since_new_post: 0,
+        })
+    }
+
+    /// The next batch of frontier URLs, or `None` when the crawl ends (the summary says why): a
+    /// stop requested, the page budget reached, the stopping rule, the frontier exhausted, or
+    /// only retries left that are not due soon.
+    async fn next_batch(&mut self) -> Result<Option<Vec<(String, u32)>>> {
+        loop {
+            let Some(room) = self.room()? else {
+                return Ok(None);
+            };
+            let batch = self.pick(room)?;
+            // Judged on the batch just chosen: the frontier has scored what the last pages found.
+            let early = stopping_rule(&self.evidence()?);
+            if early.is_none() && !batch.is_empty() {
+                return Ok(Some(batch));
+            }
+            let reason = early.map_or_else(|| "frontier exhausted".into(), |r| r.to_string());
+            match self.end_or_wait(reason, batch.is_empty()).await? {
+                Ending::Ended => return Ok(None),
+                Ending::Waited => continue,
+                Ending::Crawl => return Ok(Some(batch)),
+            }
+        }
+    }
+
+    /// Frontier URLs the page budget still has room for, or `None` when the crawl must end now:
+    /// a stop was requested, or the budget is spent.
+    fn room(&mut self) -> Result<Option<u64>> {
+        if self.opts.stopped() {
+            self.summary.stopped = true;
+            self.summary.stop_reason = "stopped on request (resumable)".into();
+            return Ok(None);
+        }
+        let processed = self.store.processed(self.blog.id)?;
+        let max_pages = self.opts.settings.max_pages;
+        if processed >= max_pages {
+            tracing::warn!(blog = %self.blog.feed_url, max_pages, "page budget reached; run crawl again to continue");
+            self.summary.stop_reason = format!("page budget of {max_pages} reached");
+            return Ok(None);
+        }
+        Ok(Some(max_pages - processed))
+    }
+
+    /// The frontier's next URLs within `room`. Pages fetched to learn the rules count against
+    /// the budget: once the rest of it is spent, only they (stored already, no request) are
+    /// processed.
+    fn pick(&mut self, room: u64) -> Result<Vec<(String, u32)>> {
+        let room = room.saturating_sub(self.store.prefetched(self.blog.id)?);
+        let n = self.opts.settings.concurrency * 4;
+        if room == 0 {
+            return self.store.prefetched_queued(self.blog.id, n);
+        }
+        let n = n.min(room as usize);
+        self.frontier.next(self.store, self.blog.id, n, Utc::now())
+    }
+
+    /// What the stopping rule weighs now (`crawl::stopping`); the estimate of unseen posts goes
+    /// to the summary.
+    fn evidence(&mut self) -> Result<StopEvidence> {
+        let (f1, f2) = self.store.captures(self.blog.id)?;
+        let promising = self.frontier.lookahead().map(|l| {
+            l.iter()
+                .filter(|(url, estimate)| self.streaks.promising(url, *estimate))
+                .count()
+        });
+        let evidence = StopEvidence {
+            patience: self.opts.settings.patience,
+            promising,
+            since_new_post: self.since_new_post,
+            pages_at_last_post: self.summary.pages_at_last_post,
+            f1,
+            f2,
+            queued_posts: self.store.queued_posts(self.blog.id, Utc::now())?,
+        };
+        let unseen = evidence.unseen();
+        self.summary.unseen_estimate = unseen;
+        tracing::debug!(
+            processed = self.processed,
+            since_new_post = self.since_new_post,
+            unseen,
+            f1,
+            f2,
+            ?promising,
+            "stopping rule"
+        );
+        Ok(evidence)
+    }
+
+    /// The one path for pages a server asked to retry later, when the crawl could end for
+    /// `reason`: they keep it open when the first is due soon (waited for when the batch is
+    /// `empty`, else the batch is crawled meanwhile), and are left for the NewCrawl queued for
+    /// then when it is not. With none, the crawl is complete.
+    async fn end_or_wait(&mut self, reason: String, empty: bool) -> Result<Ending> {
+        let Some(at) = self.store.next_retry(self.blog.id)? else {
+            self.summary.complete = true;
+            self.summary.stop_reason = reason;
+            return Ok(Ending::Ended);
+        };
+        let now = Utc::now();
+        let wait = (at - now).to_std().unwrap_or_default();
+        if wait > self.opts.settings.max_retry_wait {
+            let n = self.store.deferred(self.blog.id, now)?;
+            self.summary.deferred = Some((n, at));
+            self.summary.stop_reason = deferred_reason(n, at);
+            return Ok(Ending::Ended);
+        }
+        if !empty {
+            return Ok(Ending::Crawl);
+        }
+        let n = self.store.deferred(self.blog.id, now)?;
+        self.progress.phase(&format!(
+            "waiting {}s for {n} pages the server asked to retry later",
+            wait.as_secs().max(1)
+        ));
+        sleep_unless_stopped(self.opts, wait.max(Duration::from_millis(100))).await;
+        Ok(Ending::Waited)
+    }
+
+    /// One batch: its pages gathered, rendered, then recorded one at a time.
+    async fn crawl_batch(&mut self, batch: Vec<(String, u32)>) -> Result<()> {
+        let mut ready = self.gather(batch).await?;
+        self.render(&mut ready).await?;
+        for page in ready {
+            self.record(page)?;
+            self.count_posts()?;
+        }
+        Ok(())
+    }
+
+    /// The batch's pages: stored responses reused (entry pages fetched while learning, or a
+    /// crash between fetch and record), the rest fetched.
+    async fn gather(&mut self, batch: Vec<(String, u32)>) -> Result<Vec<Ready>> {
+        let mut ready = Vec::new();
+        let mut to_fetch = Vec::new();
+        for (url, depth) in &batch {
+            match self.store.latest_response(self.blog.id, url)? {
+                Some((id, response)) if response.status != 429 && response.status != 503 => {
+                    let got = Got::Reused { id, response };
+                    ready.push(Ready::new(url.clone(), *depth, got));
+                }
+                _ => to_fetch.push((url.clone(), None)),
+            }
+        }
+        let depths: HashMap<String, u32> = batch.into_iter().collect();
+        let concurrency = self.opts.settings.concurrency;
+        for (url, f) in self
+            .fetcher
+            .get_all(to_fetch, Resource::Page, concurrency)
+            .await
+        {
+            if !f.blocked && !f.refused {
+                self.summary.pages_fetched += 1;
+            }
+            let depth = depths[&url];
+            ready.push(Ready::new(url, depth, Got::Fetched(f)));
+        }
+        Ok(ready)
+    }
+
+    /// The render stage: pages of a blog that needs JavaScript go through Chromium (stored
+    /// renderings are reused like any stored response). Each page gets its rendering, or is
+    /// marked as one that should have been rendered but could not be.
+    async fn render(&mut self, ready: &mut [Ready]) -> Result<()> {
+        let opts = self.opts;
+        let (Some(renderer), Some(renders)) = (&opts.renderer, self.blog.renders) else {
+            return Ok(());
+        };
+        let pattern = &self.ctx.pattern;
+        let todo: Vec<(String, Response)> = ready
+            .iter()
+            .filter_map(|p| {
+                let r = p.response()?;
+                let is_post = Url::parse(&p.url).is_ok_and(|x| pattern.is_post(&x));
+                (!p.blocked()
+                    && p.retry_after().is_none()
+                    && r.status < 400
+                    && crate::fetch::is_html(r)
+                    && !rendering::is_rendered(r)
+                    && renders.wants(is_post))
+                .then(|| (p.url.clone(), r.clone()))
+            })
+            .collect();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let wanted: HashSet<String> = todo.iter().map(|(u, _)| u.clone()).collect();
+        let (store, blog_id) = (&mut *self.store, self.blog.id);
+        let mut renderings =
+            rendering::render_all(renderer, &self.traffic, store, blog_id, todo).await?;
+        self.summary.rendered += renderings.len() as u64;
+        for p in ready.iter_mut() {
+            p.rendering = match renderings.remove(&p.url) {
+                Some(r) => Rendering::Rendered(r),
+                None if wanted.contains(&p.url) => Rendering::Failed,
+                None => Rendering::NotNeeded,
+            };
+        }
+        Ok(())
     }
 
     /// Processes one page and records everything it changes in one transaction.
-    #[allow(clippy::too_many_arguments)]
-    async fn record(
-        &mut self,
-        store: &mut Store,
-        ctx: &BlogContext,
-        blog: &Blog,
-        page: Ready,
-        rendered: Option<Response>,
-        render_failed: bool,
-        frontier: &mut dyn Frontier,
-        opts: &CrawlOptions,
-        summary: &mut CrawlSummary,
-    ) -> Result<()> {
-        let (mut state, retry_at) = judge(store, blog, &page, render_failed)?;
-        summary.blocked += (state == PageState::Blocked) as u64;
-        summary.refused += (state == PageState::Refused) as u64;
-        let mut failure = None;
-        if state == PageState::Failed {
-            failure = Some(if render_failed {
-                "rendering in Chromium failed twice (see the log)".to_string()
-            } else {
-                page.failure().unwrap_or_default()
-            });
-        }
-        let processed = match (rendered.as_ref().or(page.response.as_ref()), state) {
-            (Some(r), PageState::Done) => match process_safely(ctx, &page.url, page.depth, r) {
-                Some(p) => p,
-                None => {
-                    // A bug on one page must not end the crawl: the page is recorded as failed.
-                    state = PageState::Failed;
-                    failure =
-                        Some("internal error while extracting this page (see the log)".into());
-                    Processed::default()
-                }
-            },
-            _ => Processed::default(),
-        };
-        if let Some(why) = &failure {
-            summary.errors += 1;
-            if summary.error_samples.len() < 10 {
-                summary.error_samples.push((page.url.clone(), why.clone()));
-            }
-        }
-        // Parsed pages train the frontier, whether or not they gave a post.
-        let parsed = state == PageState::Done && page.response.is_some();
-        let (state, declined) = processed.state(state);
-        match state {
-            PageState::NotPost => summary.not_posts += 1,
-            PageState::Unread => summary.unread += 1,
-            _ => {}
-        }
-        if let (Some(why), true) = (&declined, summary.declined_samples.len() < 10) {
-            summary
-                .declined_samples
-                .push((page.url.clone(), state, why.clone()));
-        }
-        let error = failure.or(declined).or_else(|| page.failure());
+    fn record(&mut self, page: Ready) -> Result<()> {
+        let (verdict, processed) = self.extract(&page)?;
+        self.tally(&page.url, &verdict);
         let Processed {
             mut post,
             mut links,
@@ -614,57 +492,165 @@ impl Crawl {
             declined: _,
         } = processed;
         if let Some(p) = post.as_mut() {
-            super::page::schedule_comment_check(p, ctx, blog.renders, &opts.update, Utc::now());
+            self.prepare_post(p, page.render_failed());
         }
-        if let (true, Some(p)) = (render_failed, post.as_mut()) {
-            p.gaps.push(Gap {
+        self.trap_bound(&mut links);
+        if verdict.parsed {
+            self.frontier.observe(&page.url, post_links);
+        }
+        let comments = comments
+            .map(|(post_url, c)| comment_write(self.store, &post_url, &c))
+            .transpose()?;
+        let error = verdict
+            .failure
+            .or(verdict.declined)
+            .or_else(|| page.failure());
+        let found = Found {
+            post,
+            links,
+            post_links: verdict.parsed.then_some(post_links as u32),
+            state: verdict.state,
+            retry_at: verdict.retry_at,
+            error,
+            comments,
+        };
+        let url = page.url.clone();
+        let written = self.store.record_page(&page.outcome(self.blog.id, found))?;
+        if verdict.parsed {
+            self.streaks.observe(&url, written.new_post_links);
+        }
+        self.processed += 1;
+        Ok(())
+    }
+
+    /// The page's frontier state ([`judge`]) and, when it is done, what it holds
+    /// (`page::process`): a panic while extracting fails the page, not the crawl.
+    fn extract(&mut self, page: &Ready) -> Result<(Verdict, Processed)> {
+        let (mut state, retry_at) = judge(self.store, &self.blog, page)?;
+        self.summary.blocked += (state == PageState::Blocked) as u64;
+        self.summary.refused += (state == PageState::Refused) as u64;
+        let mut failure = (state == PageState::Failed).then(|| {
+            if page.render_failed() {
+                "rendering in Chromium failed twice (see the log)".to_string()
+            } else {
+                page.failure().unwrap_or_default()
+            }
+        });
+        let processed = match (page.page(), state) {
+            (Some(r), PageState::Done) => {
+                match process_safely(&self.ctx, &page.url, page.depth, r) {
+                    Some(p) => p,
+                    None => {
+                        // A bug on one page must not end the crawl: the page is recorded as
+                        // failed.
+                        state = PageState::Failed;
+                        failure =
+                            Some("internal error while extracting this page (see the log)".into());
+                        Processed::default()
+                    }
+                }
+            }
+            _ => Processed::default(),
+        };
+        let parsed = state == PageState::Done && page.response().is_some();
+        let (state, declined) = processed.state(state);
+        let verdict = Verdict {
+            state,
+            retry_at,
+            failure,
+            declined,
+            parsed,
+        };
+        Ok((verdict, processed))
+    }
+
+    /// Counts the page's failure or declined post in the summary, with a few samples.
+    fn tally(&mut self, url: &str, verdict: &Verdict) {
+        let s = &mut self.summary;
+        if let Some(why) = &verdict.failure {
+            s.errors += 1;
+            if s.error_samples.len() < 10 {
+                s.error_samples.push((url.to_string(), why.clone()));
+            }
+        }
+        match verdict.state {
+            PageState::NotPost => s.not_posts += 1,
+            PageState::Unread => s.unread += 1,
+            _ => {}
+        }
+        if let (Some(why), true) = (&verdict.declined, s.declined_samples.len() < 10) {
+            s.declined_samples
+                .push((url.to_string(), verdict.state, why.clone()));
+        }
+    }
+
+    /// A post's next comment check, and the gap its failed rendering leaves.
+    fn prepare_post(&self, post: &mut NewPost, render_failed: bool) {
+        let (ctx, renders) = (&self.ctx, self.blog.renders);
+        schedule_comment_check(post, ctx, renders, &self.opts.update, Utc::now());
+        if render_failed {
+            post.gaps.push(Gap {
                 field: GapField::Comments,
                 reason: "the page could not be rendered in Chromium; comments shown by JavaScript are missing (see the log)".into(),
             });
         }
+    }
+
+    /// The trap bound: links past `max_per_template` of their URL template are dropped.
+    fn trap_bound(&mut self, links: &mut Vec<Link>) {
+        let max = self.opts.settings.max_per_template;
         links.retain(|l| {
             let n = self.templates.entry(template(&l.url)).or_insert(0);
             *n += 1;
-            *n <= opts.settings.max_per_template
+            *n <= max
         });
-        if parsed {
-            frontier.observe(&page.url, post_links);
-        }
-        let comments = comments
-            .map(|(post_url, c)| comment_write(store, &post_url, &c))
-            .transpose()?;
-        let written_url = page.url.clone();
-        let keep = if page.reused.is_some() || state == PageState::Queued {
-            None
+    }
+
+    /// After each page: whether the archive gained a post (the yield-based stop), and the
+    /// progress display.
+    fn count_posts(&mut self) -> Result<()> {
+        let c = self.store.counts(self.blog.id)?;
+        if c.posts > self.posts_before {
+            self.posts_before = c.posts;
+            self.since_new_post = 0;
+            self.summary.pages_at_last_post = self.processed;
         } else {
-            page.response
-        };
-        let written = store.record_page(&PageOutcome {
-            blog_id: blog.id,
-            url: page.url,
-            fetches: page.fetches,
-            response: keep,
-            redirects: page.redirects,
-            rendered,
-            reused_response: page.reused,
-            post,
-            links,
-            post_links: parsed.then_some(post_links as u32),
-            state,
-            retry_at,
-            error,
-            comments,
-            gone: false,
-        })?;
-        if parsed {
-            let streak = self.kinds.entry(kind(&written_url)).or_insert(0);
-            *streak = if written.new_post_links > 0 {
-                0
-            } else {
-                *streak + 1
-            };
+            self.since_new_post += 1;
         }
-        self.processed += 1;
+        let s = &self.summary;
+        self.progress
+            .update(s.pages_fetched, c.posts, s.errors, c.queued);
         Ok(())
+    }
+
+    /// After the crawl: the trap bound's count, the posts' requisites and media (unless stopped
+    /// on request), the browsers' traffic, the blog marked crawled when complete.
+    async fn finish(mut self) -> Result<CrawlSummary> {
+        let max = self.opts.settings.max_per_template;
+        self.summary.trapped = self
+            .templates
+            .values()
+            .map(|&n| n.saturating_sub(max) as u64)
+            .sum();
+        if !self.summary.stopped {
+            self.progress
+                .phase("keeping the posts' images, stylesheets and media");
+            let opts = self.opts;
+            let stop = || opts.stopped();
+            self.summary.media = super::media::capture_pending(
+                self.store,
+                self.fetcher,
+                &self.blog,
+                &opts.media,
+                &stop,
+            )
+            .await?;
+        }
+        self.summary.browser = self.traffic.summary();
+        if self.summary.complete {
+            self.store.mark_crawled(self.blog.id)?;
+        }
+        self.summary.posts = self.store.counts(self.blog.id)?.posts;
+        Ok(self.summary)
     }
 }
