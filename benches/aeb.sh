@@ -49,7 +49,7 @@
 #
 # Usage: benches/aeb.sh
 # Env: FIXTURES (default 1), AEB_DIR, AEB_URL (default https://github.com/scrapinghub/article-extraction-benchmark),
-#      ARCHIVE (default target/release/archive, built when missing), REPS (default 5),
+#      ARCHIVE (default target/dist/archive, built when missing), REPS (default 5),
 #      TRAF_CLI (default 1), CLI_REPS (default 1), INNER (default 0),
 #      AEB_OUT (default /tmp/everblog-aeb/last-run), VENV (default /tmp/everblog-bench-venv;
 #      created with trafilatura when it lacks it), PYTHON (default python3), N_BOOTSTRAP (default 200).
@@ -62,7 +62,7 @@ AEB_OUT=${AEB_OUT:-/tmp/everblog-aeb/last-run}
 REPS=${REPS:-5}
 CLI_REPS=${CLI_REPS:-1}
 VENV=${VENV:-/tmp/everblog-bench-venv}
-ARCHIVE=${ARCHIVE:-$PWD/target/release/archive}
+ARCHIVE=${ARCHIVE:-$PWD/target/dist/archive}
 
 if [ ! -f "$AEB_DIR/ground-truth.json" ]; then
   echo "cloning the benchmark into $AEB_DIR ..." >&2
@@ -82,7 +82,7 @@ fi
 
 if [ ! -x "$ARCHIVE" ]; then
   echo "building the release archive ..." >&2
-  cargo build -q --release
+  cargo build -q --profile dist
 fi
 ARCHIVE=$(cd "$(dirname "$ARCHIVE")" && pwd)/$(basename "$ARCHIVE")
 

@@ -7,11 +7,11 @@
 # fixtures/holdout/mixed (Jekyll blog + Debian sqlite3-doc). Also checks the server's access log
 # for requests under robots.txt Disallow rules. Target: kNN <= 1/3 of breadth-first.
 #
-# Usage: benches/frontier_vs_bfs.sh [ARCHIVE_BINARY]   (default: builds target/release/archive)
+# Usage: benches/frontier_vs_bfs.sh [ARCHIVE_BINARY]   (default: builds target/dist/archive)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ARCHIVE=${1:-}
-if [ -z "$ARCHIVE" ]; then cargo build --release --quiet; ARCHIVE=target/release/archive; fi
+if [ -z "$ARCHIVE" ]; then cargo build --profile dist --quiet; ARCHIVE=target/dist/archive; fi
 work=$(mktemp -d)
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT

@@ -35,7 +35,7 @@
 # Usage: benches/heldout.sh
 # Env: CORPORA_DIR (default /tmp/everblog-corpora; holds wcxb/, readability/, trafilatura-eval/),
 #      or WCXB_DIR, READABILITY_DIR, TRAFILATURA_DIR one by one; HELDOUT_ONLY="wcxb readability"
-#      (a subset), NONARTICLE (default 1), ARCHIVE (default target/release/archive, built when
+#      (a subset), NONARTICLE (default 1), ARCHIVE (default target/dist/archive, built when
 #      missing), REPS (default 3), TRAF_CLI (default 0), CLI_REPS (default 1),
 #      HELDOUT_OUT (default /tmp/everblog-heldout/last-run), VENV (default
 #      /tmp/everblog-bench-venv; created with trafilatura when it lacks it), PYTHON (default python3).
@@ -50,7 +50,7 @@ HELDOUT_OUT=${HELDOUT_OUT:-/tmp/everblog-heldout/last-run}
 REPS=${REPS:-3}
 CLI_REPS=${CLI_REPS:-1}
 VENV=${VENV:-/tmp/everblog-bench-venv}
-ARCHIVE=${ARCHIVE:-$PWD/target/release/archive}
+ARCHIVE=${ARCHIVE:-$PWD/target/dist/archive}
 
 if ! "$VENV/bin/python" -c 'import trafilatura' 2>/dev/null; then
   echo "installing trafilatura into $VENV ..." >&2
@@ -59,7 +59,7 @@ if ! "$VENV/bin/python" -c 'import trafilatura' 2>/dev/null; then
 fi
 if [ ! -x "$ARCHIVE" ]; then
   echo "building the release archive ..." >&2
-  cargo build -q --release
+  cargo build -q --profile dist
 fi
 ARCHIVE=$(cd "$(dirname "$ARCHIVE")" && pwd)/$(basename "$ARCHIVE")
 

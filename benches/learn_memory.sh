@@ -4,12 +4,12 @@
 # a time, so resident memory stays a constant plus one page whatever N (target: < 300 MB). Prints
 # peak RSS (GNU time) and the page requests the server saw, for a few --max-pages budgets.
 #
-# Usage: benches/learn_memory.sh [ENTRIES] [ARCHIVE_BINARY]   (default: 1500, target/release/archive)
+# Usage: benches/learn_memory.sh [ENTRIES] [ARCHIVE_BINARY]   (default: 1500, target/dist/archive)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1500}
 ARCHIVE=${2:-}
-if [ -z "$ARCHIVE" ]; then cargo build --release --quiet; ARCHIVE=target/release/archive; fi
+if [ -z "$ARCHIVE" ]; then cargo build --profile dist --quiet; ARCHIVE=target/dist/archive; fi
 work=$(mktemp -d)
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT

@@ -12,12 +12,12 @@ REPS=${REPS:-20}
 dir=${KEEP:-$(mktemp -d /tmp/everblog-reader.XXXXXX)}
 mkdir -p "$dir"
 db="$dir/reader.db"
-cargo build --release --quiet
+cargo build --profile dist --quiet
 if [ ! -s "$db" ]; then
   cargo bench --quiet --bench reader_store -- "$db" "$N"
 fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-target/release/archive --db "$db" serve --bind "127.0.0.1:$port" 2>"$dir/serve.log" &
+target/dist/archive --db "$db" serve --bind "127.0.0.1:$port" 2>"$dir/serve.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done

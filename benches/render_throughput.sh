@@ -16,8 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PAGES="${1:-1000}"
 NAIVE="${2:-40}"
-BIN=target/release/archive
-[ -x "$BIN" ] || cargo build --release
+BIN=target/dist/archive
+[ -x "$BIN" ] || cargo build --profile dist
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -m http.server "$PORT" --bind 127.0.0.1 -d fixtures/js/spa/site >/dev/null 2>&1 &
 SERVER=$!

@@ -16,7 +16,7 @@
 //! wait for the disk, and a crash loses at most the last commits, never consistency.
 //!
 //! Usage: `benches/scale_out.sh` (builds, then runs both), or
-//! `cargo bench --bench scale_out -- throughput|hold --archive target/release/archive
+//! `cargo bench --bench scale_out -- throughput|hold --archive target/dist/archive
 //! [--blogs B] [--daemons 1,2,4] [--backends sqlite,postgres] [--max-pages N] [--window SECONDS]`.
 
 #[allow(dead_code)]
@@ -52,7 +52,7 @@ struct Args {
 fn args() -> Args {
     let mut a = Args {
         mode: String::new(),
-        archive: PathBuf::from("target/release/archive"),
+        archive: PathBuf::from("target/dist/archive"),
         blogs: 0,
         daemons: vec![1, 2, 4],
         backends: vec!["sqlite".into(), "postgres".into()],
@@ -173,7 +173,7 @@ fn throughput(a: &Args, work: &Path) {
     let cluster = a.backends.iter().any(|b| b == "postgres").then(|| {
         pg_cluster::Cluster::start_with(
             "-c fsync=on -c full_page_writes=on -c synchronous_commit=off \
-             -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all",
+             -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=top",
         )
         .expect("PostgreSQL is installed (bash .ci/setup --tests)")
     });
@@ -209,6 +209,18 @@ fn throughput(a: &Args, work: &Path) {
                 if reset {
                     c.batch_execute("SELECT pg_stat_statements_reset()").ok()?;
                 }
+                if !reset && std::env::var_os("SCALE_OUT_STATEMENTS").is_some() {
+                    for r in c
+                        .query(
+                            "SELECT calls::BIGINT, left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
+                             FROM pg_stat_statements ORDER BY calls DESC LIMIT 25",
+                            &[],
+                        )
+                        .ok()?
+                    {
+                        eprintln!("{:>8} {}", r.get::<_, i64>(0), r.get::<_, String>(1));
+                    }
+                }
                 let row = c
                     .query_one(
                         "SELECT COALESCE(SUM(calls), 0)::BIGINT FROM pg_stat_statements
@@ -228,8 +240,10 @@ fn throughput(a: &Args, work: &Path) {
             let t1 = jobs.iter().filter_map(|j| j.finished_at).max().unwrap();
             let wall = (t1 - t0).num_milliseconds() as f64 / 1000.0;
             let failed = jobs.iter().filter(|j| j.state == JobState::Failed).count();
-            // Every statement the daemons ran (and the few of this bench's polls), each one
+            // Every statement the daemons sent (top level: not the foreign-key checks and
+            // triggers the server runs inside them; and the few of this bench's polls), each one
             // round trip: the store prepares each statement once per connection.
+            // SCALE_OUT_STATEMENTS=1 prints the most frequent ones.
             let calls = statements(false);
             let store = Store::open_read_only(&DatabaseSettings::at(Path::new(&db))).unwrap();
             let (mut pages, mut posts) = (0, 0);
@@ -372,7 +386,7 @@ fn main() {
     let a = args();
     EXE.set(
         std::fs::canonicalize(&a.archive)
-            .expect("--archive: the release binary (cargo build --release)"),
+            .expect("--archive: the benchmarked binary (cargo build --profile dist)"),
     )
     .unwrap();
     let work = tempfile::tempdir().unwrap();

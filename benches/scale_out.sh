@@ -6,9 +6,9 @@
 #   defaults 200, 1000, 300. Needs PostgreSQL (bash .ci/setup --tests installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
+cargo build --profile dist --quiet
 cargo bench --quiet --bench scale_out --no-run
-run() { cargo bench --quiet --bench scale_out -- "$@" --archive target/release/archive; }
+run() { cargo bench --quiet --bench scale_out -- "$@" --archive target/dist/archive; }
 echo "## N daemons, ${1:-200} blogs"
 run throughput --blogs "${1:-200}"
 echo

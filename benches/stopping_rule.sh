@@ -10,11 +10,11 @@
 # docs+blog sites fixtures/mixed and fixtures/holdout/mixed, and, when HOLDOUT_DIR names
 # blogs built by fixtures/holdout/generate.sh, those too.
 #
-# Usage: benches/stopping_rule.sh [ARCHIVE_BINARY]   (default: builds target/release/archive)
+# Usage: benches/stopping_rule.sh [ARCHIVE_BINARY]   (default: builds target/dist/archive)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ARCHIVE=${1:-}
-if [ -z "$ARCHIVE" ]; then cargo build --release --quiet; ARCHIVE=target/release/archive; fi
+if [ -z "$ARCHIVE" ]; then cargo build --profile dist --quiet; ARCHIVE=target/dist/archive; fi
 ARCHIVE=$(cd "$(dirname "$ARCHIVE")" && pwd)/$(basename "$ARCHIVE")
 work=$(mktemp -d)
 server=""

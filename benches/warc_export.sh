@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-10000}
-cargo build --release --quiet
+cargo build --profile dist --quiet
 VENV=$(bash fixtures/webarchive/tools.sh | tail -1)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -44,10 +44,10 @@ run() { # NAME OUT COMMAND...: time COMMAND, print a row
 }
 printf '%-26s %8s %10s %10s %12s\n' writer seconds "MB/s" "gz MB" "peak RSS MB"
 run everblog "$work/ours.warc.gz" \
-  target/release/archive --db "$work/archive.db" export --format warc -o "$work/ours.warc.gz"
+  target/dist/archive --db "$work/archive.db" export --format warc -o "$work/ours.warc.gz"
 mkdir "$work/one" # same file name: the name is in the warcinfo record
 run "everblog, one core" "$work/one/ours.warc.gz" taskset -c 0 \
-  target/release/archive --db "$work/archive.db" export --format warc -o "$work/one/ours.warc.gz"
+  target/dist/archive --db "$work/archive.db" export --format warc -o "$work/one/ours.warc.gz"
 cmp -s "$work/ours.warc.gz" "$work/one/ours.warc.gz" || {
   echo "one core wrote another file" >&2
   exit 1

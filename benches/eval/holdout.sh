@@ -15,7 +15,7 @@
 # 3. Prints a per-blog table and an overall verdict; exit 0 only if every blog
 #    passes (coverage, article and title >= 95%).
 #
-# ARCHIVE_BINARY defaults to $ARCHIVE, else target/release/archive, else
+# ARCHIVE_BINARY defaults to $ARCHIVE, else target/dist/archive, else
 # target/debug/archive, else `archive` on PATH.
 # Env: HOLDOUT_DIR (reuse/keep generated blogs), HOLDOUT_ONLY="blog ..." (subset),
 #      HOLDOUT_TIMEOUT (seconds per archive command, default 900),
@@ -28,14 +28,14 @@ gen="$root/fixtures/holdout/generate.sh"
 
 archive="${1:-${ARCHIVE:-}}"
 if [[ -z "$archive" ]]; then
-  for c in "$root/target/release/archive" "$root/target/debug/archive"; do
+  for c in "$root/target/dist/archive" "$root/target/debug/archive"; do
     [[ -x "$c" ]] && { archive="$c"; break; }
   done
   [[ -z "$archive" ]] && archive="$(command -v archive || true)"
 fi
 if [[ -n "$archive" && "$archive" != */* ]]; then archive="$(command -v "$archive" || true)"; fi
 if [[ -z "$archive" || ! -x "$archive" ]]; then
-  echo "holdout.sh: no archive binary (pass one, set ARCHIVE, or build target/release/archive)" >&2
+  echo "holdout.sh: no archive binary (pass one, set ARCHIVE, or build target/dist/archive)" >&2
   exit 2
 fi
 archive="$(cd "$(dirname "$archive")" && pwd)/$(basename "$archive")"

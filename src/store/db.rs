@@ -348,6 +348,23 @@ macro_rules! args {
 }
 pub(crate) use args;
 
+/// The one bridge between async code and the store: runs `f`, a blocking wait for the store
+/// (a PostgreSQL call waiting for its connection thread and the server's round trips), so
+/// that it does not hold up the other tasks of a tokio worker. On a multi-threaded runtime the
+/// worker hands its other tasks to another thread for the wait (`block_in_place`); elsewhere
+/// (a current-thread runtime, no runtime) `f` simply runs.
+///
+/// The crawl's async code calls the store's synchronous methods directly: an SQLite call is
+/// in-process work of microseconds to a few milliseconds, which costs less than any hand-off;
+/// a PostgreSQL call waits on the network, and waits here.
+pub(crate) fn wait<T>(f: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),
+        _ => f(),
+    }
+}
+
 // ---- SQLite ----
 
 /// A rusqlite connection (or a transaction on one: it derefs to its connection) as a [`Db`].

@@ -117,7 +117,7 @@ vocabulary! {
 impl Source {
     /// The sources that list a blog's posts: with the pages linking a post, each is one
     /// finding of it in the capture–recapture estimate of the posts still unseen (paper §4.3's
-    /// stopping rule, `crawl::new_crawl`).
+    /// stopping rule, `crawl::stopping`).
     pub const LISTS: [Source; 4] = [
         Source::Feed,
         Source::PagedFeed,

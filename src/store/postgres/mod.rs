@@ -23,8 +23,6 @@ pub mod schema;
 mod transfer;
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, TimeZone, Utc};
-use postgres::GenericClient;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -66,25 +64,6 @@ struct Unreachable {
     server: String,
     #[source]
     source: postgres::Error,
-}
-
-/// Now by the database server's clock, to the millisecond: every worker on the database agrees
-/// on it, whatever its own clock says.
-fn server_now(c: &mut impl GenericClient) -> Result<DateTime<Utc>> {
-    let ms: i64 = c
-        .query_one(
-            "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT",
-            &[],
-        )?
-        .get(0);
-    Utc.timestamp_millis_opt(ms)
-        .single()
-        .context("the server's clock is out of range")
-}
-
-/// `d` after `t`.
-fn after(t: DateTime<Utc>, d: Duration) -> DateTime<Utc> {
-    t + chrono::Duration::from_std(d).unwrap_or_default()
 }
 
 /// An archive database on a PostgreSQL server.
@@ -232,8 +211,7 @@ impl PgStore {
                     let _ = answer.send(out);
                 }))
                 .map_err(|_| anyhow::anyhow!("the PostgreSQL connection thread has stopped"))?;
-            let out = answered
-                .recv()
+            let out = crate::store::db::wait(|| answered.recv())
                 .context("the PostgreSQL connection thread has stopped")?;
             match out {
                 Err(e) if connection_lost(&e) && started.elapsed() < self.reconnect_for => {
