@@ -18,11 +18,12 @@ pub use politeness::{Requisites, RobotsSettings};
 mod response;
 pub mod robots;
 pub use response::{
-    content_type, decode, decode_body, header, is_html, mime_type, Response, RENDERED_HEADER,
+    content_type, decode, decode_body, header, is_html, mime_type, FetchRecord, Fetched, Response,
+    RENDERED_HEADER,
 };
 
 use address::{AddressPolicy, PolicyResolver, Refused};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use politeness::{HostState, Politeness, PolitenessSettings, SharedGate};
 use robots::{Robots, MAX_ROBOTS, MAX_ROBOTS_REDIRECTS};
 use std::sync::Arc;
@@ -114,93 +115,6 @@ struct Limit {
     bytes: usize,
     setting: &'static str,
     robots: bool,
-}
-
-/// One line of the fetch log: one HTTP request, whatever became of it.
-#[derive(Debug, Clone)]
-pub struct FetchRecord {
-    /// URL requested.
-    pub url: String,
-    /// HTTP status, if a response arrived.
-    pub status: Option<u16>,
-    /// Body size in bytes.
-    pub bytes: Option<u64>,
-    /// Wall time of the request in milliseconds.
-    pub elapsed_ms: u64,
-    /// When the request started.
-    pub fetched_at: DateTime<Utc>,
-    /// Error text when the fetch failed (network error, robots.txt, address policy, redirect
-    /// loop, body over its cap).
-    pub error: Option<String>,
-}
-
-impl FetchRecord {
-    /// Why the request failed, for a person: the error, or "HTTP `status`" for a status of 400
-    /// or more; `None` for a success.
-    pub fn failure(&self) -> Option<String> {
-        self.error.clone().or(self
-            .status
-            .filter(|s| *s >= 400)
-            .map(|s| format!("HTTP {s}")))
-    }
-}
-
-/// Outcome of one fetch: the response (when one arrived) and the log lines.
-pub struct Fetched {
-    /// The final response, `None` when the request failed (DNS, connection, timeout, robots.txt,
-    /// address policy, redirect loop, body over its cap…).
-    pub response: Option<Response>,
-    /// What happened to the final request, for the fetch log.
-    pub record: FetchRecord,
-    /// Earlier requests made on the way: robots.txt fetches and redirect hops.
-    pub hops: Vec<FetchRecord>,
-    /// The redirects answered on the way to `response`, in order: each 3xx as received, its
-    /// `url` and `final_url` the URL that answered it (kept, so a replay of the URL first
-    /// asked for redirects as the live site did). Empty when the fetch failed.
-    pub redirects: Vec<Response>,
-    /// robots.txt forbids the URL (nothing was requested).
-    pub blocked: bool,
-    /// The address policy refused the URL or a redirect hop (nothing was sent there).
-    pub refused: bool,
-    /// Come back after this: the host answered 429/503 (and asked to wait this long, or was
-    /// backed off), or its robots.txt is unreachable for now.
-    pub retry_after: Option<Duration>,
-}
-
-impl Fetched {
-    /// Every request this fetch made, in order: robots.txt and redirect hops, then the final
-    /// request.
-    pub fn requests(&self) -> impl Iterator<Item = &FetchRecord> {
-        self.hops.iter().chain(std::iter::once(&self.record))
-    }
-
-    /// The response the archive keeps, if one arrived: any but a 304 (the earlier response
-    /// stands) and a 429/503 (the host asked us to come back later).
-    pub fn kept(&self) -> Option<&Response> {
-        (self.response.as_ref()).filter(|r| !matches!(r.status, 304 | 429 | 503))
-    }
-
-    /// The host answered 304 Not Modified to a conditional GET.
-    pub fn not_modified(&self) -> bool {
-        self.response.as_ref().is_some_and(|r| r.status == 304)
-    }
-
-    /// The response when it is a success (see [`Response::is_success`]).
-    pub fn success(&self) -> Option<&Response> {
-        self.response.as_ref().filter(|r| r.is_success())
-    }
-
-    fn failed(record: FetchRecord, hops: Vec<FetchRecord>) -> Fetched {
-        Fetched {
-            response: None,
-            record,
-            hops,
-            redirects: Vec::new(),
-            blocked: false,
-            refused: false,
-            retry_after: None,
-        }
-    }
 }
 
 /// Why robots.txt keeps a request from being sent.
