@@ -173,3 +173,35 @@ fn the_code_map_names_every_module() {
         );
     }
 }
+
+#[test]
+fn states_and_kinds_are_bound_not_spelled_in_the_store_sql() {
+    // A state or kind written into SQL text drifts from its vocabulary; the store binds them
+    // as parameters (the schema's own migrations and the partial indexes' conditions aside).
+    use everblog::store::{JobKind, JobState, MediaState, PageState, ResponseKind};
+    let names: Vec<&str> = (PageState::ALL.iter().map(|s| s.as_str()))
+        .chain(JobState::ALL.iter().map(|s| s.as_str()))
+        .chain(JobKind::ALL.iter().map(|s| s.as_str()))
+        .chain(MediaState::ALL.iter().map(|s| s.as_str()))
+        .chain(ResponseKind::ALL.iter().map(|s| s.as_str()))
+        .collect();
+    let mut spelled = Vec::new();
+    for f in rust_files(&src().join("store")) {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "migrations.rs" || name == "schema.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for word in &names {
+                if line.contains(&format!("'{word}'")) {
+                    spelled.push(format!("{}:{}: '{word}'", f.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(spelled.is_empty(), "bind these as parameters: {spelled:#?}");
+}
