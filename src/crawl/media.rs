@@ -218,8 +218,10 @@ impl Capture<'_> {
     ) -> Result<Vec<(Requisite, i64)>> {
         let mut sheets: Vec<(Requisite, i64)> = Vec::new();
         let mut to_fetch = Vec::new();
+        let urls: Vec<String> = wanted.iter().map(|r| r.url.clone()).collect();
+        let archived = self.store.responses_for(self.blog.id, &urls)?;
         for r in wanted {
-            match self.store.response_for(self.blog.id, &r.url)? {
+            match archived.get(&r.url).copied() {
                 Some((id, status)) => {
                     self.summary.reused += 1;
                     done.push(stored(&r, id));

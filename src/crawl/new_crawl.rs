@@ -219,6 +219,10 @@ enum Ending {
 }
 
 /// Step 3, one NewCrawl's crawl in progress: the state of one run between pages.
+/// How many pages apart the progress display's queued count is read from the store (each read
+/// counts the blog's frontier).
+const QUEUED_COUNT_EVERY: u64 = 25;
+
 struct NewCrawl<'a> {
     store: &'a mut Store,
     fetcher: &'a Fetcher,
@@ -236,6 +240,9 @@ struct NewCrawl<'a> {
     streaks: BarrenStreaks,
     /// Posts archived when the last new post appeared.
     posts_before: u64,
+    /// Queued URLs as last counted, for the progress display (counted every
+    /// [`QUEUED_COUNT_EVERY`] pages).
+    queued: u64,
     /// Pages processed by this run.
     processed: u64,
     /// Pages processed since the last new post (the yield-based stop).
@@ -277,6 +284,7 @@ impl<'a> NewCrawl<'a> {
             templates: HashMap::new(),
             streaks: BarrenStreaks::default(),
             posts_before,
+            queued: 0,
             processed: 0,
             since_new_post: 0,
         })
@@ -403,8 +411,8 @@ impl<'a> NewCrawl<'a> {
         let mut ready = self.gather(batch).await?;
         self.render(&mut ready).await?;
         for page in ready {
-            self.record(page)?;
-            self.count_posts()?;
+            let new_post = self.record(page)?;
+            self.count_posts(new_post)?;
         }
         Ok(())
     }
@@ -414,7 +422,13 @@ impl<'a> NewCrawl<'a> {
     async fn gather(&mut self, batch: Vec<(String, u32)>) -> Result<Vec<Ready>> {
         let mut ready = Vec::new();
         let mut to_fetch = Vec::new();
+        let urls: Vec<String> = batch.iter().map(|(u, _)| u.clone()).collect();
+        let stored = self.store.with_responses(self.blog.id, &urls)?;
         for (url, depth) in &batch {
+            if !stored.contains(url) {
+                to_fetch.push((url.clone(), None));
+                continue;
+            }
             match self.store.latest_response(self.blog.id, url)? {
                 Some((id, response)) if response.status != 429 && response.status != 503 => {
                     let got = Got::Reused { id, response };
@@ -481,7 +495,7 @@ impl<'a> NewCrawl<'a> {
     }
 
     /// Processes one page and records everything it changes in one transaction.
-    fn record(&mut self, page: Ready) -> Result<()> {
+    fn record(&mut self, page: Ready) -> Result<bool> {
         let (verdict, processed) = self.extract(&page)?;
         self.tally(&page.url, &verdict);
         let Processed {
@@ -520,7 +534,7 @@ impl<'a> NewCrawl<'a> {
             self.streaks.observe(&url, written.new_post_links);
         }
         self.processed += 1;
-        Ok(())
+        Ok(written.post == Some(crate::store::PostWrite::New))
     }
 
     /// The page's frontier state ([`judge`]) and, when it is done, what it holds
@@ -606,20 +620,23 @@ impl<'a> NewCrawl<'a> {
         });
     }
 
-    /// After each page: whether the archive gained a post (the yield-based stop), and the
-    /// progress display.
-    fn count_posts(&mut self) -> Result<()> {
-        let c = self.store.counts(self.blog.id)?;
-        if c.posts > self.posts_before {
-            self.posts_before = c.posts;
+    /// After each page: whether the archive gained a post (`new_post`: the page's write added
+    /// one; the yield-based stop), and the progress display, whose queued count is read from
+    /// the store every [`QUEUED_COUNT_EVERY`] pages only.
+    fn count_posts(&mut self, new_post: bool) -> Result<()> {
+        if new_post {
+            self.posts_before += 1;
             self.since_new_post = 0;
             self.summary.pages_at_last_post = self.processed;
         } else {
             self.since_new_post += 1;
         }
+        if self.processed % QUEUED_COUNT_EVERY == 1 {
+            self.queued = self.store.counts(self.blog.id)?.queued;
+        }
         let s = &self.summary;
         self.progress
-            .update(s.pages_fetched, c.posts, s.errors, c.queued);
+            .update(s.pages_fetched, self.posts_before, s.errors, self.queued);
         Ok(())
     }
 

@@ -86,6 +86,48 @@ impl Store {
         })
     }
 
+    /// [`Store::response_for`] of each of `urls` at once (one statement per 200 URLs, where
+    /// a post's requisites would each cost one): `url → (id, status)` for those the archive
+    /// holds.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn responses_for(
+        &self,
+        blog_id: i64,
+        urls: &[String],
+    ) -> Result<std::collections::HashMap<String, (i64, u16)>> {
+        let urls = urls.to_vec();
+        self.read(move |db| {
+            let mut found = std::collections::HashMap::new();
+            for chunk in urls.chunks(MEDIA_PER_STATEMENT) {
+                let marks: Vec<String> = (0..chunk.len()).map(|i| format!("?{}", i + 3)).collect();
+                let marks = marks.join(", ");
+                let mut params = vec![Value::from(blog_id), Value::from(ResponseKind::Raw)];
+                params.extend(chunk.iter().map(|u| Value::from(u.as_str())));
+                // Newest first: the first row naming a URL is its latest response.
+                let rows = db.query(
+                    &format!(
+                        "SELECT id, status, url, final_url FROM responses
+                         WHERE blog_id = ?1 AND kind = ?2 AND (url IN ({marks}) OR final_url IN ({marks}))
+                         ORDER BY id DESC"
+                    ),
+                    &params,
+                )?;
+                for r in rows {
+                    let (id, status): (i64, i64) = (r.get(0)?, r.get(1)?);
+                    let status = u16::try_from(status).context("stored status out of range")?;
+                    for u in [r.get::<String>(2)?, r.get::<String>(3)?] {
+                        if chunk.contains(&u) {
+                            found.entry(u).or_insert((id, status));
+                        }
+                    }
+                }
+            }
+            Ok(found)
+        })
+    }
+
     /// The body of a stored response.
     ///
     /// # Errors

@@ -16,6 +16,10 @@ use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 
+/// The response a post is extracted from: its id, and when it arrived when that is known
+/// without reading it back (a response stored by the same write).
+struct Source(Option<i64>, Option<DateTime<Utc>>);
+
 /// Inserts or updates a post at `now`. When the archived title or text differs from the new
 /// one, the archived one is kept in `post_versions` first and the version number goes up:
 /// archived content is never overwritten silently. A post found again clears its `gone_at`.
@@ -23,12 +27,13 @@ fn put_post(
     db: &mut dyn Db,
     blog_id: i64,
     p: &NewPost,
-    response_id: Option<i64>,
+    Source(response_id, arrived): Source,
     now: DateTime<Utc>,
 ) -> Result<PostWrite> {
-    let fetched_at = match response_id {
-        Some(_) => response_time(db, response_id)?,
-        None => now,
+    let fetched_at = match (response_id, arrived) {
+        (Some(_), Some(at)) => at,
+        (Some(_), None) => response_time(db, response_id)?,
+        (None, _) => now,
     };
     let old = db
         .query_opt(
@@ -233,21 +238,21 @@ impl Store {
             for f in &o.fetches {
                 put_fetch(db, Some(o.blog_id), f)?;
             }
-            let mut response_id = match &o.response {
+            let mut source = match &o.response {
                 Some(r) => {
                     for hop in &o.redirects {
                         put_response(db, o.blog_id, hop)?;
                     }
-                    Some(put_response(db, o.blog_id, r)?)
+                    Source(Some(put_response(db, o.blog_id, r)?), Some(r.fetched_at))
                 }
-                None => o.reused_response,
+                None => Source(o.reused_response, None),
             };
             if let Some(r) = &o.rendered {
-                response_id = Some(put_response(db, o.blog_id, r)?);
+                source = Source(Some(put_response(db, o.blog_id, r)?), Some(r.fetched_at));
             }
             let mut written = Written::default();
             if let Some(p) = &o.post {
-                written.post = Some(put_post(db, o.blog_id, p, response_id, now)?);
+                written.post = Some(put_post(db, o.blog_id, p, source, now)?);
             }
             if let Some(w) = &o.comments {
                 (written.new_comments, written.edited_comments) = put_comments(db, w, now)?;

@@ -4,7 +4,7 @@
 //! live site. Written once for both back ends over [`super::db::Db`]; only the streaming of
 //! every capture ([`Store::for_each_capture`]) is per back end.
 
-use super::db::{args, Db, Row};
+use super::db::{args, Db, Row, Value};
 use super::{compress, decompress, Store};
 use crate::fetch::{FetchRecord, Fetched, Response};
 use anyhow::{Context, Result};
@@ -172,6 +172,36 @@ impl Store {
             db.query_opt(&sql, args![blog_id, url.as_str(), ResponseKind::Redirect])?
                 .map(|r| Ok((r.get(0)?, response_row(&r, 1)?)))
                 .transpose()
+        })
+    }
+
+    /// Which of `urls` have a stored response for the blog (redirects left out), at one
+    /// statement per 200 URLs without reading a body: the pages [`Store::latest_response`]
+    /// would find.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn with_responses(
+        &self,
+        blog_id: i64,
+        urls: &[String],
+    ) -> Result<std::collections::HashSet<String>> {
+        let urls = urls.to_vec();
+        self.read(move |db| {
+            let mut found = std::collections::HashSet::new();
+            for chunk in urls.chunks(200) {
+                let marks: Vec<String> = (0..chunk.len()).map(|i| format!("?{}", i + 3)).collect();
+                let mut params = vec![Value::from(blog_id), Value::from(ResponseKind::Redirect)];
+                params.extend(chunk.iter().map(|u| Value::from(u.as_str())));
+                let sql = format!(
+                    "SELECT DISTINCT url FROM responses WHERE blog_id = ?1 AND kind != ?2 AND url IN ({})",
+                    marks.join(", ")
+                );
+                for r in db.query(&sql, &params)? {
+                    found.insert(r.get(0)?);
+                }
+            }
+            Ok(found)
         })
     }
 
