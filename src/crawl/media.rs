@@ -107,6 +107,7 @@ pub async fn capture_pending(
         max_file: (settings.max_file_mb.max(0.0) * 1024.0 * 1024.0) as usize,
         budget: (settings.max_blog_mb.max(0.0) * 1024.0 * 1024.0) as u64,
         failed: HashMap::new(),
+        sheet_uses: HashMap::new(),
     };
     loop {
         let posts = capture.store.posts_without_media(blog.id, 20)?;
@@ -142,6 +143,9 @@ struct Capture<'a> {
     used: u64,
     /// Failures of this run, so a broken image on every post is requested once.
     failed: HashMap<String, String>,
+    /// What each stylesheet kept uses, by its response id: read from the archive once per
+    /// run, though every post of a theme links the same sheets.
+    sheet_uses: HashMap<i64, Vec<Requisite>>,
 }
 
 impl Capture<'_> {
@@ -303,21 +307,23 @@ impl Capture<'_> {
     /// What the stylesheets kept use (fonts, images, imports), not known yet, within the
     /// settings (other hosts, most per post).
     fn used_by_sheets(
-        &self,
+        &mut self,
         sheets: Vec<(Requisite, i64)>,
         base: &Url,
         done: &[NewMedia],
     ) -> Result<Vec<Requisite>> {
         let mut wanted: Vec<Requisite> = Vec::new();
         for (sheet, id) in sheets {
-            let Some(body) = self.store.response_body(id)? else {
-                continue;
-            };
-            let Ok(sheet_url) = Url::parse(&sheet.url) else {
-                continue;
-            };
-            let css = decode_body(&body, None);
-            for r in requisites::css_urls(&css, &sheet_url) {
+            if !self.sheet_uses.contains_key(&id) {
+                let uses = match (self.store.response_body(id)?, Url::parse(&sheet.url)) {
+                    (Some(body), Ok(sheet_url)) => {
+                        requisites::css_urls(&decode_body(&body, None), &sheet_url)
+                    }
+                    _ => Vec::new(),
+                };
+                self.sheet_uses.insert(id, uses);
+            }
+            for r in self.sheet_uses[&id].clone() {
                 let known =
                     done.iter().any(|d| d.url == r.url) || wanted.iter().any(|w| w.url == r.url);
                 let allowed = self.settings.other_hosts || same_host(&r.url, base);

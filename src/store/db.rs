@@ -431,10 +431,18 @@ impl Db for SqliteDb<'_> {
 
 // ---- PostgreSQL ----
 
-/// The statements prepared on one PostgreSQL connection, by their SQL text as written (with
-/// `?N` marks). Forgotten with the connection.
+/// What one PostgreSQL connection keeps: its statements prepared, by their SQL text as written
+/// (with `?N` marks), and how far the server's clock is ahead of this machine's, with when
+/// that was read. Forgotten with the connection.
 #[derive(Default)]
-pub(crate) struct Prepared(HashMap<String, postgres::Statement>);
+pub(crate) struct Prepared(
+    HashMap<String, postgres::Statement>,
+    Option<(chrono::Duration, std::time::Instant)>,
+);
+
+/// How long a reading of the server clock's offset is trusted (this machine's clock may be
+/// stepped meanwhile).
+const CLOCK_READ_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// How many distinct statements one connection keeps prepared; past it the cache starts
 /// again (statements built with `format!` could otherwise grow it without bound).
@@ -500,16 +508,30 @@ impl<C: postgres::GenericClient> Db for PgDb<'_, C> {
         self.client.query(&st, &refs)?.iter().map(pg_row).collect()
     }
 
+    /// The server's clock, mostly without a round trip: this machine's clock plus the server's
+    /// offset, read (to within a round trip) at most every [`CLOCK_READ_EVERY`].
     fn now(&mut self) -> Result<DateTime<Utc>> {
+        if let Some((offset, _)) = self
+            .prepared
+            .1
+            .filter(|(_, at)| at.elapsed() < CLOCK_READ_EVERY)
+        {
+            return Ok(Utc::now() + offset);
+        }
+        let sent = Utc::now();
         let r = self.query(
             "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT",
             &[],
         )?;
         let ms: i64 = r.first().context("the server answered no time")?.get(0)?;
         use chrono::TimeZone;
-        Utc.timestamp_millis_opt(ms)
+        let server = Utc
+            .timestamp_millis_opt(ms)
             .single()
-            .context("the server's clock is out of range")
+            .context("the server's clock is out of range")?;
+        let local = sent + (Utc::now() - sent) / 2;
+        self.prepared.1 = Some((server - local, std::time::Instant::now()));
+        Ok(server)
     }
 
     fn dialect(&self) -> Dialect {
