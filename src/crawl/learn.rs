@@ -566,7 +566,7 @@ impl Learner<'_> {
         let Some(renderer) = &opts.renderer else {
             return Ok(response);
         };
-        if rendering::is_rendered(&response) {
+        if response.is_rendered() {
             return Ok(response);
         }
         let pages = vec![(url.to_string(), response.clone())];

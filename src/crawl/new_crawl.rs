@@ -471,7 +471,7 @@ impl<'a> NewCrawl<'a> {
                     && p.retry_after().is_none()
                     && r.status < 400
                     && crate::fetch::is_html(r)
-                    && !rendering::is_rendered(r)
+                    && !r.is_rendered()
                     && renders.wants(is_post))
                 .then(|| (p.url.clone(), r.clone()))
             })

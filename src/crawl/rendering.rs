@@ -20,11 +20,6 @@ use tokio::task::JoinSet;
 
 use crate::fetch::RENDERED_HEADER;
 
-/// True when `r` is a rendered DOM (not the raw response): [`Response::is_rendered`].
-pub fn is_rendered(r: &Response) -> bool {
-    r.is_rendered()
-}
-
 /// The share of `target`'s character bigrams found in `page_text` (0..=1): near 1 when the
 /// page shows the text, whatever else it shows.
 pub fn containment(target: &str, page_text: &str) -> f64 {
@@ -85,7 +80,7 @@ pub(super) async fn decide(
                 found.push(w);
             }
         }
-        if !is_rendered(&r) {
+        if !r.is_rendered() {
             raw.insert(e.url.clone(), page_text(&r));
         }
     }

@@ -365,6 +365,18 @@ pub(crate) fn wait<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
+/// How many rows one batched statement writes or looks up (a few parameters each: well under
+/// SQLite's 32,766 and PostgreSQL's 65,535 parameters).
+pub(crate) const ROWS_PER_STATEMENT: usize = 200;
+
+/// `n` marks from `?first` on, comma-separated: `?2, ?3, ?4`.
+pub(crate) fn marks(first: usize, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("?{}", first + i))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 // ---- SQLite ----
 
 /// A rusqlite connection (or a transaction on one: it derefs to its connection) as a [`Db`].

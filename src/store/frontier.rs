@@ -7,7 +7,7 @@
 //! partial index `frontier_unscored` is over `state = 'queued'`, and a planner uses a partial
 //! index only when the query names its condition.
 
-use super::db::{args, Db, Dialect, Value};
+use super::db::{args, marks, Db, Dialect, Value, ROWS_PER_STATEMENT};
 use super::{Link, PageOutcome, PageState, QueuedUrl, Source, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
@@ -17,9 +17,6 @@ use std::sync::LazyLock;
 /// `state = 'queued'`, from the vocabulary.
 static QUEUED: LazyLock<String> =
     LazyLock::new(|| format!("state = '{}'", PageState::Queued.as_str()));
-
-/// How many links one statement writes (8 parameters each: well under both databases' caps).
-const LINKS_PER_STATEMENT: usize = 200;
 
 /// One link to write: (url, depth, seq, source bits, in-links, post), the links to one URL
 /// merged.
@@ -34,7 +31,7 @@ type LinkRow<'a> = (&'a str, u32, i64, i64, i64, i64);
 /// PostgreSQL each statement is a round trip): on PostgreSQL the blog's row is locked first, so
 /// two writers never hand out the same discovery number (SQLite's write transaction holds the
 /// whole database); then the last discovery number, which URLs are known, the new URLs
-/// inserted and the known ones updated, each in batches of [`LINKS_PER_STATEMENT`].
+/// inserted and the known ones updated, each in batches of [`ROWS_PER_STATEMENT`].
 pub(super) fn put_links(db: &mut dyn Db, blog_id: i64, links: &[Link]) -> Result<u32> {
     if links.is_empty() {
         return Ok(0);
@@ -51,10 +48,10 @@ pub(super) fn put_links(db: &mut dyn Db, blog_id: i64, links: &[Link]) -> Result
     )? as i64;
     let mut known = HashSet::new();
     let urls: Vec<&str> = links.iter().map(|l| l.url.as_str()).collect();
-    for chunk in urls.chunks(LINKS_PER_STATEMENT) {
+    for chunk in urls.chunks(ROWS_PER_STATEMENT) {
         let sql = format!(
             "SELECT url FROM frontier WHERE blog_id = ?1 AND url IN ({})",
-            marks(2, chunk.len(), 1)
+            marks(2, chunk.len())
         );
         let mut params = vec![Value::from(blog_id)];
         params.extend(chunk.iter().map(|u| Value::from(*u)));
@@ -88,9 +85,9 @@ pub(super) fn put_links(db: &mut dyn Db, blog_id: i64, links: &[Link]) -> Result
         row.4 += inlink;
         row.5 = row.5.max(post);
     }
-    for chunk in new.chunks(LINKS_PER_STATEMENT) {
+    for chunk in new.chunks(ROWS_PER_STATEMENT) {
         let rows: Vec<String> = (0..chunk.len())
-            .map(|i| format!("(?1, ?2, {})", marks(3 + i * 6, 6, 1)))
+            .map(|i| format!("(?1, ?2, {})", marks(3 + i * 6, 6)))
             .collect();
         let sql = format!(
             "INSERT INTO frontier (blog_id, state, url, depth, seq, sources, inlinks, is_post)
@@ -110,7 +107,7 @@ pub(super) fn put_links(db: &mut dyn Db, blog_id: i64, links: &[Link]) -> Result
         }
         db.execute(&sql, &params)?;
     }
-    for chunk in old.chunks(LINKS_PER_STATEMENT) {
+    for chunk in old.chunks(ROWS_PER_STATEMENT) {
         let rows: Vec<String> = (0..chunk.len())
             .map(|i| {
                 let m = 2 + i * 4;
@@ -137,14 +134,6 @@ pub(super) fn put_links(db: &mut dyn Db, blog_id: i64, links: &[Link]) -> Result
         db.execute(&sql, &params)?;
     }
     Ok(new_posts)
-}
-
-/// `n` marks from `?first` on, `step` apart, comma-separated: `?2, ?3, ?4`.
-fn marks(first: usize, n: usize, step: usize) -> String {
-    (0..n)
-        .map(|i| format!("?{}", first + i * step))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Sets the state of the frontier URL a crawled page's outcome `o` is about, attempted at
@@ -260,7 +249,7 @@ impl Store {
         kept.sort_unstable();
         let scores: Vec<(String, f64, i64)> = kept.iter().map(|&i| scores[i].clone()).collect();
         self.write(move |db| {
-            for chunk in scores.chunks(LINKS_PER_STATEMENT) {
+            for chunk in scores.chunks(ROWS_PER_STATEMENT) {
                 let rows: Vec<String> = (0..chunk.len())
                     .map(|i| {
                         let m = 2 + i * 3;

@@ -2,7 +2,7 @@
 //! that holds it (bodies stored once by SHA-256 in `blobs`) or why it is not kept. Written
 //! once for both back ends over [`super::db::Db`].
 
-use super::db::{args, Db, Dialect, Value};
+use super::db::{args, marks, Db, Dialect, Value, ROWS_PER_STATEMENT};
 use super::sql::BODY;
 use super::ResponseKind;
 use super::{Media, Store};
@@ -24,9 +24,6 @@ pub struct NewMedia {
     /// Why not stored.
     pub reason: Option<String>,
 }
-
-/// How many media one statement writes (6 parameters each).
-const MEDIA_PER_STATEMENT: usize = 200;
 
 /// The media recorded for a post, in page order (the order they were written: SQLite's
 /// `rowid`, PostgreSQL's `seq`).
@@ -100,9 +97,8 @@ impl Store {
         let urls = urls.to_vec();
         self.read(move |db| {
             let mut found = std::collections::HashMap::new();
-            for chunk in urls.chunks(MEDIA_PER_STATEMENT) {
-                let marks: Vec<String> = (0..chunk.len()).map(|i| format!("?{}", i + 3)).collect();
-                let marks = marks.join(", ");
+            for chunk in urls.chunks(ROWS_PER_STATEMENT) {
+                let marks = marks(3, chunk.len());
                 let mut params = vec![Value::from(blog_id), Value::from(ResponseKind::Raw)];
                 params.extend(chunk.iter().map(|u| Value::from(u.as_str())));
                 // Newest first: the first row naming a URL is its latest response.
@@ -198,7 +194,7 @@ impl Store {
         let post_url = post_url.to_string();
         self.write(move |db| {
             db.execute("DELETE FROM post_media WHERE post_url = ?1", args![post_url.as_str()])?;
-            for chunk in kept.chunks(MEDIA_PER_STATEMENT) {
+            for chunk in kept.chunks(ROWS_PER_STATEMENT) {
                 let rows: Vec<String> = (0..chunk.len())
                     .map(|i| {
                         let m = 2 + i * 5;

@@ -4,7 +4,7 @@
 //! live site. Written once for both back ends over [`super::db::Db`]; only the streaming of
 //! every capture ([`Store::for_each_capture`]) is per back end.
 
-use super::db::{args, Db, Row, Value};
+use super::db::{args, marks, Db, Row, Value, ROWS_PER_STATEMENT};
 use super::{compress, decompress, Store};
 use crate::fetch::{FetchRecord, Fetched, Response};
 use anyhow::{Context, Result};
@@ -189,13 +189,12 @@ impl Store {
         let urls = urls.to_vec();
         self.read(move |db| {
             let mut found = std::collections::HashSet::new();
-            for chunk in urls.chunks(200) {
-                let marks: Vec<String> = (0..chunk.len()).map(|i| format!("?{}", i + 3)).collect();
+            for chunk in urls.chunks(ROWS_PER_STATEMENT) {
                 let mut params = vec![Value::from(blog_id), Value::from(ResponseKind::Redirect)];
                 params.extend(chunk.iter().map(|u| Value::from(u.as_str())));
                 let sql = format!(
                     "SELECT DISTINCT url FROM responses WHERE blog_id = ?1 AND kind != ?2 AND url IN ({})",
-                    marks.join(", ")
+                    marks(3, chunk.len())
                 );
                 for r in db.query(&sql, &params)? {
                     found.insert(r.get(0)?);
