@@ -1,7 +1,7 @@
 //! The store: every SQL statement of everblog lives in this module, over SQLite via rusqlite
 //! or, when the database is a `postgres://` URL, over PostgreSQL ([`postgres`]). Each of
 //! [`Store`]'s methods is written once, over the seam both drivers implement (`store::db`),
-//! and reaches the back end it was opened on through [`Store::read`] or [`Store::write`]; only
+//! and reaches the back end it was opened on through `Store::read` or `Store::write`; only
 //! what truly differs is written per back end (full-text search pieces, the lease's
 //! `SKIP LOCKED`, host-slot locking, the streams, schema and migrations, `store::surface`).
 //!
