@@ -5,8 +5,7 @@
 
 use super::page::{comment_write, process_safely, BlogContext};
 use super::traffic::BrowserTraffic;
-use super::update_crawl::get_if_changed;
-use super::CrawlOptions;
+use super::{get_if_changed, CrawlOptions};
 use crate::core::feed::FeedEntry;
 use crate::fetch::{Fetcher, Resource};
 use crate::store::{Blog, PageOutcome, PageState, PostWrite, Store};

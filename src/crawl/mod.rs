@@ -35,10 +35,11 @@ pub use update_crawl::{update_crawl, UpdateSummary};
 use crate::core::feed::{Feed, FeedEntry};
 use crate::core::vocabulary;
 use crate::fetch::Fetcher;
+use crate::fetch::{Fetched, Resource};
 use crate::render::Renderer;
 use crate::store::Blog;
-#[cfg(doc)]
 use crate::store::Store;
+use anyhow::Result;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -217,4 +218,20 @@ pub fn canonical_entries(feed: &Feed) -> Vec<FeedEntry> {
             })
         })
         .collect()
+}
+
+/// A conditional GET of `url` on its latest stored response, logged and kept.
+async fn get_if_changed(
+    store: &mut Store,
+    fetcher: &Fetcher,
+    blog_id: i64,
+    url: &str,
+    resource: Resource,
+) -> Result<Fetched> {
+    let previous = store.latest_response(blog_id, url)?.map(|(_, r)| r);
+    let f = fetcher
+        .get_if_changed(url, previous.as_ref(), resource)
+        .await;
+    store.keep_fetched(blog_id, &f)?;
+    Ok(f)
 }

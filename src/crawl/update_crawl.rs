@@ -26,13 +26,13 @@ use super::page::{
     BlogContext,
 };
 use super::traffic::BrowserTraffic;
-use super::{canonical_entries, drift, CrawlOptions};
+use super::{canonical_entries, drift, get_if_changed, CrawlOptions};
 use crate::core::comments::{same_comment, same_id, same_text};
 use crate::core::feed::{self, FeedEntry, Targets};
-use crate::core::learn::Field;
 use crate::core::post_url::{canonical, comment_page_of};
+use crate::core::rules::Field;
 use crate::core::text::dice;
-use crate::fetch::{self, Fetched, Fetcher, Resource};
+use crate::fetch::{self, Fetcher, Resource};
 use crate::store::{Blog, Comment, Link, PageOutcome, PageState, PostWrite, Source, Store};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
@@ -164,22 +164,6 @@ fn entries_of(r: &fetch::Response) -> Option<Vec<FeedEntry>> {
     feed::parse(&r.body, &r.final_url)
         .ok()
         .map(|f| canonical_entries(&f))
-}
-
-/// A conditional GET of `url` on its latest stored response, logged and kept.
-pub(super) async fn get_if_changed(
-    store: &mut Store,
-    fetcher: &Fetcher,
-    blog_id: i64,
-    url: &str,
-    resource: Resource,
-) -> Result<Fetched> {
-    let previous = store.latest_response(blog_id, url)?.map(|(_, r)| r);
-    let f = fetcher
-        .get_if_changed(url, previous.as_ref(), resource)
-        .await;
-    store.keep_fetched(blog_id, &f)?;
-    Ok(f)
 }
 
 /// One UpdateCrawl in progress.

@@ -11,8 +11,10 @@
 //!
 //! Each case is logged.
 
-use super::politeness::MAX_HOST_DELAY;
 use std::time::Duration;
+
+/// Longest pause a host may impose on us through `Crawl-delay`.
+pub const MAX_HOST_DELAY: Duration = Duration::from_secs(600);
 
 /// Largest robots.txt read (RFC 9309 §2.5: at least 500 KiB; Google reads 500 KiB).
 pub const MAX_ROBOTS: usize = 500 * 1024;
