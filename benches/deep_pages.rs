@@ -7,7 +7,8 @@
 //! ```
 
 use everblog::core::extract::{extract, ExtractContext, RuleSet};
-use everblog::core::learn::{score_elements, Target};
+use everblog::core::feed::Target;
+use everblog::core::learn::score_elements;
 use everblog::core::page::Page;
 use everblog::core::rules::Rule;
 use std::time::{Duration, Instant};

@@ -23,8 +23,8 @@
 mod common;
 
 use everblog::core::extract::{extract, RuleSet};
-use everblog::core::learn::Field;
 use everblog::core::page::Page;
+use everblog::core::rules::Field;
 use everblog::core::rules::Rule;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

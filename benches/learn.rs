@@ -13,8 +13,9 @@
 mod common;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use everblog::core::learn::{learn, Field};
+use everblog::core::learn::learn;
 use everblog::core::page::Page;
+use everblog::core::rules::Field;
 use std::time::Duration;
 
 fn quantumdiaries(c: &mut Criterion) {

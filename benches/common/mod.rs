@@ -15,8 +15,10 @@
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use everblog::core::feed;
-use everblog::core::learn::{learn, LearnedRule, Sample, Target};
+use everblog::core::feed::Target;
+use everblog::core::learn::{learn, Sample};
 use everblog::core::page::Page;
+use everblog::core::rules::LearnedRule;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -279,7 +281,7 @@ pub fn prepare_synthetic(pages: &[Synthetic]) -> Prepared {
 }
 
 /// The learned rule of a field, if any.
-pub fn rule_of(rules: &[LearnedRule], field: everblog::core::learn::Field) -> Option<&str> {
+pub fn rule_of(rules: &[LearnedRule], field: everblog::core::rules::Field) -> Option<&str> {
     rules
         .iter()
         .find(|r| r.field == field)

@@ -5,7 +5,7 @@
 
 use super::{find, open, Bar};
 use crate::config::Config;
-use crate::core::learn::Field;
+use crate::core::rules::Field;
 use crate::crawl::{CrawlSummary, UpdateSummary};
 use crate::daemon::{stop_on_signals, Ran, Report};
 use crate::store::DatabaseSettings;

@@ -4,7 +4,7 @@
 //! any target, template subtraction (what every article holds the same). Each becomes an
 //! `article-exclude` vote.
 
-use super::learn::Target;
+use super::feed::Target;
 use super::page::{ElementIdx, Page};
 use super::rules::{rule_for, RuleKind};
 use super::text::{bigram_set, dice_from_counts};

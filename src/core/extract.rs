@@ -8,11 +8,11 @@
 //! offset. Whatever could not be extracted is listed in [`Extracted::gaps`] with the reason.
 
 use super::authors::split_authors;
+use super::head::{first_text, json_ld, meta, meta_values, select};
 use super::meta::{parse_instant, parse_page_date};
 use super::page::{ElementIdx, Page};
 use super::rules::Rule;
 use chrono::{DateTime, FixedOffset, Utc};
-use scraper::Selector;
 
 /// The rules used to extract posts of one blog.
 pub struct RuleSet {
@@ -133,7 +133,7 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
     } else {
         Some(Extractor::Fallback)
     };
-    let title = ruled_title.or_else(|| super::listing::page_title(page));
+    let title = ruled_title.or_else(|| super::blocks::page_title(page));
     let title_by = title_by.filter(|_| title.is_some());
     // The title is not part of the article: when the title element (or a small header around
     // it) is inside the article element, leave it out, with what the exclude rules select.
@@ -297,11 +297,6 @@ pub(super) fn declared_description(page: &Page) -> Option<String> {
         })
 }
 
-/// The document's `<title>`, whitespace collapsed.
-pub(super) fn document_title(page: &Page) -> Option<String> {
-    first_text(page, "title")
-}
-
 /// The categories and tags a post page gives its post, in page order, each once (case
 /// folded): links marked `rel="tag"` (WordPress, Hexo, Nikola: `rel="category tag"`), links to
 /// a taxonomy page (a path segment `tag`, `tags`, `category`, `categories`, `topics`, `label`)
@@ -382,62 +377,6 @@ pub fn declared_tags(page: &Page) -> Vec<String> {
         }
     }
     tags
-}
-
-fn select<'a>(page: &'a Page, css: &str) -> Vec<scraper::ElementRef<'a>> {
-    match Selector::parse(css) {
-        Ok(s) => page.html().select(&s).collect(),
-        Err(_) => Vec::new(),
-    }
-}
-
-/// Every non-empty value of `attr` on the elements `css` selects, whitespace collapsed.
-pub(super) fn meta_values(page: &Page, css: &str, attr: &str) -> Vec<String> {
-    select(page, css)
-        .into_iter()
-        .filter_map(|e| e.value().attr(attr))
-        .map(super::text::collapse_whitespace)
-        .filter(|v| !v.is_empty())
-        .collect()
-}
-
-fn meta(page: &Page, css: &str, attr: &str) -> Option<String> {
-    select(page, css)
-        .into_iter()
-        .filter_map(|e| e.value().attr(attr))
-        .map(super::text::collapse_whitespace)
-        .find(|v| !v.is_empty())
-}
-
-fn first_text(page: &Page, css: &str) -> Option<String> {
-    select(page, css)
-        .into_iter()
-        .map(|e| super::text::collapse_whitespace(&e.text().collect::<String>()))
-        .find(|t| !t.is_empty())
-}
-
-/// The page's JSON-LD objects, `@graph` members and arrays flattened; unparsable blocks skipped.
-pub(super) fn json_ld(page: &Page) -> Vec<serde_json::Value> {
-    let mut out = Vec::new();
-    for e in select(page, "script[type='application/ld+json']") {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(&e.text().collect::<String>()) else {
-            continue;
-        };
-        let mut stack = vec![v];
-        while let Some(v) = stack.pop() {
-            match v {
-                serde_json::Value::Array(a) => stack.extend(a),
-                serde_json::Value::Object(ref o) => {
-                    if let Some(g) = o.get("@graph") {
-                        stack.push(g.clone());
-                    }
-                    out.push(v);
-                }
-                _ => {}
-            }
-        }
-    }
-    out
 }
 
 /// The site's own name as the page declares it (`og:site_name`, `application-name`, JSON-LD

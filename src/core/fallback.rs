@@ -29,26 +29,17 @@
 //! Measured on the public article-extraction-benchmark (`benches/aeb.sh`; figures in
 //! benches/README.md).
 
+use super::blocks::Figures;
 use super::extract::{
     declared_authors, declared_description, declared_published, declared_tags, declared_updated,
     ExtractContext, Extracted, ExtractedBy, Extractor, GapField,
 };
 use super::meta::parse_instant;
 use super::page::{ElementIdx, Page};
-use super::roles::{classify, is_marked_body, Class};
-
-/// Inline elements: their text is part of the paragraph around them.
-const INLINE: &[&str] = &[
-    "a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "data", "del", "dfn", "em", "font", "i",
-    "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time",
-    "u", "var",
-];
+use super::roles::is_marked_body;
 
 /// Chars of text outside links that make a link-dense candidate an article ([`article`]).
 const PROSE_BESIDE_LINKS: u32 = 1000;
-
-/// Text blocks shorter than this (chars) score nothing.
-pub const MIN_BLOCK: u32 = 25;
 
 /// Where the article is on a page and what inside it is not article text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,21 +49,6 @@ pub struct Article {
     /// Descendants of `root` whose subtrees are left out (boilerplate, link lists, headline,
     /// siblings of the best candidate that did not join it), in document order.
     pub skip: Vec<ElementIdx>,
-}
-
-/// Per-element figures of one page, from one pass over its element table (`core::listing`
-/// reads them too).
-pub(super) struct Figures {
-    /// The element or an ancestor is boilerplate.
-    pub(super) boiler: Vec<bool>,
-    /// Chars of text outside boilerplate in the element's subtree.
-    pub(super) chars: Vec<u32>,
-    /// Of those, chars inside links.
-    link_chars: Vec<u32>,
-    /// Readability content score gathered from the paragraphs below.
-    score: Vec<f32>,
-    /// Class/id weight: +25 positive, −25 negative.
-    weight: Vec<f32>,
 }
 
 /// Finds the article on a page. `None` when no element holds a text block.
@@ -135,7 +111,7 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
 }
 
 /// A post record from the page alone: the article by [`article`], the title (the heading
-/// naming the page, without the site's name the `<title>` adds: [`super::listing::page_title`]),
+/// naming the page, without the site's name the `<title>` adds: [`super::blocks::page_title`]),
 /// authors and dates the page declares (JSON-LD, OpenGraph, `<time datetime>`, `meta
 /// name=author`, links to author pages).
 /// Every field is marked [`Extractor::Fallback`]. `None` when the page has no article. Whether
@@ -147,7 +123,7 @@ pub fn extract(page: &Page, ctx: &ExtractContext) -> Option<Extracted> {
     if content_text.is_empty() {
         return None;
     }
-    let title = super::listing::page_title(page).or_else(|| {
+    let title = super::blocks::page_title(page).or_else(|| {
         let h1 = page.elements.iter().position(|e| e.name == "h1")?;
         Some(page.text_of(h1 as ElementIdx)).filter(|t| !t.is_empty())
     });
@@ -252,145 +228,6 @@ pub fn article_text(page: &Page) -> String {
         .unwrap_or_default()
 }
 
-impl Figures {
-    /// The figures of every element of `page`.
-    pub(super) fn of(page: &Page) -> Figures {
-        let n = page.elements.len();
-        // Hard boilerplate (tags, hidden) flows down; parents come before children.
-        let mut hard = vec![false; n];
-        let mut soft = vec![false; n];
-        let mut weight = vec![0.0; n];
-        for i in 0..n {
-            let inherited = page.elements[i].parent.is_some_and(|p| hard[p as usize]);
-            let class = classify(page, i as ElementIdx);
-            hard[i] = inherited || class == Class::Hard;
-            soft[i] = class == Class::Negative;
-            weight[i] = match class {
-                Class::Positive => 25.0,
-                Class::Article => 10.0,
-                Class::Negative => -25.0,
-                _ => 0.0,
-            };
-        }
-        let (chars, _) = sizes(page, &hard);
-        // Prose: chars of the text blocks below each element.
-        let mut prose = vec![0u32; n];
-        for i in (0..n).rev() {
-            if !hard[i] && chars[i] >= MIN_BLOCK && is_block(page, i as ElementIdx) {
-                prose[i] = prose[i].max(chars[i]);
-            }
-            if let Some(p) = page.elements[i].parent {
-                prose[p as usize] += prose[i];
-            }
-        }
-        // A site part by its class never holds most of the page's prose: an Elementor
-        // "widget" or a "has-sidebar" wrapper around the article is not boilerplate.
-        let total = prose.first().copied().unwrap_or(0);
-        let mut boiler = hard;
-        for i in 0..n {
-            let inherited = page.elements[i].parent.is_some_and(|p| boiler[p as usize]);
-            boiler[i] |= inherited || (soft[i] && prose[i] * 2 <= total);
-        }
-        let (chars, link_chars) = sizes(page, &boiler);
-        let mut score = vec![0.0f32; n];
-        // Paragraph scores, given to the ancestors. A container's own text outside its block
-        // children (text between `<br>`s) is a paragraph of the container.
-        for i in 0..n {
-            if boiler[i] {
-                continue;
-            }
-            let e = &page.elements[i];
-            let (len, mut ancestor) = if is_block(page, i as ElementIdx) {
-                (chars[i], e.parent)
-            } else if !INLINE.contains(&e.name.as_str()) {
-                let blocks: u32 = e
-                    .children
-                    .iter()
-                    .filter(|&&c| !INLINE.contains(&page.elements[c as usize].name.as_str()))
-                    .map(|&c| chars[c as usize])
-                    .sum();
-                (chars[i].saturating_sub(blocks), Some(i as ElementIdx))
-            } else {
-                continue;
-            };
-            if len < MIN_BLOCK {
-                continue;
-            }
-            let text = &page.text[e.start as usize..e.end as usize];
-            let commas = if len == chars[i] {
-                text.iter().filter(|&&c| c == ',' || c == '，').count() as f32
-            } else {
-                0.0
-            };
-            let s = 1.0 + commas + (len / 100).min(3) as f32;
-            let mut level = 0;
-            while let (Some(a), true) = (ancestor, level < 5) {
-                let divider = match level {
-                    0 => 1.0,
-                    1 => 2.0,
-                    l => l as f32 * 3.0,
-                };
-                score[a as usize] += s / divider;
-                ancestor = page.elements[a as usize].parent;
-                level += 1;
-            }
-        }
-        Figures {
-            boiler,
-            chars,
-            link_chars,
-            score,
-            weight,
-        }
-    }
-}
-
-/// Chars of text in each element's subtree outside `excluded` subtrees, and of those the chars
-/// inside links. Children follow their parent in document order, so one reverse pass sums.
-fn sizes(page: &Page, excluded: &[bool]) -> (Vec<u32>, Vec<u32>) {
-    let n = page.elements.len();
-    let mut chars = vec![0u32; n];
-    let mut links = vec![0u32; n];
-    for i in (0..n).rev() {
-        if excluded[i] {
-            continue;
-        }
-        let e = &page.elements[i];
-        let children: u32 = e
-            .children
-            .iter()
-            .map(|&c| {
-                let c = &page.elements[c as usize];
-                c.end - c.start
-            })
-            .sum();
-        chars[i] += (e.end - e.start).saturating_sub(children);
-        if e.name == "a" {
-            links[i] = chars[i];
-        }
-        if let Some(p) = e.parent {
-            chars[p as usize] += chars[i];
-            links[p as usize] += links[i];
-        }
-    }
-    (chars, links)
-}
-
-/// Blocks whose text is scored as a paragraph.
-fn is_block(page: &Page, idx: ElementIdx) -> bool {
-    let e = &page.elements[idx as usize];
-    match e.name.as_str() {
-        "p" | "pre" | "blockquote" | "td" | "dd" => true,
-        "div" | "section" | "li" => !e.children.iter().any(|&c| {
-            matches!(
-                page.elements[c as usize].name.as_str(),
-                "p" | "div" | "section" | "article" | "table" | "ul" | "ol" | "pre" | "blockquote"
-            )
-        }),
-        _ => false,
-    }
-}
-
 /// Readability's prior per tag.
 fn tag_base(name: &str) -> f32 {
     match name {
@@ -449,9 +286,9 @@ fn with_siblings(
 }
 
 /// What inside the article is left out: boilerplate, link lists, the headline, blocks listing
-/// other posts ([`super::listing::listed_block`]).
+/// other posts ([`super::blocks::listed_block`]).
 fn inner_skips(page: &Page, stats: &Figures, root: ElementIdx, skip: &mut Vec<ElementIdx>) {
-    skip.extend(super::listing::listed_block(page, stats, root));
+    skip.extend(super::blocks::listed_block(page, stats, root));
     let range = page.subtree(root);
     let mut i = range.start + 1;
     while i < range.end {

@@ -7,8 +7,9 @@
 //! appeared first on …") is feed boilerplate that the post page does not show inside the article;
 //! it is cut from the targets (the reason the original crawler failed on meinrhyme).
 
+use super::text::{bigram_set, normalise, Bigram};
 use chrono::{DateTime, FixedOffset};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use scraper::Node;
 
 /// A parsed feed.
@@ -500,6 +501,49 @@ pub fn targets(entries: &[FeedEntry]) -> Vec<Targets> {
             }
         })
         .collect()
+}
+
+/// One training target for one page.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// Normalised characters of the target text.
+    pub(super) chars: Vec<char>,
+    pub(super) set: FxHashSet<Bigram>,
+    /// The target is a summary of the article, not all of it.
+    pub summary: bool,
+}
+
+impl Target {
+    /// A target from text (normalised here).
+    pub fn new(text: &str, summary: bool) -> Target {
+        let mut chars = normalise(text);
+        if summary {
+            // Excerpt markers are not on the page: "…", "[…]", "...", "Read more", "Continue reading".
+            let s: String = chars.iter().collect();
+            let mut s = s.trim_end().to_string();
+            for marker in [
+                "continue reading",
+                "read more",
+                "[…]",
+                "[...]",
+                "…",
+                "...",
+                "→",
+                "»",
+            ] {
+                if let Some(t) = s.strip_suffix(marker) {
+                    s = t.trim_end().to_string();
+                }
+            }
+            chars = s.chars().collect();
+        }
+        let set = bigram_set(&chars);
+        Target {
+            chars,
+            set,
+            summary,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -24,10 +24,11 @@
 //! as before ([`Marks::legacy`]), but a page refused on generic grounds alone is reported as
 //! possibly lost, never dropped silently.
 
-use super::fallback::MIN_BLOCK;
-use super::learn::{Field, LearnedRule};
+use super::blocks::MIN_BLOCK;
+use super::head::{ld_article, og_article};
 use super::page::{ElementIdx, Page};
 use super::rules::{rule_for, Rule, RuleError, RuleKind};
+use super::rules::{Field, LearnedRule};
 use rustc_hash::FxHashMap;
 use url::Url;
 
@@ -112,41 +113,12 @@ impl Marks {
     }
 }
 
-/// Whether the page declares itself one post: JSON-LD naming a post ([`ld_article`]) or
-/// OpenGraph `og:type=article` ([`og_article`]).
-pub fn declares_post(page: &Page) -> bool {
-    ld_article(page) || og_article(page)
-}
-
-/// Whether the page's JSON-LD has an object whose `@type` is `BlogPosting`, `Article`,
-/// `NewsArticle`, `Posting`… (any type ending in `Article` or `Posting`).
-pub fn ld_article(page: &Page) -> bool {
-    let posting = |t: &str| {
-        let t = t.rsplit(['/', ':']).next().unwrap_or(t);
-        t.ends_with("Article") || t.ends_with("Posting") || t == "Report"
-    };
-    super::extract::json_ld(page)
-        .into_iter()
-        .any(|v| match v.get("@type") {
-            Some(serde_json::Value::String(t)) => posting(t),
-            Some(serde_json::Value::Array(a)) => a.iter().filter_map(|t| t.as_str()).any(posting),
-            _ => false,
-        })
-}
-
-/// Whether the page declares OpenGraph `og:type=article`.
-pub fn og_article(page: &Page) -> bool {
-    super::extract::meta_values(page, "meta[property='og:type']", "content")
-        .iter()
-        .any(|t| t.eq_ignore_ascii_case("article"))
-}
-
 /// The page's canonical link when it names another page of the same site: not the page itself,
 /// not a part of it (a fragment, a comment page of it: WordPress names `…/comment-page-1/` the
 /// canonical address of a post whose comments show newest first), trailing slash, `index.html`
 /// and noise parameters aside.
 pub fn canonical_elsewhere(page: &Page, base: &Url) -> Option<Url> {
-    let c = super::listing::canonical_link(page, base)?;
+    let c = super::head::canonical_link(page, base)?;
     if c.origin() != base.origin() {
         return None;
     }

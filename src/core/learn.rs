@@ -14,94 +14,11 @@
 //! highest ancestor whose text still *starts* like the summary (excerpts are article prefixes).
 
 use super::excludes::{climb_summary, full_content_excludes, template_parts, TEMPLATE_PAGES};
+use super::feed::Target;
 use super::page::{ElementIdx, Page};
-use super::rules::{rule_for, Rule, RuleKind};
-use super::text::{bigram, bigram_set, dice_from_counts, normalise, Bigram};
+use super::rules::{rule_for, Field, LearnedRule, Rule, RuleKind};
+use super::text::{bigram, dice_from_counts, Bigram};
 use rustc_hash::{FxHashMap, FxHashSet};
-
-super::vocabulary! {
-    /// A field of a post that rules are learned for; the name is the one stored with the rule
-    /// and printed by `archive rules`.
-    pub enum Field {
-        /// The post body.
-        Article = "article",
-        /// The post title.
-        Title = "title",
-        /// Elements inside the article that are not article text (a byline or title before the
-        /// text), learned from summary feeds; extraction removes what these rules select.
-        ArticleExclude = "article-exclude",
-        /// The byline (paper §3.5).
-        Author = "author",
-        /// Author candidates that repeat identically on every page while the feed names different
-        /// authors (a footer, an "About me" box; `page metadata` for the page's own author
-        /// metadata): never read as a post's authors. Learned from the feed entries (issue 13).
-        SiteWideAuthor = "site-wide-author",
-        /// The page's own publication-date metadata (JSON-LD `datePublished`,
-        /// `article:published_time`, `<time datetime>`) when it disagrees with the feed's dates
-        /// on most sampled pages (`page metadata`): never read as a post's date. Learned from the
-        /// feed entries (issue 13).
-        UnreliableDate = "unreliable-date",
-        /// The publication date (paper §3.5).
-        Date = "date",
-        /// What most of the blog's entry pages carry and its listing pages do not (an id/class
-        /// rule, or `page metadata`): a page whose URL looks like a permalink and carries
-        /// them is a post (`core::identify`, issue 28).
-        PostMark = "post-mark",
-        /// What the blog's listing pages carry and its entry pages do not (an id/class rule,
-        /// `several articles`, `canonical link`): a page carrying them and not the post marks
-        /// lists posts (`core::identify`).
-        ListingMark = "listing-mark",
-        /// Comment contents (paper §3.5, bipartite matching).
-        Comment = "comment",
-        /// Comment authors.
-        CommentAuthor = "comment-author",
-        /// Comment dates.
-        CommentDate = "comment-date",
-    }
-}
-
-/// One training target for one page.
-#[derive(Debug, Clone)]
-pub struct Target {
-    /// Normalised characters of the target text.
-    pub(super) chars: Vec<char>,
-    pub(super) set: FxHashSet<Bigram>,
-    /// The target is a summary of the article, not all of it.
-    pub summary: bool,
-}
-
-impl Target {
-    /// A target from text (normalised here).
-    pub fn new(text: &str, summary: bool) -> Target {
-        let mut chars = normalise(text);
-        if summary {
-            // Excerpt markers are not on the page: "…", "[…]", "...", "Read more", "Continue reading".
-            let s: String = chars.iter().collect();
-            let mut s = s.trim_end().to_string();
-            for marker in [
-                "continue reading",
-                "read more",
-                "[…]",
-                "[...]",
-                "…",
-                "...",
-                "→",
-                "»",
-            ] {
-                if let Some(t) = s.strip_suffix(marker) {
-                    s = t.trim_end().to_string();
-                }
-            }
-            chars = s.chars().collect();
-        }
-        let set = bigram_set(&chars);
-        Target {
-            chars,
-            set,
-            summary,
-        }
-    }
-}
 
 /// Dice score of every element of `page` against each target: `scores[t][element]`.
 ///
@@ -231,8 +148,8 @@ fn best_element(page: &Page, scores: &[f32], target: &Target, field: Field) -> O
     if field == Field::Article {
         // A block inside the article listing other posts (related posts, "More posts") is the
         // template's, whatever the feed holds (issue 28).
-        let figures = super::fallback::Figures::of(page);
-        for b in super::listing::listed_block(page, &figures, idx) {
+        let figures = super::blocks::Figures::of(page);
+        for b in super::blocks::listed_block(page, &figures, idx) {
             if !excluded.iter().any(|&x| page.contains(x, b)) {
                 excluded.push(b);
             }
@@ -254,21 +171,6 @@ struct Best {
     score: f32,
     /// Leading elements inside `idx` that are not article text (summary climbs only).
     excluded: Vec<ElementIdx>,
-}
-
-/// A learned rule for one field with its evidence.
-#[derive(Debug, Clone)]
-pub struct LearnedRule {
-    /// The field.
-    pub field: Field,
-    /// The winning XPath.
-    pub xpath: String,
-    /// Mean Dice score of what the winning rule extracts, over all training pages (0–1).
-    pub score: f64,
-    /// Pages whose best rule was this one.
-    pub votes: u32,
-    /// Training pages for this field.
-    pub samples: u32,
 }
 
 /// One training pair: a post page and the targets of its feed entry.

@@ -4,9 +4,10 @@
 //! from how often the seen ones were found (capture–recapture). And whether a page is a listing
 //! at all rather than a post ([`is_listing`], issue 13).
 
-use super::fallback::MIN_BLOCK;
-use super::page::{ElementIdx, Page};
-use super::roles::SITE_PARTS;
+use super::blocks::{
+    items_of, listed_headings, own_text_after, site_parts, title_heading, Figures, MIN_BLOCK,
+};
+use super::page::Page;
 use scraper::Selector;
 use url::Url;
 
@@ -253,25 +254,6 @@ pub fn copy_of<'a>(
     })
 }
 
-/// The page's `<link rel="canonical">`, resolved against `base`; `None` when it declares none
-/// (or an unparsable one).
-pub fn canonical_link(page: &Page, base: &Url) -> Option<Url> {
-    let sel = Selector::parse("link[rel]").expect("static selector");
-    page.html()
-        .select(&sel)
-        .filter(|l| {
-            l.value().attr("rel").is_some_and(|r| {
-                r.split_whitespace()
-                    .any(|w| w.eq_ignore_ascii_case("canonical"))
-            })
-        })
-        .find_map(|l| {
-            l.value()
-                .attr("href")
-                .and_then(|h| base.join(h.trim()).ok())
-        })
-}
-
 /// Whether the page lists posts rather than being one, judged from the page alone: the
 /// generic heuristic for pages without a blog's own evidence (`archive extract` without
 /// `--blog`; a blog learned before `core::identify`'s marks). A page that declares itself a
@@ -283,10 +265,10 @@ pub fn canonical_link(page: &Page, base: &Url) -> Option<Url> {
 /// post with a related-posts block, a "More posts" loop, a table of contents, "Read more"
 /// links or `og:type=website` is still a post.
 pub fn is_listing(page: &Page) -> bool {
-    if super::identify::declares_post(page) {
+    if super::head::declares_post(page) {
         return false;
     }
-    let figures = super::fallback::Figures::of(page);
+    let figures = Figures::of(page);
     let parts = site_parts(page);
     let mut headings = listed_headings(page, &parts);
     // The heading naming the page, linked or not (a post's title links to the post itself on
@@ -322,229 +304,6 @@ pub const LISTED_TITLES: usize = 1;
 /// Chars of text an article of its own needs, outside listed items, to make a page with listed
 /// titles and no heading naming it a post ([`is_listing`]).
 const OWN_ARTICLE: usize = 200;
-
-/// Whether an href names a site's root, as a logo links it: `/`, `./`, `../../`, `index.html`.
-fn root_href(href: &str) -> bool {
-    let mut h = href.trim();
-    while let Some(rest) = h.strip_prefix("../").or_else(|| h.strip_prefix("./")) {
-        h = rest;
-    }
-    matches!(h, "" | "/" | "." | ".." | "index.html")
-}
-
-/// The headings that list a post on the page: `h1`–`h4` outside boilerplate whose text is
-/// mostly one link to another page (not a fragment of this one, not the site's root: a logo),
-/// with at least two words.
-fn listed_headings(page: &Page, parts: &[bool]) -> Vec<ElementIdx> {
-    let mut out = Vec::new();
-    for (i, e) in page.elements.iter().enumerate() {
-        let i = i as ElementIdx;
-        if !matches!(e.name.as_str(), "h1" | "h2" | "h3" | "h4") || parts[i as usize] {
-            continue;
-        }
-        let text = page.normalised_text_of(i);
-        if text.len() < 6 || !text.contains(&' ') {
-            continue;
-        }
-        let link = page.subtree(i).find(|&d| {
-            page.elements[d as usize].name == "a"
-                && page.attr(d, "href").is_some_and(|h| {
-                    let h = h.trim();
-                    !h.is_empty() && !h.starts_with('#') && !root_href(h)
-                })
-        });
-        let Some(a) = link else { continue };
-        let ae = &page.elements[a as usize];
-        if (ae.end - ae.start) * 2 >= e.end - e.start {
-            out.push(i);
-        }
-    }
-    out
-}
-
-/// Which elements are in a part of the site around its posts: navigation, asides, footers,
-/// hidden elements (by tag and role, `core::fallback`'s hard boilerplate) and elements whose
-/// class or id names such a part (`core::fallback`'s site-part words), with their contents. A post's own
-/// `<header>` is none of them.
-fn site_parts(page: &Page) -> Vec<bool> {
-    let mut parts = vec![false; page.elements.len()];
-    for i in 0..page.elements.len() {
-        let inherited = page.elements[i].parent.is_some_and(|p| parts[p as usize]);
-        parts[i] = inherited || {
-            let idx = i as ElementIdx;
-            super::roles::classify(page, idx) == super::roles::Class::Hard
-                || [page.attr(idx, "class"), page.attr(idx, "id")]
-                    .into_iter()
-                    .flatten()
-                    .flat_map(str::split_whitespace)
-                    .any(|w| {
-                        let w = w.to_ascii_lowercase();
-                        SITE_PARTS.contains(&w.as_str())
-                            || w.rsplit(['-', '_'])
-                                .next()
-                                .is_some_and(|last| SITE_PARTS.contains(&last))
-                    })
-        };
-    }
-    parts
-}
-
-/// Each listed heading's item: its highest ancestor that holds no other listed heading and not
-/// the heading naming the page (`title`).
-fn items_of(page: &Page, headings: &[ElementIdx], title: Option<ElementIdx>) -> Vec<ElementIdx> {
-    headings
-        .iter()
-        .map(|&x| {
-            let mut cur = x;
-            while let Some(p) = page.elements[cur as usize].parent {
-                let holds_other = headings.iter().any(|&o| o != x && page.contains(p, o));
-                if p == 0 || holds_other || title.is_some_and(|t| page.contains(p, t)) {
-                    break;
-                }
-                cur = p;
-            }
-            cur
-        })
-        .collect()
-}
-
-/// What inside an article element lists other posts (a related-posts block, a "More posts"
-/// loop, "Read more" cards) and is no article text: where at least two headings inside `root`
-/// link to other pages, after text of the article's own, the smallest block holding their items
-/// and little else (a "Related" heading); the items alone when they share `root` with the text.
-pub(super) fn listed_block(
-    page: &Page,
-    figures: &super::fallback::Figures,
-    root: ElementIdx,
-) -> Vec<ElementIdx> {
-    let range = page.subtree(root);
-    let headings: Vec<ElementIdx> = listed_headings(page, &site_parts(page))
-        .into_iter()
-        .filter(|h| range.contains(h) && *h != root)
-        .collect();
-    let (Some(&first), true) = (headings.first(), headings.len() >= 2) else {
-        return Vec::new();
-    };
-    // The article's own text comes first.
-    let before = page.elements[first as usize].start - page.elements[root as usize].start;
-    if before < MIN_BLOCK {
-        return Vec::new();
-    }
-    // Each item stops below the element holding two headings, itself inside `root`.
-    let items = items_of(page, &headings, None);
-    let mut block = page.elements[items[0] as usize].parent.unwrap_or(root);
-    while !items.iter().all(|&m| page.contains(block, m)) {
-        block = page.elements[block as usize].parent.unwrap_or(root);
-    }
-    let listed: u32 = items.iter().map(|&m| figures.chars[m as usize]).sum();
-    // Items scattered through the article (links to related stories between its paragraphs)
-    // go alone: their common ancestor holds the article's text.
-    if block == root || figures.chars[block as usize].saturating_sub(listed) > 60 {
-        return items;
-    }
-    while block != root {
-        let parent = page.elements[block as usize].parent.unwrap_or(root);
-        if parent == root || figures.chars[parent as usize].saturating_sub(listed) > 60 {
-            break;
-        }
-        block = parent;
-    }
-    vec![block]
-}
-
-/// The page's title without the site's name: the heading naming the page when a declared
-/// title (`og:title`, `<title>`) contains its text ("Post | Site" → "Post"), else `og:title`,
-/// else `<title>`.
-pub fn page_title(page: &Page) -> Option<String> {
-    let og = super::extract::meta_values(page, "meta[property='og:title']", "content")
-        .into_iter()
-        .next();
-    let document = super::extract::document_title(page);
-    let heading = title_heading(page, &site_parts(page))
-        .map(|h| page.text_of(h))
-        .filter(|h| !h.is_empty());
-    let contains = |t: &Option<String>, h: &str| {
-        t.as_deref()
-            .is_some_and(|t| t.to_lowercase().contains(&h.to_lowercase()))
-    };
-    match heading {
-        Some(h) if contains(&og, &h) || contains(&document, &h) => Some(h),
-        _ => og.or(document),
-    }
-}
-
-/// The heading that names the page: among `h1`–`h3` outside boilerplate, the one most like the
-/// page's declared title (`og:title`, `<title>`, or a part of either around " | ", " - ", " — ",
-/// " · ", " :: ", " » "), by bigram Dice ≥ 0.7, the later one on a tie; a heading linking to the
-/// site's root (a logo) never is.
-fn title_heading(page: &Page, site: &[bool]) -> Option<ElementIdx> {
-    let titles = super::extract::meta_values(page, "meta[property='og:title']", "content")
-        .into_iter()
-        .chain(super::extract::document_title(page));
-    let mut parts: Vec<String> = Vec::new();
-    for title in titles {
-        for sep in [" | ", " - ", " – ", " — ", " · ", " :: ", " » ", " // "] {
-            parts.extend(
-                title
-                    .split(sep)
-                    .map(str::trim)
-                    .filter(|p| p.chars().count() > 2)
-                    .map(str::to_string),
-            );
-        }
-        parts.push(title);
-    }
-    if parts.is_empty() {
-        return None;
-    }
-    let mut best: Option<(ElementIdx, f64)> = None;
-    for (i, e) in page.elements.iter().enumerate() {
-        let i = i as ElementIdx;
-        if !matches!(e.name.as_str(), "h1" | "h2" | "h3") || site[i as usize] {
-            continue;
-        }
-        let logo = page.subtree(i).any(|d| {
-            page.elements[d as usize].name == "a" && page.attr(d, "href").is_some_and(root_href)
-        });
-        if logo {
-            continue;
-        }
-        let text = page.text_of(i);
-        let score = parts
-            .iter()
-            .map(|p| super::text::dice(&text, p))
-            .fold(0.0, f64::max);
-        // Ties go to the later heading: a post's title follows the site's name.
-        if score >= 0.7 && best.is_none_or(|(_, b)| score >= b) {
-            best = Some((i, score));
-        }
-    }
-    best.map(|(i, _)| i)
-}
-
-/// Chars of text after the heading `h` (its own subtree aside) outside boilerplate, links and
-/// the listed `items`.
-fn own_text_after(
-    page: &Page,
-    figures: &super::fallback::Figures,
-    h: ElementIdx,
-    items: &[ElementIdx],
-) -> u32 {
-    let n = page.elements.len() as ElementIdx;
-    let mut i = page.subtree(h).end;
-    let mut own = 0;
-    while i < n {
-        let e = &page.elements[i as usize];
-        if figures.boiler[i as usize] || e.name == "a" || items.contains(&i) {
-            i = page.subtree(i).end;
-            continue;
-        }
-        let children: u32 = e.children.iter().map(|&c| figures.chars[c as usize]).sum();
-        own += figures.chars[i as usize].saturating_sub(children);
-        i += 1;
-    }
-    own
-}
 
 #[cfg(test)]
 mod tests {
@@ -653,19 +412,6 @@ mod tests {
         assert_eq!(copy, Some("http://b.org/update/"));
         let another = "A different post that happens to share the title, about the shed.";
         assert_eq!(copy_of("Update", another, &feed.entries), None);
-    }
-
-    #[test]
-    fn the_canonical_link_resolved() {
-        let base = Url::parse("http://b.org/page/2/").unwrap();
-        let page = Page::parse(
-            "<html><head><link rel=stylesheet href=/s.css><link rel='Canonical' href='../../'></head><body></body></html>",
-        );
-        assert_eq!(
-            canonical_link(&page, &base).unwrap().as_str(),
-            "http://b.org/"
-        );
-        assert_eq!(canonical_link(&Page::parse("<p>x</p>"), &base), None);
     }
 
     #[test]

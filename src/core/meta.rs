@@ -11,9 +11,9 @@
 //! node or its ancestors are candidates. The winning rendering's format is kept with the rule
 //! so dates of other posts parse back with it.
 
-use super::learn::{Field, LearnedRule};
 use super::page::{ElementIdx, Page};
 use super::rules::{rule_for, RuleKind};
+use super::rules::{Field, LearnedRule};
 use super::text::{bigram_set, dice_from_counts, normalise};
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use rustc_hash::{FxHashMap, FxHashSet};

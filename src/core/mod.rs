@@ -93,11 +93,13 @@ pub(crate) const TEST_PROSE: &str =
     Even so, blackbirds and rainy weekends are two sides of the same coin, as ever.";
 
 pub mod authors;
+pub mod blocks;
 pub mod comments;
 pub mod excludes;
 pub mod extract;
 pub mod fallback;
 pub mod feed;
+pub mod head;
 pub mod html;
 pub mod identify;
 pub mod learn;

@@ -236,6 +236,62 @@ pub fn absolute_path(page: &Page, idx: ElementIdx) -> Option<String> {
     Some(format!("/{}", steps.join("/")))
 }
 
+super::vocabulary! {
+    /// A field of a post that rules are learned for; the name is the one stored with the rule
+    /// and printed by `archive rules`.
+    pub enum Field {
+        /// The post body.
+        Article = "article",
+        /// The post title.
+        Title = "title",
+        /// Elements inside the article that are not article text (a byline or title before the
+        /// text), learned from summary feeds; extraction removes what these rules select.
+        ArticleExclude = "article-exclude",
+        /// The byline (paper §3.5).
+        Author = "author",
+        /// Author candidates that repeat identically on every page while the feed names different
+        /// authors (a footer, an "About me" box; `page metadata` for the page's own author
+        /// metadata): never read as a post's authors. Learned from the feed entries (issue 13).
+        SiteWideAuthor = "site-wide-author",
+        /// The page's own publication-date metadata (JSON-LD `datePublished`,
+        /// `article:published_time`, `<time datetime>`) when it disagrees with the feed's dates
+        /// on most sampled pages (`page metadata`): never read as a post's date. Learned from the
+        /// feed entries (issue 13).
+        UnreliableDate = "unreliable-date",
+        /// The publication date (paper §3.5).
+        Date = "date",
+        /// What most of the blog's entry pages carry and its listing pages do not (an id/class
+        /// rule, or `page metadata`): a page whose URL looks like a permalink and carries
+        /// them is a post (`core::identify`, issue 28).
+        PostMark = "post-mark",
+        /// What the blog's listing pages carry and its entry pages do not (an id/class rule,
+        /// `several articles`, `canonical link`): a page carrying them and not the post marks
+        /// lists posts (`core::identify`).
+        ListingMark = "listing-mark",
+        /// Comment contents (paper §3.5, bipartite matching).
+        Comment = "comment",
+        /// Comment authors.
+        CommentAuthor = "comment-author",
+        /// Comment dates.
+        CommentDate = "comment-date",
+    }
+}
+
+/// A learned rule for one field with its evidence.
+#[derive(Debug, Clone)]
+pub struct LearnedRule {
+    /// The field.
+    pub field: Field,
+    /// The winning XPath.
+    pub xpath: String,
+    /// Mean Dice score of what the winning rule extracts, over all training pages (0–1).
+    pub score: f64,
+    /// Pages whose best rule was this one.
+    pub votes: u32,
+    /// Training pages for this field.
+    pub samples: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

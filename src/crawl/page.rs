@@ -9,10 +9,10 @@ use crate::core::comments::{same_comment, same_id, CommentRules};
 use crate::core::extract::{extract, ExtractContext, Extractor, GapField, RuleSet};
 use crate::core::feed::{self, Feed, FeedEntry};
 use crate::core::identify::{judge, Found, Marks, Verdict};
-use crate::core::learn::Field;
 use crate::core::meta::blog_offset;
 use crate::core::page::Page;
 use crate::core::post_url::{comment_page_of, PostUrlPattern};
+use crate::core::rules::Field;
 use crate::core::rules::Rule;
 use crate::fetch::{self, Response};
 use crate::store::{

@@ -335,7 +335,7 @@ value_as_name!(
     super::CommentSource,
     super::RenderMode,
     super::Renders,
-    crate::core::learn::Field,
+    crate::core::rules::Field,
     crate::core::feed::FeedKind,
 );
 

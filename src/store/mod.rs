@@ -271,7 +271,7 @@ stored_as_name!(
     CommentSource,
     RenderMode,
     Renders,
-    crate::core::learn::Field,
+    crate::core::rules::Field,
     crate::core::feed::FeedKind,
 );
 

@@ -5,8 +5,8 @@
 //! the blog wrote, `DateTime<FixedOffset>`. Exported records serialise them as RFC 3339.
 
 use crate::core::extract::{ExtractedBy, GapField};
-use crate::core::learn::Field;
 use crate::core::post_url::PostUrlPattern;
+use crate::core::rules::Field;
 use crate::core::vocabulary;
 use crate::fetch::{FetchRecord, Response};
 use chrono::{DateTime, FixedOffset, Utc};

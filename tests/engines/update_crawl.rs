@@ -6,7 +6,7 @@
 //! lost or doubled) while requesting nothing but feeds, comment feeds and the changed pages.
 
 use crate::common::*;
-use everblog::core::learn::Field;
+use everblog::core::rules::Field;
 use everblog::fixture_server::{Root, Server};
 use everblog::store::DatabaseSettings;
 use everblog::store::{JobKind, JobState, Store};

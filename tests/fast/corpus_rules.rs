@@ -4,8 +4,10 @@
 //! without `../shared/corpora/`.
 
 use everblog::core::feed;
-use everblog::core::learn::{learn, Field, Sample, Target};
+use everblog::core::feed::Target;
+use everblog::core::learn::{learn, Sample};
 use everblog::core::page::Page;
+use everblog::core::rules::Field;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 

@@ -14,8 +14,8 @@ macro_rules! blogs_round_trip {
     ($backend:expr, $store:expr) => {{
         use chrono::DateTime;
         use everblog::core::feed::{Enclosure, FeedEntry};
-        use everblog::core::learn::Field;
         use everblog::core::post_url::PostUrlPattern;
+        use everblog::core::rules::Field;
         use everblog::store::{RenderMode, Renders, StoredRule};
         let backend: &str = $backend;
         let mut s = $store;

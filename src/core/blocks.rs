@@ -1,0 +1,395 @@
+//! The blocks of a page, read from its flat element table in linear passes, shared by the
+//! generic extractor (`core::fallback`), the listing judge (`core::listing`) and learning
+//! (`core::learn`): per-element text figures ([`Figures`]: boilerplate, chars, link chars,
+//! paragraph scores), the site's parts around its posts, the headings that list other posts
+//! and the blocks they make inside an article ([`listed_block`]), and the heading that names
+//! the page ([`page_title`]).
+
+use super::page::{ElementIdx, Page};
+use super::roles::{classify, Class, SITE_PARTS};
+
+/// Text blocks shorter than this (chars) score nothing.
+pub const MIN_BLOCK: u32 = 25;
+
+/// Inline elements: their text is part of the paragraph around them.
+const INLINE: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "data", "del", "dfn", "em", "font", "i",
+    "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time",
+    "u", "var",
+];
+
+/// Per-element figures of one page, from one pass over its element table .
+pub(super) struct Figures {
+    /// The element or an ancestor is boilerplate.
+    pub(super) boiler: Vec<bool>,
+    /// Chars of text outside boilerplate in the element's subtree.
+    pub(super) chars: Vec<u32>,
+    /// Of those, chars inside links.
+    pub(super) link_chars: Vec<u32>,
+    /// Readability content score gathered from the paragraphs below.
+    pub(super) score: Vec<f32>,
+    /// Class/id weight: +25 positive, −25 negative.
+    pub(super) weight: Vec<f32>,
+}
+
+impl Figures {
+    /// The figures of every element of `page`.
+    pub(super) fn of(page: &Page) -> Figures {
+        let n = page.elements.len();
+        // Hard boilerplate (tags, hidden) flows down; parents come before children.
+        let mut hard = vec![false; n];
+        let mut soft = vec![false; n];
+        let mut weight = vec![0.0; n];
+        for i in 0..n {
+            let inherited = page.elements[i].parent.is_some_and(|p| hard[p as usize]);
+            let class = classify(page, i as ElementIdx);
+            hard[i] = inherited || class == Class::Hard;
+            soft[i] = class == Class::Negative;
+            weight[i] = match class {
+                Class::Positive => 25.0,
+                Class::Article => 10.0,
+                Class::Negative => -25.0,
+                _ => 0.0,
+            };
+        }
+        let (chars, _) = sizes(page, &hard);
+        // Prose: chars of the text blocks below each element.
+        let mut prose = vec![0u32; n];
+        for i in (0..n).rev() {
+            if !hard[i] && chars[i] >= MIN_BLOCK && is_block(page, i as ElementIdx) {
+                prose[i] = prose[i].max(chars[i]);
+            }
+            if let Some(p) = page.elements[i].parent {
+                prose[p as usize] += prose[i];
+            }
+        }
+        // A site part by its class never holds most of the page's prose: an Elementor
+        // "widget" or a "has-sidebar" wrapper around the article is not boilerplate.
+        let total = prose.first().copied().unwrap_or(0);
+        let mut boiler = hard;
+        for i in 0..n {
+            let inherited = page.elements[i].parent.is_some_and(|p| boiler[p as usize]);
+            boiler[i] |= inherited || (soft[i] && prose[i] * 2 <= total);
+        }
+        let (chars, link_chars) = sizes(page, &boiler);
+        let mut score = vec![0.0f32; n];
+        // Paragraph scores, given to the ancestors. A container's own text outside its block
+        // children (text between `<br>`s) is a paragraph of the container.
+        for i in 0..n {
+            if boiler[i] {
+                continue;
+            }
+            let e = &page.elements[i];
+            let (len, mut ancestor) = if is_block(page, i as ElementIdx) {
+                (chars[i], e.parent)
+            } else if !INLINE.contains(&e.name.as_str()) {
+                let blocks: u32 = e
+                    .children
+                    .iter()
+                    .filter(|&&c| !INLINE.contains(&page.elements[c as usize].name.as_str()))
+                    .map(|&c| chars[c as usize])
+                    .sum();
+                (chars[i].saturating_sub(blocks), Some(i as ElementIdx))
+            } else {
+                continue;
+            };
+            if len < MIN_BLOCK {
+                continue;
+            }
+            let text = &page.text[e.start as usize..e.end as usize];
+            let commas = if len == chars[i] {
+                text.iter().filter(|&&c| c == ',' || c == '，').count() as f32
+            } else {
+                0.0
+            };
+            let s = 1.0 + commas + (len / 100).min(3) as f32;
+            let mut level = 0;
+            while let (Some(a), true) = (ancestor, level < 5) {
+                let divider = match level {
+                    0 => 1.0,
+                    1 => 2.0,
+                    l => l as f32 * 3.0,
+                };
+                score[a as usize] += s / divider;
+                ancestor = page.elements[a as usize].parent;
+                level += 1;
+            }
+        }
+        Figures {
+            boiler,
+            chars,
+            link_chars,
+            score,
+            weight,
+        }
+    }
+}
+
+/// Chars of text in each element's subtree outside `excluded` subtrees, and of those the chars
+/// inside links. Children follow their parent in document order, so one reverse pass sums.
+fn sizes(page: &Page, excluded: &[bool]) -> (Vec<u32>, Vec<u32>) {
+    let n = page.elements.len();
+    let mut chars = vec![0u32; n];
+    let mut links = vec![0u32; n];
+    for i in (0..n).rev() {
+        if excluded[i] {
+            continue;
+        }
+        let e = &page.elements[i];
+        let children: u32 = e
+            .children
+            .iter()
+            .map(|&c| {
+                let c = &page.elements[c as usize];
+                c.end - c.start
+            })
+            .sum();
+        chars[i] += (e.end - e.start).saturating_sub(children);
+        if e.name == "a" {
+            links[i] = chars[i];
+        }
+        if let Some(p) = e.parent {
+            chars[p as usize] += chars[i];
+            links[p as usize] += links[i];
+        }
+    }
+    (chars, links)
+}
+
+/// Blocks whose text is scored as a paragraph.
+fn is_block(page: &Page, idx: ElementIdx) -> bool {
+    let e = &page.elements[idx as usize];
+    match e.name.as_str() {
+        "p" | "pre" | "blockquote" | "td" | "dd" => true,
+        "div" | "section" | "li" => !e.children.iter().any(|&c| {
+            matches!(
+                page.elements[c as usize].name.as_str(),
+                "p" | "div" | "section" | "article" | "table" | "ul" | "ol" | "pre" | "blockquote"
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// Whether an href names a site's root, as a logo links it: `/`, `./`, `../../`, `index.html`.
+pub(super) fn root_href(href: &str) -> bool {
+    let mut h = href.trim();
+    while let Some(rest) = h.strip_prefix("../").or_else(|| h.strip_prefix("./")) {
+        h = rest;
+    }
+    matches!(h, "" | "/" | "." | ".." | "index.html")
+}
+
+/// The headings that list a post on the page: `h1`–`h4` outside boilerplate whose text is
+/// mostly one link to another page (not a fragment of this one, not the site's root: a logo),
+/// with at least two words.
+pub(super) fn listed_headings(page: &Page, parts: &[bool]) -> Vec<ElementIdx> {
+    let mut out = Vec::new();
+    for (i, e) in page.elements.iter().enumerate() {
+        let i = i as ElementIdx;
+        if !matches!(e.name.as_str(), "h1" | "h2" | "h3" | "h4") || parts[i as usize] {
+            continue;
+        }
+        let text = page.normalised_text_of(i);
+        if text.len() < 6 || !text.contains(&' ') {
+            continue;
+        }
+        let link = page.subtree(i).find(|&d| {
+            page.elements[d as usize].name == "a"
+                && page.attr(d, "href").is_some_and(|h| {
+                    let h = h.trim();
+                    !h.is_empty() && !h.starts_with('#') && !root_href(h)
+                })
+        });
+        let Some(a) = link else { continue };
+        let ae = &page.elements[a as usize];
+        if (ae.end - ae.start) * 2 >= e.end - e.start {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// Which elements are in a part of the site around its posts: navigation, asides, footers,
+/// hidden elements (by tag and role, `core::fallback`'s hard boilerplate) and elements whose
+/// class or id names such a part (`core::fallback`'s site-part words), with their contents. A post's own
+/// `<header>` is none of them.
+pub(super) fn site_parts(page: &Page) -> Vec<bool> {
+    let mut parts = vec![false; page.elements.len()];
+    for i in 0..page.elements.len() {
+        let inherited = page.elements[i].parent.is_some_and(|p| parts[p as usize]);
+        parts[i] = inherited || {
+            let idx = i as ElementIdx;
+            classify(page, idx) == Class::Hard
+                || [page.attr(idx, "class"), page.attr(idx, "id")]
+                    .into_iter()
+                    .flatten()
+                    .flat_map(str::split_whitespace)
+                    .any(|w| {
+                        let w = w.to_ascii_lowercase();
+                        SITE_PARTS.contains(&w.as_str())
+                            || w.rsplit(['-', '_'])
+                                .next()
+                                .is_some_and(|last| SITE_PARTS.contains(&last))
+                    })
+        };
+    }
+    parts
+}
+
+/// Each listed heading's item: its highest ancestor that holds no other listed heading and not
+/// the heading naming the page (`title`).
+pub(super) fn items_of(
+    page: &Page,
+    headings: &[ElementIdx],
+    title: Option<ElementIdx>,
+) -> Vec<ElementIdx> {
+    headings
+        .iter()
+        .map(|&x| {
+            let mut cur = x;
+            while let Some(p) = page.elements[cur as usize].parent {
+                let holds_other = headings.iter().any(|&o| o != x && page.contains(p, o));
+                if p == 0 || holds_other || title.is_some_and(|t| page.contains(p, t)) {
+                    break;
+                }
+                cur = p;
+            }
+            cur
+        })
+        .collect()
+}
+
+/// What inside an article element lists other posts (a related-posts block, a "More posts"
+/// loop, "Read more" cards) and is no article text: where at least two headings inside `root`
+/// link to other pages, after text of the article's own, the smallest block holding their items
+/// and little else (a "Related" heading); the items alone when they share `root` with the text.
+pub(super) fn listed_block(page: &Page, figures: &Figures, root: ElementIdx) -> Vec<ElementIdx> {
+    let range = page.subtree(root);
+    let headings: Vec<ElementIdx> = listed_headings(page, &site_parts(page))
+        .into_iter()
+        .filter(|h| range.contains(h) && *h != root)
+        .collect();
+    let (Some(&first), true) = (headings.first(), headings.len() >= 2) else {
+        return Vec::new();
+    };
+    // The article's own text comes first.
+    let before = page.elements[first as usize].start - page.elements[root as usize].start;
+    if before < MIN_BLOCK {
+        return Vec::new();
+    }
+    // Each item stops below the element holding two headings, itself inside `root`.
+    let items = items_of(page, &headings, None);
+    let mut block = page.elements[items[0] as usize].parent.unwrap_or(root);
+    while !items.iter().all(|&m| page.contains(block, m)) {
+        block = page.elements[block as usize].parent.unwrap_or(root);
+    }
+    let listed: u32 = items.iter().map(|&m| figures.chars[m as usize]).sum();
+    // Items scattered through the article (links to related stories between its paragraphs)
+    // go alone: their common ancestor holds the article's text.
+    if block == root || figures.chars[block as usize].saturating_sub(listed) > 60 {
+        return items;
+    }
+    while block != root {
+        let parent = page.elements[block as usize].parent.unwrap_or(root);
+        if parent == root || figures.chars[parent as usize].saturating_sub(listed) > 60 {
+            break;
+        }
+        block = parent;
+    }
+    vec![block]
+}
+
+/// The page's title without the site's name: the heading naming the page when a declared
+/// title (`og:title`, `<title>`) contains its text ("Post | Site" → "Post"), else `og:title`,
+/// else `<title>`.
+pub fn page_title(page: &Page) -> Option<String> {
+    let og = super::head::meta_values(page, "meta[property='og:title']", "content")
+        .into_iter()
+        .next();
+    let document = super::head::document_title(page);
+    let heading = title_heading(page, &site_parts(page))
+        .map(|h| page.text_of(h))
+        .filter(|h| !h.is_empty());
+    let contains = |t: &Option<String>, h: &str| {
+        t.as_deref()
+            .is_some_and(|t| t.to_lowercase().contains(&h.to_lowercase()))
+    };
+    match heading {
+        Some(h) if contains(&og, &h) || contains(&document, &h) => Some(h),
+        _ => og.or(document),
+    }
+}
+
+/// The heading that names the page: among `h1`–`h3` outside boilerplate, the one most like the
+/// page's declared title (`og:title`, `<title>`, or a part of either around " | ", " - ", " — ",
+/// " · ", " :: ", " » "), by bigram Dice ≥ 0.7, the later one on a tie; a heading linking to the
+/// site's root (a logo) never is.
+pub(super) fn title_heading(page: &Page, site: &[bool]) -> Option<ElementIdx> {
+    let titles = super::head::meta_values(page, "meta[property='og:title']", "content")
+        .into_iter()
+        .chain(super::head::document_title(page));
+    let mut parts: Vec<String> = Vec::new();
+    for title in titles {
+        for sep in [" | ", " - ", " – ", " — ", " · ", " :: ", " » ", " // "] {
+            parts.extend(
+                title
+                    .split(sep)
+                    .map(str::trim)
+                    .filter(|p| p.chars().count() > 2)
+                    .map(str::to_string),
+            );
+        }
+        parts.push(title);
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let mut best: Option<(ElementIdx, f64)> = None;
+    for (i, e) in page.elements.iter().enumerate() {
+        let i = i as ElementIdx;
+        if !matches!(e.name.as_str(), "h1" | "h2" | "h3") || site[i as usize] {
+            continue;
+        }
+        let logo = page.subtree(i).any(|d| {
+            page.elements[d as usize].name == "a" && page.attr(d, "href").is_some_and(root_href)
+        });
+        if logo {
+            continue;
+        }
+        let text = page.text_of(i);
+        let score = parts
+            .iter()
+            .map(|p| super::text::dice(&text, p))
+            .fold(0.0, f64::max);
+        // Ties go to the later heading: a post's title follows the site's name.
+        if score >= 0.7 && best.is_none_or(|(_, b)| score >= b) {
+            best = Some((i, score));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// Chars of text after the heading `h` (its own subtree aside) outside boilerplate, links and
+/// the listed `items`.
+pub(super) fn own_text_after(
+    page: &Page,
+    figures: &Figures,
+    h: ElementIdx,
+    items: &[ElementIdx],
+) -> u32 {
+    let n = page.elements.len() as ElementIdx;
+    let mut i = page.subtree(h).end;
+    let mut own = 0;
+    while i < n {
+        let e = &page.elements[i as usize];
+        if figures.boiler[i as usize] || e.name == "a" || items.contains(&i) {
+            i = page.subtree(i).end;
+            continue;
+        }
+        let children: u32 = e.children.iter().map(|&c| figures.chars[c as usize]).sum();
+        own += figures.chars[i as usize].saturating_sub(children);
+        i += 1;
+    }
+    own
+}

@@ -1,0 +1,135 @@
+//! What a page declares about itself in its markup, read the same way by every extractor and
+//! judge: `<meta>` values, JSON-LD objects, the document's `<title>`, the canonical link, and
+//! whether it declares itself one post (JSON-LD `Article`/`BlogPosting`…, `og:type=article`).
+
+use super::page::Page;
+use scraper::Selector;
+use url::Url;
+
+/// The document's `<title>`, whitespace collapsed.
+pub(super) fn document_title(page: &Page) -> Option<String> {
+    first_text(page, "title")
+}
+
+/// The elements `css` selects (none for an unparsable selector).
+pub(super) fn select<'a>(page: &'a Page, css: &str) -> Vec<scraper::ElementRef<'a>> {
+    match Selector::parse(css) {
+        Ok(s) => page.html().select(&s).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Every non-empty value of `attr` on the elements `css` selects, whitespace collapsed.
+pub(super) fn meta_values(page: &Page, css: &str, attr: &str) -> Vec<String> {
+    select(page, css)
+        .into_iter()
+        .filter_map(|e| e.value().attr(attr))
+        .map(super::text::collapse_whitespace)
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
+/// The first non-empty value of `attr` on the elements `css` selects, whitespace collapsed.
+pub(super) fn meta(page: &Page, css: &str, attr: &str) -> Option<String> {
+    select(page, css)
+        .into_iter()
+        .filter_map(|e| e.value().attr(attr))
+        .map(super::text::collapse_whitespace)
+        .find(|v| !v.is_empty())
+}
+
+/// The first non-empty text of the elements `css` selects, whitespace collapsed.
+pub(super) fn first_text(page: &Page, css: &str) -> Option<String> {
+    select(page, css)
+        .into_iter()
+        .map(|e| super::text::collapse_whitespace(&e.text().collect::<String>()))
+        .find(|t| !t.is_empty())
+}
+
+/// The page's JSON-LD objects, `@graph` members and arrays flattened; unparsable blocks skipped.
+pub(super) fn json_ld(page: &Page) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    for e in select(page, "script[type='application/ld+json']") {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&e.text().collect::<String>()) else {
+            continue;
+        };
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::Array(a) => stack.extend(a),
+                serde_json::Value::Object(ref o) => {
+                    if let Some(g) = o.get("@graph") {
+                        stack.push(g.clone());
+                    }
+                    out.push(v);
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The page's `<link rel="canonical">`, resolved against `base`; `None` when it declares none
+/// (or an unparsable one).
+pub fn canonical_link(page: &Page, base: &Url) -> Option<Url> {
+    let sel = Selector::parse("link[rel]").expect("static selector");
+    page.html()
+        .select(&sel)
+        .filter(|l| {
+            l.value().attr("rel").is_some_and(|r| {
+                r.split_whitespace()
+                    .any(|w| w.eq_ignore_ascii_case("canonical"))
+            })
+        })
+        .find_map(|l| {
+            l.value()
+                .attr("href")
+                .and_then(|h| base.join(h.trim()).ok())
+        })
+}
+
+/// Whether the page declares itself one post: JSON-LD naming a post ([`ld_article`]) or
+/// OpenGraph `og:type=article` ([`og_article`]).
+pub fn declares_post(page: &Page) -> bool {
+    ld_article(page) || og_article(page)
+}
+
+/// Whether the page's JSON-LD has an object whose `@type` is `BlogPosting`, `Article`,
+/// `NewsArticle`, `Posting`… (any type ending in `Article` or `Posting`).
+pub fn ld_article(page: &Page) -> bool {
+    let posting = |t: &str| {
+        let t = t.rsplit(['/', ':']).next().unwrap_or(t);
+        t.ends_with("Article") || t.ends_with("Posting") || t == "Report"
+    };
+    json_ld(page).into_iter().any(|v| match v.get("@type") {
+        Some(serde_json::Value::String(t)) => posting(t),
+        Some(serde_json::Value::Array(a)) => a.iter().filter_map(|t| t.as_str()).any(posting),
+        _ => false,
+    })
+}
+
+/// Whether the page declares OpenGraph `og:type=article`.
+pub fn og_article(page: &Page) -> bool {
+    meta_values(page, "meta[property='og:type']", "content")
+        .iter()
+        .any(|t| t.eq_ignore_ascii_case("article"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_canonical_link_resolved() {
+        let base = Url::parse("http://b.org/page/2/").unwrap();
+        let page = Page::parse(
+            "<html><head><link rel=stylesheet href=/s.css><link rel='Canonical' href='../../'></head><body></body></html>",
+        );
+        assert_eq!(
+            canonical_link(&page, &base).unwrap().as_str(),
+            "http://b.org/"
+        );
+        assert_eq!(canonical_link(&Page::parse("<p>x</p>"), &base), None);
+    }
+}
