@@ -14,8 +14,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::{OnceCell, Semaphore};
 use url::Url;
 
-/// Longest pause a host may impose on us through `Crawl-delay`.
-pub const MAX_HOST_DELAY: Duration = Duration::from_secs(600);
+/// How late past its booked slot a request may start when another process books the host's
+/// next slot ([`HostGate`]): slots are booked this much longer than the spacing, and a request
+/// that wakes later books a new slot (at most [`LATE_WAKE_RETRIES`] times; the last one is
+/// taken however late).
+pub const LATE_WAKE: Duration = Duration::from_millis(10);
+/// Slots booked at most for one request after waking too late ([`LATE_WAKE`]).
+pub const LATE_WAKE_RETRIES: u32 = 3;
 /// Longest a host stays disallowed, between two reads, while its robots.txt is unreachable
 /// (RFC 9309 §2.3.1.4 allows caching for 24 hours).
 pub const ROBOTS_RETRY_MAX: Duration = Duration::from_secs(24 * 3600);
@@ -121,11 +126,21 @@ impl HostState {
                 Some(d) => tokio::time::sleep(d).await,
             }
         }
-        // Other processes on the same database book the same host's slots too.
+        // Other processes on the same database book the same host's slots too. Each slot is
+        // booked `LATE_WAKE` longer than the spacing, so a request that wakes up to that late
+        // still leaves the spacing before the next process's slot; one that wakes later (a busy
+        // machine) gives its slot up and books the next free one.
         if let Some(gate) = self.shared.as_ref().filter(|_| !spacing.is_zero()) {
-            let wait = gate.0.reserve(&self.key, spacing);
-            if !wait.is_zero() {
-                tokio::time::sleep(wait).await;
+            for _ in 0..LATE_WAKE_RETRIES {
+                let wait = gate.0.reserve(&self.key, spacing + LATE_WAKE);
+                if wait.is_zero() {
+                    break;
+                }
+                let slot = tokio::time::Instant::now() + wait;
+                tokio::time::sleep_until(slot).await;
+                if tokio::time::Instant::now() <= slot + LATE_WAKE {
+                    break;
+                }
             }
         }
         Permit { _permit: permit }
