@@ -11,7 +11,7 @@
 use crate::core::html::parse_document;
 use crate::core::requisites::{self, Kind, Requisite};
 use crate::fetch::{decode_body, Fetched, Fetcher};
-use crate::store::{Blog, MediaState, NewMedia, Store};
+use crate::store::{Blog, MediaState, NewMedia, PendingMedia, Store};
 use anyhow::Result;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -108,18 +108,25 @@ pub async fn capture_pending(
         budget: (settings.max_blog_mb.max(0.0) * 1024.0 * 1024.0) as u64,
         failed: HashMap::new(),
         sheet_uses: HashMap::new(),
+        archived: HashMap::new(),
     };
     loop {
-        let posts = capture.store.posts_without_media(blog.id, 20)?;
+        let posts = capture.store.media_pending(blog.id, BATCH)?;
         if posts.is_empty() || stopped() {
             break;
         }
-        for (post_url, response_id) in posts {
+        // The batch's media are written together (one transaction), what was captured when
+        // asked to stop included; a failed store loses only this batch's lists (the files
+        // fetched are kept already, and found again).
+        let mut done = Vec::with_capacity(posts.len());
+        for p in posts {
             if stopped() {
                 break;
             }
-            capture.post(&post_url, response_id).await?;
+            let media = capture.post(p).await?;
+            done.push(media);
         }
+        capture.store.set_posts_media(&done)?;
     }
     let summary = capture.summary;
     if summary.posts > 0 {
@@ -146,63 +153,69 @@ struct Capture<'a> {
     /// What each stylesheet kept uses, by its response id: read from the archive once per
     /// run, though every post of a theme links the same sheets.
     sheet_uses: HashMap<i64, Vec<Requisite>>,
+    /// Requisites found in the archive by this run, URL → (response id, status): the theme's
+    /// files every post links are looked up once. A run fetches only what the archive lacks,
+    /// so what it found stays the latest response.
+    archived: HashMap<String, (i64, u16)>,
 }
 
+/// Posts whose media are captured, and then written, together.
+const BATCH: usize = 20;
+
 impl Capture<'_> {
-    /// Captures one post's requisites and media, from its stored page `response_id`, in waves:
-    /// the page's requisites, then what its stylesheets use, then theirs.
-    async fn post(&mut self, post_url: &str, response_id: i64) -> Result<()> {
-        let Ok(base) = Url::parse(post_url) else {
-            return self.store.set_post_media(post_url, &[]);
+    /// Captures one post's requisites and media, from its stored page, in waves: the page's
+    /// requisites, then what its stylesheets use, then theirs. Returns the post's URL and its
+    /// media in page order, for [`Store::set_posts_media`].
+    async fn post(&mut self, p: PendingMedia) -> Result<(String, Vec<NewMedia>)> {
+        let Ok(base) = Url::parse(&p.post_url) else {
+            return Ok((p.post_url, Vec::new()));
         };
-        let Some(mut wanted) = self.wanted(post_url, response_id, &base)? else {
-            return self.store.set_post_media(post_url, &[]);
+        let Some(mut wanted) = self.wanted(&p, &base)? else {
+            return Ok((p.post_url, Vec::new()));
         };
         let mut done: Vec<NewMedia> = Vec::new();
         for _wave in 0..3 {
             if wanted.is_empty() {
                 break;
             }
-            let sheets = self.wave(post_url, wanted, &mut done).await?;
+            let sheets = self.wave(&p.post_url, wanted, &mut done).await?;
             wanted = self.used_by_sheets(sheets, &base, &done)?;
         }
-        self.store.set_post_media(post_url, &done)?;
         self.summary.posts += 1;
-        Ok(())
+        Ok((p.post_url, done))
     }
 
     /// What a post needs and carries: the requisites of its stored page, of its page as
     /// served when that is a rendering, and its feed entry's enclosures, within the settings
     /// (other hosts, most per post). `None` when the page's body is gone.
-    fn wanted(
-        &self,
-        post_url: &str,
-        response_id: i64,
-        base: &Url,
-    ) -> Result<Option<Vec<Requisite>>> {
-        let Some(body) = self.store.response_body(response_id)? else {
+    fn wanted(&self, p: &PendingMedia, base: &Url) -> Result<Option<Vec<Requisite>>> {
+        let Some(body) = &p.body else {
             return Ok(None);
         };
-        let html = String::from_utf8_lossy(&body);
+        let html = String::from_utf8_lossy(body);
         let mut wanted = requisites::of_page(&parse_document(&html), base);
         // A rendered post's DOM has lost what its scripts replaced (a lazy loader's
         // placeholder `src`), which the page as served still loads first: add the raw
         // page's requisites too.
-        if let Some((raw_id, _)) = self.store.response_for(self.blog.id, post_url)? {
-            if raw_id != response_id {
-                if let Some(raw) = self.store.response_body(raw_id)? {
-                    let raw = parse_document(&String::from_utf8_lossy(&raw));
-                    for r in requisites::of_page(&raw, base) {
-                        push_new(&mut wanted, r);
-                    }
+        if let Some(raw_id) = p.raw_id.filter(|&id| id != p.response_id) {
+            if let Some(raw) = self.store.response_body(raw_id)? {
+                let raw = parse_document(&String::from_utf8_lossy(&raw));
+                for r in requisites::of_page(&raw, base) {
+                    push_new(&mut wanted, r);
                 }
             }
         }
         // The feed's enclosures (podcast episodes) are the post's media even when the
         // page never links them.
-        for e in self.store.enclosures_of(self.blog.id, post_url)? {
+        for e in &p.enclosures {
             let kind = requisites::enclosure_kind(e.mime.as_deref());
-            push_new(&mut wanted, Requisite { url: e.url, kind });
+            push_new(
+                &mut wanted,
+                Requisite {
+                    url: e.url.clone(),
+                    kind,
+                },
+            );
         }
         if !self.settings.other_hosts {
             wanted.retain(|r| same_host(&r.url, base));
@@ -222,10 +235,17 @@ impl Capture<'_> {
     ) -> Result<Vec<(Requisite, i64)>> {
         let mut sheets: Vec<(Requisite, i64)> = Vec::new();
         let mut to_fetch = Vec::new();
-        let urls: Vec<String> = wanted.iter().map(|r| r.url.clone()).collect();
-        let archived = self.store.responses_for(self.blog.id, &urls)?;
+        let unknown: Vec<String> = wanted
+            .iter()
+            .filter(|r| !self.archived.contains_key(&r.url))
+            .map(|r| r.url.clone())
+            .collect();
+        if !unknown.is_empty() {
+            let found = self.store.responses_for(self.blog.id, &unknown)?;
+            self.archived.extend(found);
+        }
         for r in wanted {
-            match archived.get(&r.url).copied() {
+            match self.archived.get(&r.url).copied() {
                 Some((id, status)) => {
                     self.summary.reused += 1;
                     done.push(stored(&r, id));

@@ -52,7 +52,7 @@ fn enclosures_col(enclosures: &[Enclosure]) -> Result<Option<String>> {
 }
 
 /// A feed entry's stored enclosures (JSON), none when unset or unreadable.
-fn parse_enclosures(col: Option<String>) -> Vec<Enclosure> {
+pub(super) fn parse_enclosures(col: Option<String>) -> Vec<Enclosure> {
     col.and_then(|j| serde_json::from_str(&j).ok())
         .unwrap_or_default()
 }

@@ -25,6 +25,23 @@ pub struct NewMedia {
     pub reason: Option<String>,
 }
 
+/// A post whose media are still to capture, with what capturing them reads, fetched for a
+/// batch of posts in one statement ([`Store::media_pending`]).
+#[derive(Debug, Clone)]
+pub struct PendingMedia {
+    /// The post's URL.
+    pub post_url: String,
+    /// The response its post was extracted from (a rendering for rendered blogs).
+    pub response_id: i64,
+    /// That response's body; `None` when it is gone from the archive.
+    pub body: Option<Vec<u8>>,
+    /// The post URL's latest response as served (`kind` raw), when the archive holds one:
+    /// another response than `response_id` when the post was extracted from a rendering.
+    pub raw_id: Option<i64>,
+    /// Its feed entry's enclosures (podcast episodes), empty without an entry.
+    pub enclosures: Vec<crate::core::feed::Enclosure>,
+}
+
 /// The media recorded for a post, in page order (the order they were written: SQLite's
 /// `rowid`, PostgreSQL's `seq`).
 pub(super) fn media_of(db: &mut dyn Db, post_url: &str) -> Result<Vec<Media>> {
@@ -156,54 +173,103 @@ impl Store {
     }
 
     /// Posts of a blog whose media are still to capture (never captured, or their page was
-    /// archived again since): `(post URL, the response it was extracted from)`, at most
-    /// `limit`, oldest archived first.
+    /// archived again since), at most `limit`, oldest archived first, each with its page's
+    /// body, its latest raw response and its feed entry's enclosures: one statement for the
+    /// whole batch, where reading them post by post took four.
     ///
     /// # Errors
-    /// The database failed.
-    pub fn posts_without_media(&self, blog_id: i64, limit: usize) -> Result<Vec<(String, i64)>> {
+    /// The database failed, or a body did not inflate.
+    pub fn media_pending(&self, blog_id: i64, limit: usize) -> Result<Vec<PendingMedia>> {
         self.read(move |db| {
             db.query_map(
-                "SELECT url, response_id FROM posts
-                 WHERE blog_id = ?1 AND response_id IS NOT NULL
-                   AND (media_at IS NULL OR media_at < fetched_at)
-                 ORDER BY fetched_at LIMIT ?2",
-                args![blog_id, limit],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                &format!(
+                    "SELECT p.url, p.response_id, (SELECT {BODY} FROM responses WHERE id = p.response_id),
+                       (SELECT x.id FROM responses x WHERE x.blog_id = p.blog_id
+                          AND (x.url = p.url OR x.final_url = p.url) AND x.kind = ?3
+                        ORDER BY x.id DESC LIMIT 1),
+                       e.enclosures
+                     FROM posts p LEFT JOIN feed_entries e ON e.blog_id = p.blog_id AND e.url = p.url
+                     WHERE p.blog_id = ?1 AND p.response_id IS NOT NULL
+                       AND (p.media_at IS NULL OR p.media_at < p.fetched_at)
+                     ORDER BY p.fetched_at LIMIT ?2"
+                ),
+                args![blog_id, limit, ResponseKind::Raw],
+                |r| {
+                    Ok(PendingMedia {
+                        post_url: r.get(0)?,
+                        response_id: r.get(1)?,
+                        body: r
+                            .get::<Option<Vec<u8>>>(2)?
+                            .map(|b| super::decompress(&b))
+                            .transpose()?,
+                        raw_id: r.get(3)?,
+                        enclosures: super::blogs::parse_enclosures(r.get(4)?),
+                    })
+                },
             )
         })
     }
 
-    /// Replaces the media recorded for a post and marks them captured now, in one transaction.
-    /// A URL listed twice keeps its last entry, in that entry's place.
+    /// Replaces the media recorded for a post and marks them captured now, in one transaction
+    /// ([`Store::set_posts_media`] of one post).
     ///
     /// # Errors
     /// The database failed.
     pub fn set_post_media(&mut self, post_url: &str, media: &[NewMedia]) -> Result<()> {
-        let last: std::collections::HashMap<&str, usize> = media
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (m.url.as_str(), i))
-            .collect();
-        let kept: Vec<NewMedia> = media
-            .iter()
-            .enumerate()
-            .filter(|(i, m)| last[m.url.as_str()] == *i)
-            .map(|(_, m)| m.clone())
-            .collect();
-        let post_url = post_url.to_string();
+        self.set_posts_media(&[(post_url.to_string(), media.to_vec())])
+    }
+
+    /// Replaces the media recorded for each of `posts` (post URL, its media in page order) and
+    /// marks them captured now, all in one transaction. A URL listed twice for one post keeps
+    /// its last entry, in that entry's place.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn set_posts_media(&mut self, posts: &[(String, Vec<NewMedia>)]) -> Result<()> {
+        let mut rows: Vec<(String, NewMedia)> = Vec::new();
+        for (post_url, media) in posts {
+            let last: std::collections::HashMap<&str, usize> = media
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.url.as_str(), i))
+                .collect();
+            rows.extend(
+                media
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, m)| last[m.url.as_str()] == *i)
+                    .map(|(_, m)| (post_url.clone(), m.clone())),
+            );
+        }
+        let urls: Vec<String> = posts.iter().map(|(u, _)| u.clone()).collect();
         self.write(move |db| {
-            db.execute("DELETE FROM post_media WHERE post_url = ?1", args![post_url.as_str()])?;
-            for chunk in kept.chunks(ROWS_PER_STATEMENT) {
-                let rows: Vec<String> = (0..chunk.len())
+            let now = db.now()?;
+            for chunk in urls.chunks(ROWS_PER_STATEMENT) {
+                let marks = marks(1, chunk.len());
+                let params: Vec<Value> = chunk.iter().map(|u| Value::from(u.as_str())).collect();
+                db.execute(
+                    &format!("DELETE FROM post_media WHERE post_url IN ({marks})"),
+                    &params,
+                )?;
+            }
+            for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+                let values: Vec<String> = (0..chunk.len())
                     .map(|i| {
-                        let m = 2 + i * 5;
-                        format!("(?1, ?{m}, ?{}, ?{}, ?{}, ?{})", m + 1, m + 2, m + 3, m + 4)
+                        let m = 1 + i * 6;
+                        format!(
+                            "(?{m}, ?{}, ?{}, ?{}, ?{}, ?{})",
+                            m + 1,
+                            m + 2,
+                            m + 3,
+                            m + 4,
+                            m + 5
+                        )
                     })
                     .collect();
-                let mut params = vec![Value::from(post_url.as_str())];
-                for m in chunk {
+                let mut params = Vec::with_capacity(chunk.len() * 6);
+                for (post_url, m) in chunk {
                     params.extend([
+                        Value::from(post_url.as_str()),
                         Value::from(m.url.as_str()),
                         Value::from(m.kind.as_str()),
                         Value::from(m.response_id),
@@ -214,16 +280,20 @@ impl Store {
                 db.execute(
                     &format!(
                         "INSERT INTO post_media (post_url, url, kind, response_id, state, reason) VALUES {}",
-                        rows.join(", ")
+                        values.join(", ")
                     ),
                     &params,
                 )?;
             }
-            let now = db.now()?;
-            db.execute(
-                "UPDATE posts SET media_at = ?2 WHERE url = ?1",
-                args![post_url.as_str(), now],
-            )?;
+            for chunk in urls.chunks(ROWS_PER_STATEMENT) {
+                let marks = marks(2, chunk.len());
+                let mut params = vec![Value::from(now)];
+                params.extend(chunk.iter().map(|u| Value::from(u.as_str())));
+                db.execute(
+                    &format!("UPDATE posts SET media_at = ?1 WHERE url IN ({marks})"),
+                    &params,
+                )?;
+            }
             Ok(())
         })
     }

@@ -45,7 +45,7 @@ pub mod transfer;
 
 pub use host_slots::StoreGate;
 pub use jobs::JobFilter;
-pub use media::NewMedia;
+pub use media::{NewMedia, PendingMedia};
 pub use reading::{fts_query, Capture, Hit, HitComment, PostFilter, PostSummary, SearchQuery};
 pub use records::*;
 pub use responses::WarcRoll;

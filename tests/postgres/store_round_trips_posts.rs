@@ -246,11 +246,7 @@ macro_rules! posts_round_trip {
             Some(&b"<html>p/a.html 3</html>"[..]),
             "{backend}"
         );
-        assert_eq!(
-            s.posts_without_media(blog, 10).unwrap().len(),
-            2,
-            "{backend}"
-        );
+        assert_eq!(s.media_pending(blog, 10).unwrap().len(), 2, "{backend}");
         let media = |u: &str, state| NewMedia {
             url: url(u),
             kind: Kind::Image,
@@ -279,11 +275,7 @@ macro_rules! posts_round_trip {
             "{backend}: page order; a URL listed twice keeps its last entry, in its place"
         );
         assert_eq!(s.media_bytes(blog).unwrap(), 23, "{backend}");
-        assert_eq!(
-            s.posts_without_media(blog, 10).unwrap().len(),
-            1,
-            "{backend}"
-        );
+        assert_eq!(s.media_pending(blog, 10).unwrap().len(), 1, "{backend}");
 
         // Gone: marked once, kept.
         let mut gone = page("p/b.html", None, None, 4);
