@@ -16,7 +16,7 @@
 
 use crate::core::post_url::{comment_page_of, PostUrlPattern};
 use crate::core::priority::PriorityModel;
-use crate::store::Store;
+use crate::store::{BlogId, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use url::Url;
@@ -34,7 +34,7 @@ pub trait Frontier {
     fn next(
         &mut self,
         store: &mut Store,
-        blog_id: i64,
+        blog_id: BlogId,
         n: usize,
         now: DateTime<Utc>,
     ) -> Result<Vec<(String, u32)>>;
@@ -56,7 +56,7 @@ impl Frontier for BreadthFirst {
     fn next(
         &mut self,
         store: &mut Store,
-        blog_id: i64,
+        blog_id: BlogId,
         n: usize,
         now: DateTime<Utc>,
     ) -> Result<Vec<(String, u32)>> {
@@ -129,7 +129,7 @@ impl KnnFrontier {
         scored_at < 0 || n >= scored_at + (scored_at / 4).max(4)
     }
 
-    fn rescore(&self, store: &mut Store, blog_id: i64, urls: Vec<String>) -> Result<()> {
+    fn rescore(&self, store: &mut Store, blog_id: BlogId, urls: Vec<String>) -> Result<()> {
         let scores = self.score(&urls);
         let at = self.model.observations() as i64;
         let rows: Vec<(String, f64, i64)> = urls
@@ -145,7 +145,7 @@ impl Frontier for KnnFrontier {
     fn next(
         &mut self,
         store: &mut Store,
-        blog_id: i64,
+        blog_id: BlogId,
         n: usize,
         now: DateTime<Utc>,
     ) -> Result<Vec<(String, u32)>> {

@@ -11,7 +11,7 @@
 use crate::core::html::parse_document;
 use crate::core::requisites::{self, Kind, Requisite};
 use crate::fetch::{decode_body, Fetched, Fetcher};
-use crate::store::{Blog, MediaState, NewMedia, PendingMedia, Store};
+use crate::store::{Blog, MediaState, NewMedia, PendingMedia, ResponseId, Store};
 use anyhow::Result;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -152,11 +152,11 @@ struct Capture<'a> {
     failed: HashMap<String, String>,
     /// What each stylesheet kept uses, by its response id: read from the archive once per
     /// run, though every post of a theme links the same sheets.
-    sheet_uses: HashMap<i64, Vec<Requisite>>,
+    sheet_uses: HashMap<ResponseId, Vec<Requisite>>,
     /// Requisites found in the archive by this run, URL → (response id, status): the theme's
     /// files every post links are looked up once. A run fetches only what the archive lacks,
     /// so what it found stays the latest response.
-    archived: HashMap<String, (i64, u16)>,
+    archived: HashMap<String, (ResponseId, u16)>,
 }
 
 /// Posts whose media are captured, and then written, together.
@@ -232,8 +232,8 @@ impl Capture<'_> {
         post_url: &str,
         wanted: Vec<Requisite>,
         done: &mut Vec<NewMedia>,
-    ) -> Result<Vec<(Requisite, i64)>> {
-        let mut sheets: Vec<(Requisite, i64)> = Vec::new();
+    ) -> Result<Vec<(Requisite, ResponseId)>> {
+        let mut sheets: Vec<(Requisite, ResponseId)> = Vec::new();
         let mut to_fetch = Vec::new();
         let unknown: Vec<String> = wanted
             .iter()
@@ -303,7 +303,7 @@ impl Capture<'_> {
         r: Requisite,
         f: &Fetched,
         done: &mut Vec<NewMedia>,
-    ) -> Result<Option<(Requisite, i64)>> {
+    ) -> Result<Option<(Requisite, ResponseId)>> {
         let Some(id) = self.store.keep_fetched(self.blog.id, f)? else {
             self.summary.failed += 1;
             let reason = f
@@ -328,7 +328,7 @@ impl Capture<'_> {
     /// settings (other hosts, most per post).
     fn used_by_sheets(
         &mut self,
-        sheets: Vec<(Requisite, i64)>,
+        sheets: Vec<(Requisite, ResponseId)>,
         base: &Url,
         done: &[NewMedia],
     ) -> Result<Vec<Requisite>> {
@@ -375,7 +375,7 @@ fn unkept(r: Requisite, state: MediaState, reason: String) -> NewMedia {
 }
 
 /// A requisite kept as the stored response `id`.
-fn stored(r: &Requisite, id: i64) -> NewMedia {
+fn stored(r: &Requisite, id: ResponseId) -> NewMedia {
     NewMedia {
         url: r.url.clone(),
         kind: r.kind,

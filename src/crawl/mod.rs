@@ -224,7 +224,7 @@ pub fn canonical_entries(feed: &Feed) -> Vec<FeedEntry> {
 async fn get_if_changed(
     store: &mut Store,
     fetcher: &Fetcher,
-    blog_id: i64,
+    blog_id: crate::store::BlogId,
     url: &str,
     resource: Resource,
 ) -> Result<Fetched> {

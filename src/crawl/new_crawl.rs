@@ -20,7 +20,7 @@ use super::traffic::BrowserTraffic;
 use super::{learn, rendering, seed, CrawlOptions, FrontierKind};
 use crate::core::extract::GapField;
 use crate::fetch::{Fetcher, Resource, Response};
-use crate::store::{Blog, Gap, Link, NewPost, PageState, Source, Store, StoredRule};
+use crate::store::{Blog, BlogId, Gap, Link, NewPost, PageState, Source, Store, StoredRule};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
@@ -165,7 +165,7 @@ async fn learn_rules(
 async fn seed_frontier(
     store: &mut Store,
     fetcher: &Fetcher,
-    blog_id: i64,
+    blog_id: BlogId,
     opts: &CrawlOptions,
     progress: &dyn Progress,
 ) -> Result<u64> {
@@ -255,7 +255,7 @@ impl<'a> NewCrawl<'a> {
     fn start(
         store: &'a mut Store,
         fetcher: &'a Fetcher,
-        blog_id: i64,
+        blog_id: BlogId,
         opts: &'a CrawlOptions,
         progress: &'a dyn Progress,
         traffic: Arc<BrowserTraffic>,

@@ -5,7 +5,9 @@
 
 use super::MAX_ATTEMPTS;
 use crate::fetch::{Fetched, Response};
-use crate::store::{Blog, CommentWrite, Link, NewPost, PageOutcome, PageState, Renders, Store};
+use crate::store::{
+    Blog, BlogId, CommentWrite, Link, NewPost, PageOutcome, PageState, Renders, ResponseId, Store,
+};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
@@ -31,7 +33,7 @@ pub(super) enum Got {
     /// crash between fetch and record).
     Reused {
         /// The stored response's id.
-        id: i64,
+        id: ResponseId,
         /// The stored response.
         response: Response,
     },
@@ -113,7 +115,7 @@ impl Ready {
     /// What the store records of the page itself: its fetch-log lines (robots.txt, hops, the
     /// request; none when reused), its response (not when reused, nor when parked for a retry),
     /// the redirects on the way, its rendering, the reused response's id. The rest is `found`.
-    pub(super) fn outcome(self, blog_id: i64, found: Found) -> PageOutcome {
+    pub(super) fn outcome(self, blog_id: BlogId, found: Found) -> PageOutcome {
         let parked = found.state == PageState::Queued;
         let (fetches, response, redirects, reused_response) = match self.got {
             Got::Fetched(f) => {

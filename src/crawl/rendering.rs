@@ -12,7 +12,7 @@ use crate::fetch::{self, Response};
 use crate::render::network::Network;
 use crate::render::widgets::{self, Widget};
 use crate::render::{Rendered, Renderer};
-use crate::store::{Blog, RenderMode, Renders, Store};
+use crate::store::{Blog, BlogId, RenderMode, Renders, Store};
 use anyhow::Result;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -195,7 +195,7 @@ pub async fn render_all(
     renderer: &Arc<Renderer>,
     traffic: &Arc<BrowserTraffic>,
     store: &mut Store,
-    blog_id: i64,
+    blog_id: BlogId,
     pages: Vec<(String, Response)>,
 ) -> Result<HashMap<String, Response>> {
     let mut out = HashMap::new();

@@ -8,7 +8,7 @@
 
 use crate::fetch::{Fetched, Fetcher, Response};
 use crate::render::network::{Answer, BrowserRequest, Network, Refusal, RequestKind};
-use crate::store::Store;
+use crate::store::{BlogId, Store};
 use futures::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -125,7 +125,7 @@ impl BrowserTraffic {
     ///
     /// # Errors
     /// The store failed.
-    pub fn keep(&self, store: &mut Store, blog_id: i64) -> anyhow::Result<()> {
+    pub fn keep(&self, store: &mut Store, blog_id: BlogId) -> anyhow::Result<()> {
         let fetched = std::mem::take(&mut *self.fetched.lock().expect("lock"));
         for f in &fetched {
             store.keep_fetched(blog_id, f)?;

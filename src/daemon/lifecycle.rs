@@ -18,7 +18,7 @@ use crate::crawl::{self, CrawlOptions, CrawlSummary, Progress, UpdateSummary};
 use crate::fetch::Fetcher;
 use crate::store::DatabaseSettings;
 use crate::store::JobFilter;
-use crate::store::{storage_fault, Job, JobEnd, JobKind, Store};
+use crate::store::{storage_fault, BlogId, Job, JobEnd, JobKind, Store};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -76,7 +76,7 @@ fn draw() -> f64 {
 ///
 /// # Errors
 /// The store failed.
-pub fn next_update(store: &Store, blog_id: i64, bounds: &Bounds) -> Result<DateTime<Utc>> {
+pub fn next_update(store: &Store, blog_id: BlogId, bounds: &Bounds) -> Result<DateTime<Utc>> {
     let activity = store.activity(blog_id, 50)?;
     let now = Utc::now();
     let wait = schedule::interval(&activity, now, bounds, draw());

@@ -18,7 +18,7 @@
 use super::cdxj;
 use super::warc::{self, Record, RecordType, WarcWriter};
 use crate::fetch::{Response, USER_AGENT};
-use crate::store::Store;
+use crate::store::{BlogId, ResponseId, Store};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
@@ -96,14 +96,14 @@ struct Seen {
 /// The database failed or writing to `out` failed.
 pub fn write_warc<W: Write>(
     store: &Store,
-    blog: Option<i64>,
+    blog: Option<BlogId>,
     filename: &str,
     out: W,
 ) -> Result<(W, Written)> {
     let span = store.capture_span(blog)?;
     let info_date = span.map(|(_, newest)| newest).unwrap_or_default();
     let mut c = CaptureWriter::start(out, filename, info_date, true)?;
-    store.for_each_capture(blog, 0, |id, r| c.capture(id, r))?;
+    store.for_each_capture(blog, ResponseId::default(), |id, r| c.capture(id, r))?;
     let CaptureWriter {
         mut w,
         info_id,
@@ -200,8 +200,8 @@ pub struct CaptureWriter<'a, W: Write> {
     written: Written,
     /// Whether CDXJ lines are collected (exports), or not (rolling files: memory stays flat).
     indexing: bool,
-    latest: HashMap<String, i64>,
-    seen: HashMap<i64, Seen>,
+    latest: HashMap<String, ResponseId>,
+    seen: HashMap<ResponseId, Seen>,
 }
 
 impl<'a, W: Write> CaptureWriter<'a, W> {
@@ -292,7 +292,7 @@ impl<'a, W: Write> CaptureWriter<'a, W> {
     ///
     /// # Errors
     /// Writing failed.
-    pub fn capture(&mut self, id: i64, r: Response) -> Result<()> {
+    pub fn capture(&mut self, id: ResponseId, r: Response) -> Result<()> {
         let info_id = self.info_id.clone();
         let date = r.fetched_at;
         if r.is_rendered() {
@@ -468,7 +468,7 @@ pub struct WaczWritten {
 /// The database failed or writing to `out` failed.
 pub fn write_wacz<W: Write + Seek>(
     store: &Store,
-    blog: Option<i64>,
+    blog: Option<BlogId>,
     title: &str,
     out: W,
 ) -> Result<(W, WaczWritten)> {

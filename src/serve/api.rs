@@ -4,6 +4,7 @@
 
 use super::views::{self, BlogView, ListParams, SearchParams, UrlParam};
 use super::{Failure, Reader};
+use crate::store::BlogId;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -51,6 +52,7 @@ pub async fn posts(
     Path(id): Path<i64>,
     Query(p): Query<ListParams>,
 ) -> ApiResult {
+    let id = BlogId::new(id);
     let filter = p.filter()?;
     let size = reader.page_size;
     let page = p.page();

@@ -7,6 +7,7 @@ use super::views::{
     self, go_href, query_value, sanitize, BlogView, ListParams, SearchParams, UrlParam,
 };
 use super::{Failure, Reader};
+use crate::store::BlogId;
 use crate::store::PostSummary;
 use crate::store::{Comment, Post, PostVersion};
 use axum::extract::{Path, Query, State};
@@ -45,7 +46,7 @@ pub trait Links {
     /// The list of blogs.
     fn home(&self) -> String;
     /// The first page of blog `id`'s posts.
-    fn blog(&self, id: i64) -> String;
+    fn blog(&self, id: BlogId) -> String;
     /// The page of the archived post `url`.
     fn post(&self, url: &str) -> String;
     /// Any other address (a feed, a home page): what the archive holds of it, or the address
@@ -65,7 +66,7 @@ impl Links for Routes {
     fn home(&self) -> String {
         "/".into()
     }
-    fn blog(&self, id: i64) -> String {
+    fn blog(&self, id: BlogId) -> String {
         format!("/blog/{id}")
     }
     fn post(&self, url: &str) -> String {
@@ -177,6 +178,7 @@ pub async fn blog(
     Path(id): Path<i64>,
     Query(p): Query<ListParams>,
 ) -> Page {
+    let id = BlogId::new(id);
     let filter = p.filter()?;
     let size = reader.page_size;
     let page = p.page();
@@ -509,7 +511,7 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
                 select name="blog" aria-label="Blog" {
                     option value="" { "All blogs" }
                     @for b in &blogs {
-                        option value=(b.id) selected[p.blog.as_deref() == Some(b.id.to_string().as_str())] { (b.title.as_deref().unwrap_or(&b.home_url)) }
+                        option value=(b.id.get()) selected[p.blog.as_deref() == Some(b.id.to_string().as_str())] { (b.title.as_deref().unwrap_or(&b.home_url)) }
                     }
                 }
                 input type="text" name="author" placeholder="Author" value=(p.author.clone().unwrap_or_default()) aria-label="Author";

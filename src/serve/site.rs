@@ -21,7 +21,7 @@
 use super::pages::{self, Links};
 use super::views::{sanitize_with, BlogView, Target};
 use crate::export::feeds::{dashed, Documents};
-use crate::store::{Blog, MediaState, Post, PostFilter, Store};
+use crate::store::{Blog, BlogId, MediaState, Post, PostFilter, Store};
 use anyhow::{Context, Result};
 use maud::{html, Markup};
 use std::collections::{HashMap, HashSet};
@@ -327,7 +327,7 @@ fn extension(mime: &str, url: &str) -> String {
 struct Files {
     depth: usize,
     /// Blog id → its directory.
-    blog_dirs: HashMap<i64, String>,
+    blog_dirs: HashMap<BlogId, String>,
     /// This blog's permalinks → their files in `posts/`.
     posts: Arc<HashMap<String, String>>,
     /// This blog's directory (empty on the index).
@@ -347,7 +347,7 @@ impl Links for Files {
     fn home(&self) -> String {
         format!("{}index.html", self.up())
     }
-    fn blog(&self, id: i64) -> String {
+    fn blog(&self, id: BlogId) -> String {
         match self.blog_dirs.get(&id) {
             Some(d) => format!("{}{d}/index.html", self.up()),
             None => self.home(),

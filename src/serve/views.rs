@@ -2,7 +2,7 @@
 //! overview, a page of posts, search parameters, and the HTML a snippet or an article becomes.
 
 use super::Failure;
-use crate::store::{Blog, CoverageCounts, PostFilter, SearchQuery, Store};
+use crate::store::{Blog, BlogId, CoverageCounts, PostFilter, SearchQuery, Store};
 use chrono::{DateTime, NaiveDate, Utc};
 use std::borrow::Cow;
 
@@ -10,7 +10,7 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct BlogView {
     /// Row id (`/blog/{id}`).
-    pub id: i64,
+    pub id: BlogId,
     /// Feed title.
     pub title: Option<String>,
     /// Home page.
@@ -73,7 +73,7 @@ impl BlogView {
 ///
 /// # Errors
 /// [`Failure::NotFound`] when there is none.
-pub fn blog(store: &Store, id: i64) -> Result<Blog, Failure> {
+pub fn blog(store: &Store, id: BlogId) -> Result<Blog, Failure> {
     store
         .blog(id)?
         .ok_or_else(|| Failure::NotFound(format!("There is no blog {id} in this archive.")))

@@ -5,7 +5,8 @@
 use super::db::{args, Db, Dialect, Row};
 use super::sql::BLOG_COLUMNS;
 use super::{
-    json_list, parse_list, Blog, BlogCounts, PageState, RenderMode, Renders, Store, StoredRule,
+    json_list, parse_list, Blog, BlogCounts, BlogId, PageState, RenderMode, Renders, Store,
+    StoredRule,
 };
 use crate::core::feed::{Enclosure, FeedEntry, FeedKind};
 use crate::core::post_url::PostUrlPattern;
@@ -58,7 +59,7 @@ pub(super) fn parse_enclosures(col: Option<String>) -> Vec<Enclosure> {
 }
 
 /// Inserts or refreshes a blog's feed entries, seen now.
-fn put_entries(db: &mut dyn Db, blog_id: i64, entries: &[FeedEntry]) -> Result<()> {
+fn put_entries(db: &mut dyn Db, blog_id: BlogId, entries: &[FeedEntry]) -> Result<()> {
     let at = db.now()?;
     for e in entries {
         db.execute(
@@ -108,7 +109,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or a stored value is corrupt.
-    pub fn blog(&self, id: i64) -> Result<Option<Blog>> {
+    pub fn blog(&self, id: BlogId) -> Result<Option<Blog>> {
         self.read(move |db| {
             db.query_opt(
                 &format!("SELECT {BLOG_COLUMNS} FROM blogs WHERE id = ?1"),
@@ -159,7 +160,7 @@ impl Store {
         let entries = entries.to_vec();
         let id = self.write(move |db| {
             let at = db.now()?;
-            let id: i64 = db
+            let id: BlogId = db
                 .query_one(
                     "INSERT INTO blogs (home_url, feed_url, title, feed_kind, added_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
                     args![&home, &feed, &title, feed_kind, at],
@@ -175,7 +176,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn save_entries(&mut self, blog_id: i64, entries: &[FeedEntry]) -> Result<()> {
+    pub fn save_entries(&mut self, blog_id: BlogId, entries: &[FeedEntry]) -> Result<()> {
         let entries = entries.to_vec();
         self.write(move |db| put_entries(db, blog_id, &entries))
     }
@@ -184,7 +185,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or a stored time is corrupt.
-    pub fn entries(&self, blog_id: i64) -> Result<Vec<FeedEntry>> {
+    pub fn entries(&self, blog_id: BlogId) -> Result<Vec<FeedEntry>> {
         self.read(move |db| {
             // The order of insertion: SQLite's rowid, PostgreSQL's identity column.
             let order = match db.dialect() {
@@ -221,7 +222,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn enclosures_of(&self, blog_id: i64, post_url: &str) -> Result<Vec<Enclosure>> {
+    pub fn enclosures_of(&self, blog_id: BlogId, post_url: &str) -> Result<Vec<Enclosure>> {
         let url = post_url.to_owned();
         self.read(move |db| {
             Ok(
@@ -243,7 +244,7 @@ impl Store {
     /// The database failed.
     pub fn save_rules(
         &mut self,
-        blog_id: i64,
+        blog_id: BlogId,
         rules: &[StoredRule],
         post_pattern: &PostUrlPattern,
     ) -> Result<()> {
@@ -272,7 +273,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or a stored value is corrupt.
-    pub fn rules(&self, blog_id: i64) -> Result<Vec<StoredRule>> {
+    pub fn rules(&self, blog_id: BlogId) -> Result<Vec<StoredRule>> {
         self.read(move |db| {
             db.query_map(
                 "SELECT field, xpath, score, votes, samples, learned_at, format FROM rules WHERE blog_id = ?1 AND active = 1 ORDER BY field",
@@ -297,7 +298,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn set_render_mode(&mut self, blog_id: i64, mode: RenderMode) -> Result<()> {
+    pub fn set_render_mode(&mut self, blog_id: BlogId, mode: RenderMode) -> Result<()> {
         self.write(move |db| {
             db.execute(
                 "UPDATE blogs SET render = ?2, renders = CASE WHEN render = ?2 THEN renders ELSE NULL END,
@@ -314,7 +315,7 @@ impl Store {
     /// The database failed.
     pub fn set_render_decision(
         &mut self,
-        blog_id: i64,
+        blog_id: BlogId,
         renders: Renders,
         reason: &str,
     ) -> Result<()> {
@@ -332,7 +333,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn set_start_url(&mut self, blog_id: i64, url: &str) -> Result<()> {
+    pub fn set_start_url(&mut self, blog_id: BlogId, url: &str) -> Result<()> {
         let url = url.to_owned();
         self.write(move |db| {
             db.execute(
@@ -347,7 +348,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn mark_crawl_started(&mut self, blog_id: i64) -> Result<()> {
+    pub fn mark_crawl_started(&mut self, blog_id: BlogId) -> Result<()> {
         self.write(move |db| {
             let now = db.now()?;
             db.execute(
@@ -362,7 +363,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn mark_sitemaps_read(&mut self, blog_id: i64, at: DateTime<Utc>) -> Result<()> {
+    pub fn mark_sitemaps_read(&mut self, blog_id: BlogId, at: DateTime<Utc>) -> Result<()> {
         self.write(move |db| {
             db.execute(
                 "UPDATE blogs SET sitemaps_read_at = ?2 WHERE id = ?1",
@@ -376,7 +377,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn mark_crawled(&mut self, blog_id: i64) -> Result<()> {
+    pub fn mark_crawled(&mut self, blog_id: BlogId) -> Result<()> {
         self.write(move |db| {
             let now = db.now()?;
             db.execute(
@@ -391,7 +392,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or there is no blog `blog_id`.
-    pub fn errors_in_a_row(&self, blog_id: i64) -> Result<u32> {
+    pub fn errors_in_a_row(&self, blog_id: BlogId) -> Result<u32> {
         self.read(move |db| {
             db.query_one(
                 "SELECT errors_in_a_row FROM blogs WHERE id = ?1",
@@ -406,7 +407,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or a stored time is corrupt.
-    pub fn activity(&self, blog_id: i64, n: usize) -> Result<Vec<DateTime<Utc>>> {
+    pub fn activity(&self, blog_id: BlogId, n: usize) -> Result<Vec<DateTime<Utc>>> {
         self.read(move |db| {
             let times = db.query_map(
                 "SELECT t FROM (
@@ -426,7 +427,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn counts(&self, blog_id: i64) -> Result<BlogCounts> {
+    pub fn counts(&self, blog_id: BlogId) -> Result<BlogCounts> {
         self.read(move |db| {
             let r = db.query_one(
                 "SELECT (SELECT COUNT(*) FROM posts WHERE blog_id = ?1),

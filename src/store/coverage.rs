@@ -7,7 +7,9 @@
 //! Written once for both back ends, over [`super::db::Db`].
 
 use super::db::args;
-use super::{Coverage, CoverageCounts, MissingComments, MissingPost, PageState, Source, Store};
+use super::{
+    BlogId, Coverage, CoverageCounts, MissingComments, MissingPost, PageState, Source, Store,
+};
 use anyhow::{Context, Result};
 
 impl Store {
@@ -15,7 +17,7 @@ impl Store {
     ///
     /// # Errors
     /// There is no blog `blog_id`, or the database failed.
-    pub fn coverage_counts(&self, blog_id: i64) -> Result<CoverageCounts> {
+    pub fn coverage_counts(&self, blog_id: BlogId) -> Result<CoverageCounts> {
         let blog = self.blog(blog_id)?.context("no such blog")?;
         let verified_at = blog.last_update_at.or(blog.crawled_at);
         self.read(move |db| {
@@ -53,7 +55,7 @@ impl Store {
     ///
     /// # Errors
     /// There is no blog `blog_id`, or the database failed.
-    pub fn coverage(&self, blog_id: i64) -> Result<Coverage> {
+    pub fn coverage(&self, blog_id: BlogId) -> Result<Coverage> {
         let blog = self.blog(blog_id)?.context("no such blog")?;
         let counts = self.coverage_counts(blog_id)?;
         // One pass over the blog's known posts, a sum per source.

@@ -8,7 +8,7 @@
 //! index only when the query names its condition.
 
 use super::db::{args, marks, Db, Dialect, Value, ROWS_PER_STATEMENT};
-use super::{Link, PageOutcome, PageState, QueuedUrl, Source, Store};
+use super::{BlogId, Link, PageOutcome, PageState, QueuedUrl, Source, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
@@ -32,7 +32,7 @@ type LinkRow<'a> = (&'a str, u32, i64, i64, i64, i64);
 /// two writers never hand out the same discovery number (SQLite's write transaction holds the
 /// whole database); then the last discovery number, which URLs are known, the new URLs
 /// inserted and the known ones updated, each in batches of [`ROWS_PER_STATEMENT`].
-pub(super) fn put_links(db: &mut dyn Db, blog_id: i64, links: &[Link]) -> Result<u32> {
+pub(super) fn put_links(db: &mut dyn Db, blog_id: BlogId, links: &[Link]) -> Result<u32> {
     if links.is_empty() {
         return Ok(0);
     }
@@ -162,7 +162,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn enqueue(&mut self, blog_id: i64, links: &[Link]) -> Result<()> {
+    pub fn enqueue(&mut self, blog_id: BlogId, links: &[Link]) -> Result<()> {
         let links = links.to_vec();
         self.write(move |db| put_links(db, blog_id, &links).map(drop))
     }
@@ -172,7 +172,12 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn queued(&self, blog_id: i64, n: usize, now: DateTime<Utc>) -> Result<Vec<(String, u32)>> {
+    pub fn queued(
+        &self,
+        blog_id: BlogId,
+        n: usize,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(String, u32)>> {
         let sql = format!(
             "SELECT url, depth FROM frontier WHERE blog_id = ?1 AND {} AND (not_before IS NULL OR not_before <= ?3)
              ORDER BY depth, seq LIMIT ?2",
@@ -187,7 +192,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn queued_page(&self, blog_id: i64, after: i64, n: usize) -> Result<Vec<(i64, String)>> {
+    pub fn queued_page(&self, blog_id: BlogId, after: i64, n: usize) -> Result<Vec<(i64, String)>> {
         let sql = format!(
             "SELECT seq, url FROM frontier WHERE blog_id = ?1 AND {} AND seq > ?2 ORDER BY seq LIMIT ?3",
             *QUEUED
@@ -200,7 +205,12 @@ impl Store {
     }
 
     /// A count over a blog's frontier: `sql` takes the blog as `?1` and `now` as `?2`.
-    fn frontier_count(&self, sql: String, blog_id: i64, now: Option<DateTime<Utc>>) -> Result<u64> {
+    fn frontier_count(
+        &self,
+        sql: String,
+        blog_id: BlogId,
+        now: Option<DateTime<Utc>>,
+    ) -> Result<u64> {
         self.read(move |db| match now {
             Some(now) => db.count(&sql, args![blog_id, now]),
             None => db.count(&sql, args![blog_id]),
@@ -211,7 +221,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn processed(&self, blog_id: i64) -> Result<u64> {
+    pub fn processed(&self, blog_id: BlogId) -> Result<u64> {
         self.frontier_count(
             format!(
                 "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND NOT {}",
@@ -226,7 +236,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn unscored(&self, blog_id: i64, n: usize) -> Result<Vec<String>> {
+    pub fn unscored(&self, blog_id: BlogId, n: usize) -> Result<Vec<String>> {
         // The partial index `frontier_unscored`: its condition written as it is.
         let sql = format!(
             "SELECT url FROM frontier WHERE blog_id = ?1 AND {} AND scored_at < 0 ORDER BY seq LIMIT ?2",
@@ -240,7 +250,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn set_priorities(&mut self, blog_id: i64, scores: &[(String, f64, i64)]) -> Result<()> {
+    pub fn set_priorities(&mut self, blog_id: BlogId, scores: &[(String, f64, i64)]) -> Result<()> {
         let mut last: HashMap<&str, usize> = HashMap::new();
         for (i, (u, _, _)) in scores.iter().enumerate() {
             last.insert(u, i);
@@ -283,7 +293,7 @@ impl Store {
     /// The database failed.
     pub fn best_queued(
         &self,
-        blog_id: i64,
+        blog_id: BlogId,
         n: usize,
         now: DateTime<Utc>,
     ) -> Result<Vec<QueuedUrl>> {
@@ -309,7 +319,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn next_retry(&self, blog_id: i64) -> Result<Option<DateTime<Utc>>> {
+    pub fn next_retry(&self, blog_id: BlogId) -> Result<Option<DateTime<Utc>>> {
         let sql = format!(
             "SELECT MIN(not_before) FROM frontier WHERE blog_id = ?1 AND {} AND not_before IS NOT NULL",
             *QUEUED
@@ -322,7 +332,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn prefetched(&self, blog_id: i64) -> Result<u64> {
+    pub fn prefetched(&self, blog_id: BlogId) -> Result<u64> {
         self.frontier_count(
             format!(
                 "SELECT COUNT(*) FROM frontier f WHERE f.blog_id = ?1 AND f.{}
@@ -340,7 +350,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn prefetched_queued(&self, blog_id: i64, n: usize) -> Result<Vec<(String, u32)>> {
+    pub fn prefetched_queued(&self, blog_id: BlogId, n: usize) -> Result<Vec<(String, u32)>> {
         let sql = format!(
             "SELECT f.url, f.depth FROM frontier f WHERE f.blog_id = ?1 AND f.{}
                AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
@@ -355,7 +365,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn deferred(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64> {
+    pub fn deferred(&self, blog_id: BlogId, now: DateTime<Utc>) -> Result<u64> {
         self.frontier_count(
             format!(
                 "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND {} AND not_before > ?2",
@@ -370,7 +380,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn page_state(&self, blog_id: i64, url: &str) -> Result<Option<PageState>> {
+    pub fn page_state(&self, blog_id: BlogId, url: &str) -> Result<Option<PageState>> {
         let url = url.to_string();
         self.read(move |db| {
             db.query_opt(
@@ -386,7 +396,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn queued_posts(&self, blog_id: i64, now: DateTime<Utc>) -> Result<u64> {
+    pub fn queued_posts(&self, blog_id: BlogId, now: DateTime<Utc>) -> Result<u64> {
         self.frontier_count(
             format!(
                 "SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND is_post = 1 AND {}
@@ -405,7 +415,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn captures(&self, blog_id: i64) -> Result<(u64, u64)> {
+    pub fn captures(&self, blog_id: BlogId) -> Result<(u64, u64)> {
         let listed: String = Source::LISTS
             .iter()
             .map(|s| {
@@ -430,7 +440,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn page_states(&self, blog_id: i64) -> Result<Vec<(PageState, u64)>> {
+    pub fn page_states(&self, blog_id: BlogId) -> Result<Vec<(PageState, u64)>> {
         self.read(move |db| {
             db.query_map(
                 "SELECT state, COUNT(*) FROM frontier WHERE blog_id = ?1 GROUP BY state ORDER BY state",
@@ -445,7 +455,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn observations(&self, blog_id: i64) -> Result<Vec<(String, u32)>> {
+    pub fn observations(&self, blog_id: BlogId) -> Result<Vec<(String, u32)>> {
         self.read(move |db| {
             db.query_map(
                 "SELECT url, post_links FROM frontier WHERE blog_id = ?1 AND post_links IS NOT NULL ORDER BY seq",
@@ -459,7 +469,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn attempts(&self, blog_id: i64, url: &str) -> Result<u32> {
+    pub fn attempts(&self, blog_id: BlogId, url: &str) -> Result<u32> {
         let url = url.to_string();
         self.read(move |db| {
             db.query_opt(

@@ -13,7 +13,7 @@
 
 use super::db::{args, Db, Dialect, Row};
 use super::sql::JOB_COLUMNS;
-use super::{Job, JobEnd, JobKind, JobState, Store};
+use super::{BlogId, Job, JobEnd, JobKind, JobState, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
@@ -45,7 +45,7 @@ fn lease_end(now: DateTime<Utc>, lease: Duration) -> DateTime<Utc> {
 /// the blog already has an open one of that kind (`jobs_one_open`). True when it was added.
 fn insert_job(
     db: &mut dyn Db,
-    blog_id: i64,
+    blog_id: BlogId,
     kind: JobKind,
     now: DateTime<Utc>,
     not_before: Option<DateTime<Utc>>,
@@ -62,7 +62,7 @@ fn insert_job(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct JobFilter {
     /// Only this blog's.
-    pub blog_id: Option<i64>,
+    pub blog_id: Option<BlogId>,
     /// Only jobs of this kind.
     pub kind: Option<JobKind>,
 }
@@ -73,7 +73,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed (there is no blog `blog_id`, say).
-    pub fn enqueue_job(&mut self, blog_id: i64, kind: JobKind) -> Result<bool> {
+    pub fn enqueue_job(&mut self, blog_id: BlogId, kind: JobKind) -> Result<bool> {
         self.write(move |db| {
             let now = db.now()?;
             insert_job(db, blog_id, kind, now, None)
@@ -176,7 +176,7 @@ impl Store {
     /// The database failed.
     pub fn schedule_job(
         &mut self,
-        blog_id: i64,
+        blog_id: BlogId,
         kind: JobKind,
         not_before: DateTime<Utc>,
     ) -> Result<bool> {

@@ -5,7 +5,7 @@
 use super::db::{args, marks, Db, Dialect, Value, ROWS_PER_STATEMENT};
 use super::sql::BODY;
 use super::ResponseKind;
-use super::{Media, Store};
+use super::{BlogId, Media, ResponseId, Store};
 use crate::core::requisites::Kind;
 use crate::store::MediaState;
 use anyhow::{Context, Result};
@@ -18,7 +18,7 @@ pub struct NewMedia {
     /// What it is.
     pub kind: Kind,
     /// The response holding it, when stored.
-    pub response_id: Option<i64>,
+    pub response_id: Option<ResponseId>,
     /// Stored, failed or skipped.
     pub state: MediaState,
     /// Why not stored.
@@ -32,12 +32,12 @@ pub struct PendingMedia {
     /// The post's URL.
     pub post_url: String,
     /// The response its post was extracted from (a rendering for rendered blogs).
-    pub response_id: i64,
+    pub response_id: ResponseId,
     /// That response's body; `None` when it is gone from the archive.
     pub body: Option<Vec<u8>>,
     /// The post URL's latest response as served (`kind` raw), when the archive holds one:
     /// another response than `response_id` when the post was extracted from a rendering.
-    pub raw_id: Option<i64>,
+    pub raw_id: Option<ResponseId>,
     /// Its feed entry's enclosures (podcast episodes), empty without an entry.
     pub enclosures: Vec<crate::core::feed::Enclosure>,
 }
@@ -81,7 +81,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn response_for(&self, blog_id: i64, url: &str) -> Result<Option<(i64, u16)>> {
+    pub fn response_for(&self, blog_id: BlogId, url: &str) -> Result<Option<(ResponseId, u16)>> {
         let url = url.to_string();
         self.read(move |db| {
             db.query_opt(
@@ -108,9 +108,9 @@ impl Store {
     /// The database failed.
     pub fn responses_for(
         &self,
-        blog_id: i64,
+        blog_id: BlogId,
         urls: &[String],
-    ) -> Result<std::collections::HashMap<String, (i64, u16)>> {
+    ) -> Result<std::collections::HashMap<String, (ResponseId, u16)>> {
         let urls = urls.to_vec();
         self.read(move |db| {
             let mut found = std::collections::HashMap::new();
@@ -128,7 +128,7 @@ impl Store {
                     &params,
                 )?;
                 for r in rows {
-                    let (id, status): (i64, i64) = (r.get(0)?, r.get(1)?);
+                    let (id, status): (ResponseId, i64) = (r.get(0)?, r.get(1)?);
                     let status = u16::try_from(status).context("stored status out of range")?;
                     for u in [r.get::<String>(2)?, r.get::<String>(3)?] {
                         if chunk.contains(&u) {
@@ -145,7 +145,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed or the body did not inflate.
-    pub fn response_body(&self, id: i64) -> Result<Option<Vec<u8>>> {
+    pub fn response_body(&self, id: ResponseId) -> Result<Option<Vec<u8>>> {
         self.read(move |db| {
             db.query_opt(
                 &format!("SELECT {BODY} FROM responses WHERE id = ?1"),
@@ -161,7 +161,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn media_bytes(&self, blog_id: i64) -> Result<u64> {
+    pub fn media_bytes(&self, blog_id: BlogId) -> Result<u64> {
         self.read(move |db| {
             db.count(
                 "SELECT CAST(SUM(bytes) AS BIGINT) FROM blobs WHERE sha256 IN (
@@ -179,7 +179,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or a body did not inflate.
-    pub fn media_pending(&self, blog_id: i64, limit: usize) -> Result<Vec<PendingMedia>> {
+    pub fn media_pending(&self, blog_id: BlogId, limit: usize) -> Result<Vec<PendingMedia>> {
         self.read(move |db| {
             db.query_map(
                 &format!(

@@ -7,6 +7,7 @@
 //!
 //! One [`Store`] type, its methods split by concern:
 //! - [`records`]: the record types and the vocabularies of their states and kinds;
+//! - `ids`: the row ids as types of their own ([`BlogId`], [`ResponseId`]);
 //! - `blogs`: blogs, their feed entries, learned rules and render decision;
 //! - `responses`: raw responses and the fetch log;
 //! - `frontier`: the crawl queue of each blog (paper §4.3);
@@ -31,6 +32,7 @@ mod coverage;
 pub(crate) mod db;
 mod frontier;
 mod host_slots;
+mod ids;
 mod jobs;
 mod media;
 mod migrations;
@@ -44,6 +46,7 @@ mod surface;
 pub mod transfer;
 
 pub use host_slots::StoreGate;
+pub use ids::{BlogId, ResponseId};
 pub use jobs::JobFilter;
 pub use media::{NewMedia, PendingMedia};
 pub use reading::{fts_query, Capture, Hit, HitComment, PostFilter, PostSummary, SearchQuery};

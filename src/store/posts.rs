@@ -9,8 +9,8 @@ use super::frontier::{put_links, put_state};
 use super::media::media_of;
 use super::responses::{put_fetch, put_response, response_time};
 use super::{
-    json_list, parse_list, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post,
-    PostVersion, PostWrite, Store, Written,
+    json_list, parse_list, BlogId, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post,
+    PostVersion, PostWrite, ResponseId, Store, Written,
 };
 use anyhow::Result;
 use chrono::{DateTime, Utc};
@@ -18,14 +18,14 @@ use std::collections::HashSet;
 
 /// The response a post is extracted from: its id, and when it arrived when that is known
 /// without reading it back (a response stored by the same write).
-struct Source(Option<i64>, Option<DateTime<Utc>>);
+struct Source(Option<ResponseId>, Option<DateTime<Utc>>);
 
 /// Inserts or updates a post at `now`. When the archived title or text differs from the new
 /// one, the archived one is kept in `post_versions` first and the version number goes up:
 /// archived content is never overwritten silently. A post found again clears its `gone_at`.
 fn put_post(
     db: &mut dyn Db,
-    blog_id: i64,
+    blog_id: BlogId,
     p: &NewPost,
     Source(response_id, arrived): Source,
     now: DateTime<Utc>,
@@ -296,7 +296,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or a stored value is corrupt.
-    pub fn posts(&self, blog_id: Option<i64>) -> Result<Vec<Post>> {
+    pub fn posts(&self, blog_id: Option<BlogId>) -> Result<Vec<Post>> {
         let mut posts = Vec::new();
         self.for_each_post(blog_id, |p| {
             posts.push(p);
@@ -310,7 +310,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn post_count(&self, blog_id: i64) -> Result<u64> {
+    pub fn post_count(&self, blog_id: BlogId) -> Result<u64> {
         self.read(move |db| {
             db.count(
                 "SELECT COUNT(*) FROM posts WHERE blog_id = ?1",
@@ -326,7 +326,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn authors_and_tags(&self, blog_id: i64) -> Result<(Vec<String>, Vec<String>)> {
+    pub fn authors_and_tags(&self, blog_id: BlogId) -> Result<(Vec<String>, Vec<String>)> {
         let lists = self.read(move |db| {
             db.query_map(
                 &format!("SELECT p.authors, p.tags FROM posts p WHERE p.blog_id = ?1 {POST_ORDER}"),
@@ -378,7 +378,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn post_urls(&self, blog_id: i64) -> Result<Vec<String>> {
+    pub fn post_urls(&self, blog_id: BlogId) -> Result<Vec<String>> {
         self.read(move |db| {
             db.query_map(
                 "SELECT url FROM posts WHERE blog_id = ?1 AND gone_at IS NULL ORDER BY url",
@@ -396,7 +396,7 @@ impl Store {
     /// The database failed.
     pub fn due_comment_checks(
         &self,
-        blog_id: i64,
+        blog_id: BlogId,
         now: DateTime<Utc>,
         n: usize,
     ) -> Result<Vec<CommentCheck>> {
@@ -491,13 +491,13 @@ impl Store {
 impl super::SqliteStore {
     pub(super) fn for_each_post(
         &self,
-        blog_id: Option<i64>,
+        blog_id: Option<BlogId>,
         mut f: impl FnMut(Post) -> Result<()>,
     ) -> Result<u64> {
         let mut st = self.conn.prepare(&format!(
             "{POST_SELECT} WHERE ?1 IS NULL OR p.blog_id = ?1 {POST_ORDER}"
         ))?;
-        let mut rows = st.query([blog_id])?;
+        let mut rows = st.query([blog_id.map(BlogId::get)])?;
         let mut n = 0;
         while let Some(row) = rows.next()? {
             let row = super::db::sqlite_row(row)?;

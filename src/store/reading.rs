@@ -8,7 +8,7 @@
 //! a JSON list and a time.
 
 use super::db::{args, Dialect, Row};
-use super::{parse_list, Store};
+use super::{parse_list, BlogId, ResponseId, Store};
 use crate::fetch::Response;
 use anyhow::{Context, Result};
 use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
@@ -52,7 +52,7 @@ pub struct SearchQuery {
     /// title, the article, a comment or an author name); a word ending in `*` is a prefix.
     pub text: String,
     /// Only this blog.
-    pub blog: Option<i64>,
+    pub blog: Option<BlogId>,
     /// Only posts by this author, or comments by them (case-insensitive, whole name).
     pub author: Option<String>,
     /// Only posts published on or after this day (UTC).
@@ -100,8 +100,8 @@ pub struct HitComment {
 /// One capture of a URL (a stored response), as Memento lists it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Capture {
-    /// Row id of the response.
-    pub id: i64,
+    /// The response.
+    pub id: ResponseId,
     /// The URL requested.
     pub url: String,
     /// HTTP status received.
@@ -240,7 +240,7 @@ impl Store {
     /// The database failed.
     pub fn post_page(
         &self,
-        blog_id: i64,
+        blog_id: BlogId,
         filter: &PostFilter,
         limit: u32,
         offset: u32,
@@ -304,7 +304,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn post_months(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+    pub fn post_months(&self, blog_id: BlogId) -> Result<Vec<(String, u64)>> {
         self.read(move |db| {
             db.query_map(
                 "SELECT substr(published, 1, 7) AS m, COUNT(*) FROM posts
@@ -319,7 +319,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn post_authors(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+    pub fn post_authors(&self, blog_id: BlogId) -> Result<Vec<(String, u64)>> {
         self.list_counts(blog_id, "authors")
     }
 
@@ -327,13 +327,13 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn post_tags(&self, blog_id: i64) -> Result<Vec<(String, u64)>> {
+    pub fn post_tags(&self, blog_id: BlogId) -> Result<Vec<(String, u64)>> {
         self.list_counts(blog_id, "tags")
     }
 
     /// Each name in the JSON lists of column `column` of a blog's posts, with the number of
     /// posts naming it, most first, then by name.
-    fn list_counts(&self, blog_id: i64, column: &'static str) -> Result<Vec<(String, u64)>> {
+    fn list_counts(&self, blog_id: BlogId, column: &'static str) -> Result<Vec<(String, u64)>> {
         self.read(move |db| {
             let each = json_elements(db.dialect(), &format!("p.{column}"), "e");
             db.query_map(
@@ -522,7 +522,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or the body did not inflate.
-    pub fn capture_response(&self, id: i64) -> Result<Option<Response>> {
+    pub fn capture_response(&self, id: ResponseId) -> Result<Option<Response>> {
         let sql = format!(
             "SELECT {} FROM responses WHERE id = ?1",
             super::responses::response_columns()

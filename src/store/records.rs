@@ -4,6 +4,7 @@
 //! are `DateTime<Utc>`; times a blog published (posts, comments, feed entries) keep the offset
 //! the blog wrote, `DateTime<FixedOffset>`. Exported records serialise them as RFC 3339.
 
+use super::{BlogId, ResponseId};
 use crate::core::extract::{ExtractedBy, GapField};
 use crate::core::post_url::PostUrlPattern;
 use crate::core::rules::Field;
@@ -202,7 +203,7 @@ impl Renders {
 #[derive(Debug, Clone)]
 pub struct Blog {
     /// Row id.
-    pub id: i64,
+    pub id: BlogId,
     /// The blog's home page.
     pub home_url: String,
     /// The feed the blog was added with.
@@ -451,7 +452,7 @@ pub struct CommentWrite {
 #[derive(Debug, Clone)]
 pub struct PageOutcome {
     /// The blog.
-    pub blog_id: i64,
+    pub blog_id: BlogId,
     /// The frontier URL that was processed.
     pub url: String,
     /// Its fetch-log lines: robots.txt and redirect hops, then the final request (empty when a
@@ -464,8 +465,8 @@ pub struct PageOutcome {
     pub redirects: Vec<Response>,
     /// The page as rendered by Chromium, kept after `response` (so it is the URL's latest).
     pub rendered: Option<Response>,
-    /// Id of a stored response that was reused instead of fetching.
-    pub reused_response: Option<i64>,
+    /// A stored response that was reused instead of fetching.
+    pub reused_response: Option<ResponseId>,
     /// The post extracted from it.
     pub post: Option<NewPost>,
     /// Links to enqueue.
@@ -536,7 +537,7 @@ pub struct Job {
     /// Row id.
     pub id: i64,
     /// The blog.
-    pub blog_id: i64,
+    pub blog_id: BlogId,
     /// What the job does.
     pub kind: JobKind,
     /// Where it is.

@@ -5,7 +5,7 @@
 //! every capture ([`Store::for_each_capture`]) is per back end.
 
 use super::db::{args, marks, Db, Row, Value, ROWS_PER_STATEMENT};
-use super::{compress, decompress, Store};
+use super::{compress, decompress, BlogId, ResponseId, Store};
 use crate::fetch::{FetchRecord, Fetched, Response};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
@@ -14,7 +14,7 @@ pub(super) use super::sql::BODY;
 use super::ResponseKind;
 
 /// Logs one request.
-pub(super) fn put_fetch(db: &mut dyn Db, blog_id: Option<i64>, f: &FetchRecord) -> Result<()> {
+pub(super) fn put_fetch(db: &mut dyn Db, blog_id: Option<BlogId>, f: &FetchRecord) -> Result<()> {
     db.execute(
         "INSERT INTO fetch_log (blog_id, url, status, bytes, elapsed_ms, fetched_at, error)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -33,7 +33,7 @@ pub(super) fn put_fetch(db: &mut dyn Db, blog_id: Option<i64>, f: &FetchRecord) 
 
 /// Stores a response, its body once by SHA-256 in `blobs` (shared with every other response
 /// that received the same bytes). Returns the response id.
-pub(super) fn put_response(db: &mut dyn Db, blog_id: i64, r: &Response) -> Result<i64> {
+pub(super) fn put_response(db: &mut dyn Db, blog_id: BlogId, r: &Response) -> Result<ResponseId> {
     let sha = sha256_hex(&r.body);
     db.execute(
         "INSERT INTO blobs (sha256, body, bytes) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
@@ -85,7 +85,7 @@ pub(super) fn response_row(r: &Row, at: usize) -> Result<Response> {
 }
 
 /// When the response `id` arrived, as stored (now, if there is no such response).
-pub(super) fn response_time(db: &mut dyn Db, id: Option<i64>) -> Result<DateTime<Utc>> {
+pub(super) fn response_time(db: &mut dyn Db, id: Option<ResponseId>) -> Result<DateTime<Utc>> {
     match id {
         Some(id) => db
             .query_one("SELECT fetched_at FROM responses WHERE id = ?1", args![id])?
@@ -96,7 +96,7 @@ pub(super) fn response_time(db: &mut dyn Db, id: Option<i64>) -> Result<DateTime
 
 /// A request answered 304 Not Modified: (URL, when, the id of the latest response stored for
 /// that URL before then).
-pub type NotModified = (String, chrono::DateTime<chrono::Utc>, Option<i64>);
+pub type NotModified = (String, chrono::DateTime<chrono::Utc>, Option<ResponseId>);
 
 impl Store {
     /// Logs every request of a fetch (robots.txt, redirect hops, the final request) and keeps
@@ -106,7 +106,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn keep_fetched(&mut self, blog_id: i64, f: &Fetched) -> Result<Option<i64>> {
+    pub fn keep_fetched(&mut self, blog_id: BlogId, f: &Fetched) -> Result<Option<ResponseId>> {
         let records: Vec<FetchRecord> = f.requests().cloned().collect();
         let kept = f.kept().cloned();
         let redirects = if kept.is_some() {
@@ -133,7 +133,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn keep_response(&mut self, blog_id: i64, response: &Response) -> Result<i64> {
+    pub fn keep_response(&mut self, blog_id: BlogId, response: &Response) -> Result<ResponseId> {
         let response = response.clone();
         self.write(move |db| put_response(db, blog_id, &response))
     }
@@ -145,7 +145,7 @@ impl Store {
     /// The database failed.
     pub fn log_fetches<'a>(
         &mut self,
-        blog_id: Option<i64>,
+        blog_id: Option<BlogId>,
         records: impl IntoIterator<Item = &'a FetchRecord>,
     ) -> Result<()> {
         let records: Vec<FetchRecord> = records.into_iter().cloned().collect();
@@ -161,7 +161,11 @@ impl Store {
     ///
     /// # Errors
     /// The database failed, or the body did not inflate.
-    pub fn latest_response(&self, blog_id: i64, url: &str) -> Result<Option<(i64, Response)>> {
+    pub fn latest_response(
+        &self,
+        blog_id: BlogId,
+        url: &str,
+    ) -> Result<Option<(ResponseId, Response)>> {
         let url = url.to_string();
         let sql = format!(
             "SELECT id, {} FROM responses
@@ -183,7 +187,7 @@ impl Store {
     /// The database failed.
     pub fn with_responses(
         &self,
-        blog_id: i64,
+        blog_id: BlogId,
         urls: &[String],
     ) -> Result<std::collections::HashSet<String>> {
         let urls = urls.to_vec();
@@ -209,7 +213,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn not_modified(&self, blog: Option<i64>) -> Result<Vec<NotModified>> {
+    pub fn not_modified(&self, blog: Option<BlogId>) -> Result<Vec<NotModified>> {
         self.read(move |db| {
             db.query_map(
                 "SELECT f.url, f.fetched_at,
@@ -230,7 +234,7 @@ impl Store {
     /// The database failed.
     pub fn capture_span(
         &self,
-        blog: Option<i64>,
+        blog: Option<BlogId>,
     ) -> Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
         self.read(move |db| {
             let r = db.query_one(
@@ -246,7 +250,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn post_response(&self, url: &str) -> Result<Option<i64>> {
+    pub fn post_response(&self, url: &str) -> Result<Option<ResponseId>> {
         let url = url.to_string();
         self.read(move |db| {
             Ok(db
@@ -254,7 +258,7 @@ impl Store {
                     "SELECT response_id FROM posts WHERE url = ?1",
                     args![url.as_str()],
                 )?
-                .map(|r| r.get::<Option<i64>>(0))
+                .map(|r| r.get::<Option<ResponseId>>(0))
                 .transpose()?
                 .flatten())
         })
@@ -320,16 +324,16 @@ impl Store {
 impl super::SqliteStore {
     pub(super) fn for_each_capture(
         &self,
-        blog: Option<i64>,
-        after: i64,
-        mut f: impl FnMut(i64, Response) -> Result<()>,
+        blog: Option<BlogId>,
+        after: ResponseId,
+        mut f: impl FnMut(ResponseId, Response) -> Result<()>,
     ) -> Result<u64> {
         let mut st = self.conn.prepare(&format!(
             "SELECT id, {} FROM responses
              WHERE (?1 IS NULL OR blog_id = ?1) AND id > ?2 ORDER BY id",
             response_columns()
         ))?;
-        let mut rows = st.query(rusqlite::params![blog, after])?;
+        let mut rows = st.query(rusqlite::params![blog.map(BlogId::get), after.get()])?;
         let mut n = 0;
         while let Some(r) = rows.next()? {
             let r = super::db::sqlite_row(r)?;
@@ -349,8 +353,9 @@ pub struct WarcRoll {
     pub bytes: u64,
     /// The serial of the newest file (Heritrix-style names count up).
     pub serial: u64,
-    /// The last response written (responses are written in id order).
-    pub last_response: i64,
+    /// The last response written (responses are written in id order; the default before
+    /// any).
+    pub last_response: ResponseId,
 }
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ impl Store {
     /// number of posts.
     pub fn for_each_post(
         &self,
-        blog_id: Option<i64>,
+        blog_id: Option<BlogId>,
         f: impl FnMut(Post) -> Result<()>,
     ) -> Result<u64> {
         match &self.0 {
@@ -70,9 +70,9 @@ impl Store {
     /// The database failed, a body did not inflate, or `f` failed.
     pub fn for_each_capture(
         &self,
-        blog: Option<i64>,
-        after: i64,
-        f: impl FnMut(i64, Response) -> Result<()>,
+        blog: Option<BlogId>,
+        after: ResponseId,
+        f: impl FnMut(ResponseId, Response) -> Result<()>,
     ) -> Result<u64> {
         match &self.0 {
             Backend::Sqlite(s) => s.for_each_capture(blog, after, f),

@@ -374,7 +374,7 @@ pub fn transfer(
     );
     let dest = Store::open(settings_to)
         .with_context(|| format!("opening the destination {}", shown(to)))?;
-    let theirs: std::collections::HashMap<i64, String> = source
+    let theirs: std::collections::HashMap<super::BlogId, String> = source
         .blogs()?
         .into_iter()
         .map(|b| (b.id, b.feed_url))

@@ -669,9 +669,9 @@ fn the_daemon_keeps_rolling_warc_files_that_survive_a_crash() {
     ok(&archive(&db, &["--config", cfg, "add", &blog.feed_url()]));
     let stored = || {
         let store = everblog::store::Store::open(&DatabaseSettings::at(&db)).unwrap();
-        let (mut n, mut last) = (0, 0);
+        let (mut n, mut last) = (0, everblog::store::ResponseId::default());
         store
-            .for_each_capture(None, 0, |id, _| {
+            .for_each_capture(None, Default::default(), |id, _| {
                 n += 1;
                 last = id;
                 Ok(())

@@ -124,7 +124,7 @@ fn a_job_killed_on_one_daemon_is_resumed_by_another_through_a_postgres_restart()
     let posts = || {
         Store::open(&DatabaseSettings::at(db))
             .ok()
-            .and_then(|s| s.post_urls(1).ok())
+            .and_then(|s| s.post_urls(everblog::store::BlogId::new(1)).ok())
             .map_or(0, |p| p.len())
     };
     let mut first = daemon(db, "doomed", "2");

@@ -8,19 +8,19 @@ use crate::common::pg_cluster::Cluster;
 use chrono::{DateTime, Utc};
 use everblog::core::feed::FeedKind;
 use everblog::store::DatabaseSettings;
-use everblog::store::{Blog, Job, JobEnd, JobFilter, JobKind, JobState, Store};
+use everblog::store::{Blog, BlogId, Job, JobEnd, JobFilter, JobKind, JobState, Store};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 /// What the tests ask of a back end: the same methods on both.
 trait Backend: Send {
-    fn blog_for(&mut self, feed: &str) -> i64;
-    fn blog(&self, id: i64) -> Blog;
-    fn enqueue(&mut self, blog: i64, kind: JobKind) -> bool;
+    fn blog_for(&mut self, feed: &str) -> BlogId;
+    fn blog(&self, id: BlogId) -> Blog;
+    fn enqueue(&mut self, blog: BlogId, kind: JobKind) -> bool;
     fn lease(&mut self, owner: &str, lease: Duration, filter: JobFilter) -> Option<Job>;
     fn renew(&mut self, job: i64, owner: &str, lease: Duration) -> bool;
     fn release(&mut self, job: i64, owner: &str);
-    fn schedule(&mut self, blog: i64, kind: JobKind, at: DateTime<Utc>) -> bool;
+    fn schedule(&mut self, blog: BlogId, kind: JobKind, at: DateTime<Utc>) -> bool;
     fn finish(&mut self, job: &Job, owner: &str, end: &JobEnd);
     fn jobs(&self) -> Vec<Job>;
     fn reserve(&mut self, host: &str, delay: Duration) -> Duration;
@@ -30,7 +30,7 @@ trait Backend: Send {
 macro_rules! backend {
     ($t:ty) => {
         impl Backend for $t {
-            fn blog_for(&mut self, feed: &str) -> i64 {
+            fn blog_for(&mut self, feed: &str) -> BlogId {
                 self.insert_blog(
                     "http://blog.test/",
                     feed,
@@ -41,10 +41,10 @@ macro_rules! backend {
                 .unwrap()
                 .id
             }
-            fn blog(&self, id: i64) -> Blog {
+            fn blog(&self, id: BlogId) -> Blog {
                 <$t>::blog(self, id).unwrap().unwrap()
             }
-            fn enqueue(&mut self, blog: i64, kind: JobKind) -> bool {
+            fn enqueue(&mut self, blog: BlogId, kind: JobKind) -> bool {
                 self.enqueue_job(blog, kind).unwrap()
             }
             fn lease(&mut self, owner: &str, lease: Duration, filter: JobFilter) -> Option<Job> {
@@ -56,7 +56,7 @@ macro_rules! backend {
             fn release(&mut self, job: i64, owner: &str) {
                 self.release_job(job, owner).unwrap()
             }
-            fn schedule(&mut self, blog: i64, kind: JobKind, at: DateTime<Utc>) -> bool {
+            fn schedule(&mut self, blog: BlogId, kind: JobKind, at: DateTime<Utc>) -> bool {
                 self.schedule_job(blog, kind, at).unwrap()
             }
             fn finish(&mut self, job: &Job, owner: &str, end: &JobEnd) {

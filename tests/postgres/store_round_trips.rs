@@ -268,7 +268,7 @@ macro_rules! responses_round_trip {
         assert_eq!(latest.fetched_at, at(4), "{backend}");
         let mut seen = Vec::new();
         let n = s
-            .for_each_capture(Some(blog), 0, |id, r| {
+            .for_each_capture(Some(blog), Default::default(), |id, r| {
                 seen.push((id, r.status, r.url));
                 Ok(())
             })
@@ -284,7 +284,7 @@ macro_rules! responses_round_trip {
         assert_eq!(seen[1].0, kept, "{backend}");
         let later = s.for_each_capture(None, kept, |_, _| Ok(())).unwrap();
         assert_eq!(later, 1, "{backend}: after an id");
-        let stopped = s.for_each_capture(None, 0, |_, _| anyhow::bail!("enough"));
+        let stopped = s.for_each_capture(None, Default::default(), |_, _| anyhow::bail!("enough"));
         assert!(stopped.is_err(), "{backend}: f's error ends the walk");
         assert_eq!(
             s.not_modified(Some(blog)).unwrap(),

@@ -5,7 +5,7 @@
 use super::PgStore;
 use crate::store::db::{pg_row, PgDb, Prepared};
 use crate::store::posts::{whole_post, POST_ORDER, POST_SELECT};
-use crate::store::Post;
+use crate::store::{BlogId, Post};
 use anyhow::Result;
 
 impl PgStore {
@@ -17,9 +17,10 @@ impl PgStore {
     /// The server failed, a stored value is corrupt, or `f` failed.
     pub fn for_each_post(
         &self,
-        blog_id: Option<i64>,
+        blog_id: Option<BlogId>,
         mut f: impl FnMut(Post) -> Result<()>,
     ) -> Result<u64> {
+        let blog_id = blog_id.map(BlogId::get);
         let rows = self.stream(move |c, rows| {
             let mut tx = c.transaction()?;
             let portal = tx.bind(

@@ -6,6 +6,7 @@ use super::PgStore;
 use crate::fetch::Response;
 use crate::store::db::pg_row;
 use crate::store::responses::{response_columns, response_row};
+use crate::store::{BlogId, ResponseId};
 use anyhow::Result;
 
 impl PgStore {
@@ -18,10 +19,11 @@ impl PgStore {
     /// The server failed, a body did not inflate, or `f` failed.
     pub fn for_each_capture(
         &self,
-        blog: Option<i64>,
-        after: i64,
-        mut f: impl FnMut(i64, Response) -> Result<()>,
+        blog: Option<BlogId>,
+        after: ResponseId,
+        mut f: impl FnMut(ResponseId, Response) -> Result<()>,
     ) -> Result<u64> {
+        let (blog, after) = (blog.map(BlogId::get), after.get());
         let rows = self.stream(move |c, rows| {
             let mut it = c.query_raw(
                 &format!(
