@@ -159,5 +159,5 @@ fn main() {
         next.as_secs_f64() * 1e3
     );
     println!("  disk per queued URL (SQLite + WAL): {:.0} bytes; process memory growth: {:.1} bytes/URL ({} MiB)", disk as f64 / n as f64, rss as f64 * 1024.0 / n as f64, rss / 1024);
-    println!("  served first: {:?}", served.first().map(|s| &s.0));
+    println!("  served first: {:?}", served.first().map(|s| &s.url));
 }

@@ -16,7 +16,7 @@
 
 use crate::core::post_url::{comment_page_of, PostUrlPattern};
 use crate::core::priority::PriorityModel;
-use crate::store::{BlogId, Store};
+use crate::store::{BlogId, FrontierUrl, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use url::Url;
@@ -37,7 +37,7 @@ pub trait Frontier {
         blog_id: BlogId,
         n: usize,
         now: DateTime<Utc>,
-    ) -> Result<Vec<(String, u32)>>;
+    ) -> Result<Vec<FrontierUrl>>;
     /// Learns from a processed page: its URL and L(u), the number of post links it holds.
     fn observe(&mut self, url: &str, post_links: usize);
     /// The non-post URLs at the top of the queue when the last batch was served, with their
@@ -59,7 +59,7 @@ impl Frontier for BreadthFirst {
         blog_id: BlogId,
         n: usize,
         now: DateTime<Utc>,
-    ) -> Result<Vec<(String, u32)>> {
+    ) -> Result<Vec<FrontierUrl>> {
         store.queued(blog_id, n, now)
     }
 
@@ -148,11 +148,11 @@ impl Frontier for KnnFrontier {
         blog_id: BlogId,
         n: usize,
         now: DateTime<Utc>,
-    ) -> Result<Vec<(String, u32)>> {
+    ) -> Result<Vec<FrontierUrl>> {
         if !self.loaded {
-            for (u, l) in store.observations(blog_id)? {
-                if let Ok(u) = Url::parse(&u) {
-                    self.model.observe(&u, l as usize);
+            for o in store.observations(blog_id)? {
+                if let Ok(u) = Url::parse(&o.url) {
+                    self.model.observe(&u, o.post_links as usize);
                 }
             }
             self.loaded = true;
@@ -172,8 +172,8 @@ impl Frontier for KnnFrontier {
             loop {
                 let page = store.queued_page(blog_id, after, 4096)?;
                 let Some(last) = page.last() else { break };
-                after = last.0;
-                self.rescore(store, blog_id, page.into_iter().map(|(_, u)| u).collect())?;
+                after = last.seq;
+                self.rescore(store, blog_id, page.into_iter().map(|d| d.url).collect())?;
             }
             self.full_refresh_at = self.model.observations();
         }
@@ -197,7 +197,13 @@ impl Frontier for KnnFrontier {
             .map(|t| (t.url.clone(), t.priority))
             .collect();
         top.truncate(n);
-        Ok(top.into_iter().map(|t| (t.url, t.depth)).collect())
+        Ok(top
+            .into_iter()
+            .map(|t| FrontierUrl {
+                url: t.url,
+                depth: t.depth,
+            })
+            .collect())
     }
 
     fn observe(&mut self, url: &str, post_links: usize) {

@@ -20,7 +20,9 @@ use super::traffic::BrowserTraffic;
 use super::{learn, rendering, seed, CrawlOptions, FrontierKind};
 use crate::core::extract::GapField;
 use crate::fetch::{Fetcher, Resource, Response};
-use crate::store::{Blog, BlogId, Gap, Link, NewPost, PageState, Source, Store, StoredRule};
+use crate::store::{
+    Blog, BlogId, FrontierUrl, Gap, Link, NewPost, PageState, Source, Store, StoredRule,
+};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
@@ -293,7 +295,7 @@ impl<'a> NewCrawl<'a> {
     /// The next batch of frontier URLs, or `None` when the crawl ends (the summary says why): a
     /// stop requested, the page budget reached, the stopping rule, the frontier exhausted, or
     /// only retries left that are not due soon.
-    async fn next_batch(&mut self) -> Result<Option<Vec<(String, u32)>>> {
+    async fn next_batch(&mut self) -> Result<Option<Vec<FrontierUrl>>> {
         loop {
             let Some(room) = self.room()? else {
                 return Ok(None);
@@ -334,7 +336,7 @@ impl<'a> NewCrawl<'a> {
     /// The frontier's next URLs within `room`. Pages fetched to learn the rules count against
     /// the budget: once the rest of it is spent, only they (stored already, no request) are
     /// processed.
-    fn pick(&mut self, room: u64) -> Result<Vec<(String, u32)>> {
+    fn pick(&mut self, room: u64) -> Result<Vec<FrontierUrl>> {
         let room = room.saturating_sub(self.store.prefetched(self.blog.id)?);
         let n = self.opts.settings.concurrency * 4;
         if room == 0 {
@@ -347,7 +349,7 @@ impl<'a> NewCrawl<'a> {
     /// What the stopping rule weighs now (`crawl::stopping`); the estimate of unseen posts goes
     /// to the summary.
     fn evidence(&mut self) -> Result<StopEvidence> {
-        let (f1, f2) = self.store.captures(self.blog.id)?;
+        let found = self.store.captures(self.blog.id)?;
         let promising = self.frontier.lookahead().map(|l| {
             l.iter()
                 .filter(|(url, estimate)| self.streaks.promising(url, *estimate))
@@ -358,8 +360,8 @@ impl<'a> NewCrawl<'a> {
             promising,
             since_new_post: self.since_new_post,
             pages_at_last_post: self.summary.pages_at_last_post,
-            f1,
-            f2,
+            f1: found.once,
+            f2: found.twice,
             queued_posts: self.store.queued_posts(self.blog.id, Utc::now())?,
         };
         let unseen = evidence.unseen();
@@ -368,8 +370,8 @@ impl<'a> NewCrawl<'a> {
             processed = self.processed,
             since_new_post = self.since_new_post,
             unseen,
-            f1,
-            f2,
+            f1 = found.once,
+            f2 = found.twice,
             ?promising,
             "stopping rule"
         );
@@ -407,7 +409,7 @@ impl<'a> NewCrawl<'a> {
     }
 
     /// One batch: its pages gathered, rendered, then recorded one at a time.
-    async fn crawl_batch(&mut self, batch: Vec<(String, u32)>) -> Result<()> {
+    async fn crawl_batch(&mut self, batch: Vec<FrontierUrl>) -> Result<()> {
         let mut ready = self.gather(batch).await?;
         self.render(&mut ready).await?;
         for page in ready {
@@ -419,12 +421,12 @@ impl<'a> NewCrawl<'a> {
 
     /// The batch's pages: stored responses reused (entry pages fetched while learning, or a
     /// crash between fetch and record), the rest fetched.
-    async fn gather(&mut self, batch: Vec<(String, u32)>) -> Result<Vec<Ready>> {
+    async fn gather(&mut self, batch: Vec<FrontierUrl>) -> Result<Vec<Ready>> {
         let mut ready = Vec::new();
         let mut to_fetch = Vec::new();
-        let urls: Vec<String> = batch.iter().map(|(u, _)| u.clone()).collect();
+        let urls: Vec<String> = batch.iter().map(|b| b.url.clone()).collect();
         let stored = self.store.with_responses(self.blog.id, &urls)?;
-        for (url, depth) in &batch {
+        for FrontierUrl { url, depth } in &batch {
             if !stored.contains(url) {
                 to_fetch.push((url.clone(), None));
                 continue;
@@ -437,7 +439,7 @@ impl<'a> NewCrawl<'a> {
                 _ => to_fetch.push((url.clone(), None)),
             }
         }
-        let depths: HashMap<String, u32> = batch.into_iter().collect();
+        let depths: HashMap<String, u32> = batch.into_iter().map(|b| (b.url, b.depth)).collect();
         let concurrency = self.opts.settings.concurrency;
         for (url, f) in self
             .fetcher

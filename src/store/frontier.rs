@@ -7,12 +7,59 @@
 //! partial index `frontier_unscored` is over `state = 'queued'`, and a planner uses a partial
 //! index only when the query names its condition.
 
-use super::db::{args, marks, Db, Dialect, Value, ROWS_PER_STATEMENT};
+use super::db::{args, marks, Db, Dialect, Row, Value, ROWS_PER_STATEMENT};
 use super::{BlogId, Link, PageOutcome, PageState, QueuedUrl, Source, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
+
+/// A queued frontier URL to fetch next, with its link depth ([`Store::queued`],
+/// [`Store::prefetched_queued`], `crawl::frontier`'s orders).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrontierUrl {
+    /// The URL (canonical).
+    pub url: String,
+    /// Link depth from the seeds (0: a seed).
+    pub depth: u32,
+}
+
+/// A queued frontier URL with its discovery number ([`Store::queued_page`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiscoveredUrl {
+    /// Discovery order within the blog's frontier: 1 for its first URL, counting up.
+    pub seq: i64,
+    /// The URL (canonical).
+    pub url: String,
+}
+
+/// How often a blog's known posts were found ([`Store::captures`]): the frequencies of the
+/// capture–recapture estimate of the posts still unseen (`crawl::stopping`'s `f1`, `f2`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Findings {
+    /// Posts found exactly once (`f1`).
+    pub once: u64,
+    /// Posts found exactly twice (`f2`).
+    pub twice: u64,
+}
+
+/// How many of a blog's frontier URLs are in one state ([`Store::page_states`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateCount {
+    /// The state.
+    pub state: PageState,
+    /// Frontier URLs in it.
+    pub urls: u64,
+}
+
+/// One kNN training point ([`Store::observations`]): a processed page and its L(u).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    /// The page's URL.
+    pub url: String,
+    /// L(u): links to post permalinks on the page.
+    pub post_links: u32,
+}
 
 /// `state = 'queued'`, from the vocabulary.
 static QUEUED: LazyLock<String> =
@@ -136,6 +183,14 @@ pub(super) fn put_links(db: &mut dyn Db, blog_id: BlogId, links: &[Link]) -> Res
     Ok(new_posts)
 }
 
+/// A [`FrontierUrl`] from a row of `url, depth`.
+fn frontier_url(r: &Row) -> Result<FrontierUrl> {
+    Ok(FrontierUrl {
+        url: r.get(0)?,
+        depth: r.get(1)?,
+    })
+}
+
 /// Sets the state of the frontier URL a crawled page's outcome `o` is about, attempted at
 /// `now`; a retry (the URL queued again) counts an attempt.
 pub(super) fn put_state(db: &mut dyn Db, o: &PageOutcome, now: DateTime<Utc>) -> Result<()> {
@@ -167,8 +222,7 @@ impl Store {
         self.write(move |db| put_links(db, blog_id, &links).map(drop))
     }
 
-    /// Up to `n` queued frontier URLs that may be fetched at `now`, in breadth-first order:
-    /// (url, depth).
+    /// Up to `n` queued frontier URLs that may be fetched at `now`, in breadth-first order.
     ///
     /// # Errors
     /// The database failed.
@@ -177,29 +231,31 @@ impl Store {
         blog_id: BlogId,
         n: usize,
         now: DateTime<Utc>,
-    ) -> Result<Vec<(String, u32)>> {
+    ) -> Result<Vec<FrontierUrl>> {
         let sql = format!(
             "SELECT url, depth FROM frontier WHERE blog_id = ?1 AND {} AND (not_before IS NULL OR not_before <= ?3)
              ORDER BY depth, seq LIMIT ?2",
             *QUEUED
         );
-        self.read(move |db| {
-            db.query_map(&sql, args![blog_id, n, now], |r| Ok((r.get(0)?, r.get(1)?)))
-        })
+        self.read(move |db| db.query_map(&sql, args![blog_id, n, now], frontier_url))
     }
 
-    /// One page of a blog's queued URLs in discovery order: (seq, url) with seq > `after`.
+    /// One page of a blog's queued URLs in discovery order: those whose `seq` is above
+    /// `after` (0: from the first), at most `n`.
     ///
     /// # Errors
     /// The database failed.
-    pub fn queued_page(&self, blog_id: BlogId, after: i64, n: usize) -> Result<Vec<(i64, String)>> {
+    pub fn queued_page(&self, blog_id: BlogId, after: i64, n: usize) -> Result<Vec<DiscoveredUrl>> {
         let sql = format!(
             "SELECT seq, url FROM frontier WHERE blog_id = ?1 AND {} AND seq > ?2 ORDER BY seq LIMIT ?3",
             *QUEUED
         );
         self.read(move |db| {
             db.query_map(&sql, args![blog_id, after, n], |r| {
-                Ok((r.get(0)?, r.get(1)?))
+                Ok(DiscoveredUrl {
+                    seq: r.get(0)?,
+                    url: r.get(1)?,
+                })
             })
         })
     }
@@ -345,12 +401,11 @@ impl Store {
         )
     }
 
-    /// Up to `n` of those queued URLs whose page is already stored, in discovery order:
-    /// (url, depth).
+    /// Up to `n` of those queued URLs whose page is already stored, in discovery order.
     ///
     /// # Errors
     /// The database failed.
-    pub fn prefetched_queued(&self, blog_id: BlogId, n: usize) -> Result<Vec<(String, u32)>> {
+    pub fn prefetched_queued(&self, blog_id: BlogId, n: usize) -> Result<Vec<FrontierUrl>> {
         let sql = format!(
             "SELECT f.url, f.depth FROM frontier f WHERE f.blog_id = ?1 AND f.{}
                AND EXISTS (SELECT 1 FROM responses r WHERE r.blog_id = f.blog_id AND r.url = f.url
@@ -358,7 +413,7 @@ impl Store {
              ORDER BY f.seq LIMIT ?2",
             *QUEUED
         );
-        self.read(move |db| db.query_map(&sql, args![blog_id, n], |r| Ok((r.get(0)?, r.get(1)?))))
+        self.read(move |db| db.query_map(&sql, args![blog_id, n], frontier_url))
     }
 
     /// Queued URLs of a blog waiting past `now` for a retry (a server asked to retry later).
@@ -409,13 +464,13 @@ impl Store {
     }
 
     /// How often the blog's known posts were found, for the capture–recapture estimate of the
-    /// posts still unseen: (posts found once, posts found twice). A finding is a page linking
+    /// posts still unseen: how many were found once, and twice. A finding is a page linking
     /// the post, or a source that lists it ([`Source::LISTS`]: feed, older feed page, sitemap,
     /// listing page).
     ///
     /// # Errors
     /// The database failed.
-    pub fn captures(&self, blog_id: BlogId) -> Result<(u64, u64)> {
+    pub fn captures(&self, blog_id: BlogId) -> Result<Findings> {
         let listed: String = Source::LISTS
             .iter()
             .map(|s| {
@@ -432,35 +487,48 @@ impl Store {
         );
         self.read(move |db| {
             let r = db.query_one(&sql, args![blog_id])?;
-            Ok((r.count(0)?.into(), r.count(1)?.into()))
+            Ok(Findings {
+                once: r.count(0)?.into(),
+                twice: r.count(1)?.into(),
+            })
         })
     }
 
-    /// Number of frontier URLs of a blog in each state.
+    /// Number of frontier URLs of a blog in each state it has URLs in, by state name.
     ///
     /// # Errors
     /// The database failed.
-    pub fn page_states(&self, blog_id: BlogId) -> Result<Vec<(PageState, u64)>> {
+    pub fn page_states(&self, blog_id: BlogId) -> Result<Vec<StateCount>> {
         self.read(move |db| {
             db.query_map(
                 "SELECT state, COUNT(*) FROM frontier WHERE blog_id = ?1 GROUP BY state ORDER BY state",
                 args![blog_id],
-                |r| Ok((r.word(0)?, r.get(1)?)),
+                |r| {
+                    Ok(StateCount {
+                        state: r.word(0)?,
+                        urls: r.get(1)?,
+                    })
+                },
             )
         })
     }
 
-    /// The kNN training data of a blog: (url, L(u)) of every processed page, in processing
+    /// The kNN training data of a blog: every processed page with its L(u), in processing
     /// order.
     ///
     /// # Errors
     /// The database failed.
-    pub fn observations(&self, blog_id: BlogId) -> Result<Vec<(String, u32)>> {
+    pub fn observations(&self, blog_id: BlogId) -> Result<Vec<Observation>> {
         self.read(move |db| {
             db.query_map(
                 "SELECT url, post_links FROM frontier WHERE blog_id = ?1 AND post_links IS NOT NULL ORDER BY seq",
                 args![blog_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| {
+                    Ok(Observation {
+                        url: r.get(0)?,
+                        post_links: r.get(1)?,
+                    })
+                },
             )
         })
     }

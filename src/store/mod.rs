@@ -45,6 +45,7 @@ mod sql;
 mod surface;
 pub mod transfer;
 
+pub use frontier::{DiscoveredUrl, Findings, FrontierUrl, Observation, StateCount};
 pub use host_slots::StoreGate;
 pub use ids::{BlogId, ResponseId};
 pub use jobs::JobFilter;

@@ -148,7 +148,7 @@ fn a_blog_cannot_steer_the_crawler_into_private_addresses() {
     assert!(
         states
             .iter()
-            .any(|(s, n)| *s == PageState::Refused && *n >= 3),
+            .any(|s| s.state == PageState::Refused && s.urls >= 3),
         "{states:?}"
     );
 

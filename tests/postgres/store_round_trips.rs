@@ -348,7 +348,7 @@ fn responses_and_the_fetch_log_round_trip_the_same_on_both_back_ends() {
 /// marks), breadth-first and priority orders, the capture counts of the unseen-posts estimate.
 macro_rules! frontier_round_trip {
     ($backend:expr, $store:expr) => {{
-        use everblog::store::{Link, PageState, Source};
+        use everblog::store::{Findings, Link, PageState, Source, StateCount};
         let backend: &str = $backend;
         let mut s = $store;
         let blog = s
@@ -391,7 +391,7 @@ macro_rules! frontier_round_trip {
         assert_eq!(
             queued
                 .iter()
-                .map(|(u, d)| (u.trim_start_matches("http://blog.test/"), *d))
+                .map(|q| (q.url.trim_start_matches("http://blog.test/"), q.depth))
                 .collect::<Vec<_>>(),
             vec![
                 ("", 0),
@@ -404,7 +404,7 @@ macro_rules! frontier_round_trip {
         );
         let page = s.queued_page(blog, 2, 2).unwrap();
         assert_eq!(
-            page.iter().map(|(seq, _)| *seq).collect::<Vec<_>>(),
+            page.iter().map(|d| d.seq).collect::<Vec<_>>(),
             vec![3, 4],
             "{backend}"
         );
@@ -432,11 +432,18 @@ macro_rules! frontier_round_trip {
         );
         assert_eq!(s.unscored(blog, 10).unwrap().len(), 3, "{backend}");
         // p/1: feed + one in-link = found twice; p/2: feed only; p/3: in-link + sitemap.
-        assert_eq!(s.captures(blog).unwrap(), (1, 2), "{backend}");
+        assert_eq!(
+            s.captures(blog).unwrap(),
+            Findings { once: 1, twice: 2 },
+            "{backend}"
+        );
         assert_eq!(s.queued_posts(blog, now).unwrap(), 3, "{backend}");
         assert_eq!(
             s.page_states(blog).unwrap(),
-            vec![(PageState::Queued, 5)],
+            vec![StateCount {
+                state: PageState::Queued,
+                urls: 5
+            }],
             "{backend}"
         );
         assert_eq!(

@@ -16,8 +16,8 @@ macro_rules! posts_round_trip {
         use everblog::core::requisites::Kind;
         use everblog::fetch::{FetchRecord, Response};
         use everblog::store::{
-            Comment, CommentSource, CommentWrite, Link, MediaState, NewMedia, NewPost, PageOutcome,
-            PageState, PostWrite, Source,
+            Comment, CommentSource, CommentWrite, Link, MediaState, NewMedia, NewPost, Observation,
+            PageOutcome, PageState, PostWrite, Source,
         };
         let backend: &str = $backend;
         let mut s = $store;
@@ -164,7 +164,10 @@ macro_rules! posts_round_trip {
         );
         assert_eq!(
             s.observations(blog).unwrap(),
-            vec![(url("p/a.html"), 1)],
+            vec![Observation {
+                url: url("p/a.html"),
+                post_links: 1
+            }],
             "{backend}"
         );
 
