@@ -8,7 +8,7 @@ use super::traffic::BrowserTraffic;
 use super::{get_if_changed, CrawlOptions};
 use crate::core::feed::FeedEntry;
 use crate::fetch::{Fetcher, Resource};
-use crate::store::{Blog, PageOutcome, PageState, PostWrite, Store};
+use crate::store::{Blog, PageOutcome, PageState, PostWrite, Store, StoredResponse};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
@@ -76,7 +76,7 @@ pub(super) fn reextract(
     })?;
     let (mut n, mut added, mut comments) = (0, 0, 0);
     for url in urls {
-        let Some((id, r)) = store.latest_response(blog.id, &url)? else {
+        let Some(StoredResponse { id, response: r }) = store.latest_response(blog.id, &url)? else {
             continue;
         };
         let Some(processed) = process_safely(ctx, &url, 1, &r) else {

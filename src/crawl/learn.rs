@@ -25,7 +25,7 @@ use crate::core::rules::Rule;
 use crate::core::rules::{Field, LearnedRule};
 use crate::fetch::{self, Fetcher, Resource, Response};
 use crate::render::widgets::Widget;
-use crate::store::{Blog, Link, Renders, Source, Store, StoredRule};
+use crate::store::{Blog, Link, Renders, Source, Store, StoredResponse, StoredRule};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
@@ -91,7 +91,7 @@ async fn entry_pages(
     let mut missing = Vec::new();
     for e in entries {
         match store.latest_response(blog.id, &e.url)? {
-            Some((_, r)) if r.status < 400 => {
+            Some(StoredResponse { response: r, .. }) if r.status < 400 => {
                 usable.insert(e.url.clone());
             }
             _ => missing.push((e.url.clone(), None)),
@@ -121,7 +121,7 @@ impl Pair<'_> {
     fn page(&self, store: &Store, blog: &Blog) -> Result<Option<(Page, Response)>> {
         Ok(store
             .latest_response(blog.id, &self.entry.url)?
-            .map(|(_, r)| (Page::parse(&fetch::decode(&r)), r)))
+            .map(|s| (Page::parse(&fetch::decode(&s.response)), s.response)))
     }
 
     /// The author and date evidence around the page's `article`. The feed's authors given to
@@ -544,7 +544,7 @@ impl Learner<'_> {
         } else {
             self.store
                 .latest_response(self.blog.id, url)?
-                .map(|(_, r)| r)
+                .map(|s| s.response)
         };
         match stored {
             Some(r) if r.status < 400 => Ok(Some(r)),

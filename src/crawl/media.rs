@@ -11,7 +11,7 @@
 use crate::core::html::parse_document;
 use crate::core::requisites::{self, Kind, Requisite};
 use crate::fetch::{decode_body, Fetched, Fetcher};
-use crate::store::{Blog, MediaState, NewMedia, PendingMedia, ResponseId, Store};
+use crate::store::{Blog, MediaState, NewMedia, PendingMedia, ResponseId, ResponseStatus, Store};
 use anyhow::Result;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -153,10 +153,10 @@ struct Capture<'a> {
     /// What each stylesheet kept uses, by its response id: read from the archive once per
     /// run, though every post of a theme links the same sheets.
     sheet_uses: HashMap<ResponseId, Vec<Requisite>>,
-    /// Requisites found in the archive by this run, URL → (response id, status): the theme's
+    /// Requisites found in the archive by this run, by URL: the theme's
     /// files every post links are looked up once. A run fetches only what the archive lacks,
     /// so what it found stays the latest response.
-    archived: HashMap<String, (ResponseId, u16)>,
+    archived: HashMap<String, ResponseStatus>,
 }
 
 /// Posts whose media are captured, and then written, together.
@@ -246,7 +246,7 @@ impl Capture<'_> {
         }
         for r in wanted {
             match self.archived.get(&r.url).copied() {
-                Some((id, status)) => {
+                Some(ResponseStatus { id, status }) => {
                     self.summary.reused += 1;
                     done.push(stored(&r, id));
                     if r.kind == Kind::Stylesheet && status < 400 {

@@ -228,7 +228,7 @@ async fn get_if_changed(
     url: &str,
     resource: Resource,
 ) -> Result<Fetched> {
-    let previous = store.latest_response(blog_id, url)?.map(|(_, r)| r);
+    let previous = store.latest_response(blog_id, url)?.map(|s| s.response);
     let f = fetcher
         .get_if_changed(url, previous.as_ref(), resource)
         .await;

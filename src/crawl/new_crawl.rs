@@ -21,7 +21,8 @@ use super::{learn, rendering, seed, CrawlOptions, FrontierKind};
 use crate::core::extract::GapField;
 use crate::fetch::{Fetcher, Resource, Response};
 use crate::store::{
-    Blog, BlogId, FrontierUrl, Gap, Link, NewPost, PageState, Source, Store, StoredRule,
+    Blog, BlogId, FrontierUrl, Gap, Link, NewPost, PageState, Source, Store, StoredResponse,
+    StoredRule,
 };
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
@@ -432,7 +433,9 @@ impl<'a> NewCrawl<'a> {
                 continue;
             }
             match self.store.latest_response(self.blog.id, url)? {
-                Some((id, response)) if response.status != 429 && response.status != 503 => {
+                Some(StoredResponse { id, response })
+                    if response.status != 429 && response.status != 503 =>
+                {
                     let got = Got::Reused { id, response };
                     ready.push(Ready::new(url.clone(), *depth, got));
                 }

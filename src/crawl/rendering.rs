@@ -12,7 +12,7 @@ use crate::fetch::{self, Response};
 use crate::render::network::Network;
 use crate::render::widgets::{self, Widget};
 use crate::render::{Rendered, Renderer};
-use crate::store::{Blog, BlogId, RenderMode, Renders, Store};
+use crate::store::{Blog, BlogId, RenderMode, Renders, Store, StoredResponse};
 use anyhow::Result;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -72,7 +72,8 @@ pub(super) async fn decide(
     let mut raw = HashMap::new();
     let mut found: Vec<&'static Widget> = Vec::new();
     for (e, _) in pages {
-        let Some((_, r)) = store.latest_response(blog.id, &e.url)? else {
+        let Some(StoredResponse { response: r, .. }) = store.latest_response(blog.id, &e.url)?
+        else {
             continue;
         };
         for w in widgets::detect(&fetch::decode(&r)) {
@@ -130,7 +131,7 @@ pub(super) async fn decide(
     };
     let mut todo = Vec::new();
     for url in raw.keys() {
-        if let Some((_, r)) = store.latest_response(blog.id, url)? {
+        if let Some(StoredResponse { response: r, .. }) = store.latest_response(blog.id, url)? {
             todo.push((url.clone(), r));
         }
     }

@@ -70,7 +70,7 @@ pub(super) async fn read_sitemaps(
             continue;
         }
         out.files += 1;
-        let previous = store.latest_response(blog.id, &u)?.map(|(_, r)| r);
+        let previous = store.latest_response(blog.id, &u)?.map(|s| s.response);
         let f = fetcher
             .get_if_changed(&u, previous.as_ref(), Resource::Sitemap)
             .await;

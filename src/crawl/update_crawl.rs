@@ -276,7 +276,7 @@ impl Update<'_> {
         let previous = self
             .store
             .latest_response(blog_id, &feed_url)?
-            .map(|(_, r)| r);
+            .map(|s| s.response);
         let got =
             get_if_changed(self.store, self.fetcher, blog_id, &feed_url, Resource::Feed).await?;
         self.summary.requests += got.requests().count() as u64;
@@ -462,9 +462,11 @@ impl Update<'_> {
     async fn read_comment_feeds(&mut self, previous_feed: Option<fetch::Response>) -> Result<bool> {
         let blog_id = self.blog.id;
         let mut comment_feeds = match self.store.latest_response(blog_id, &self.blog.home_url)? {
-            Some((_, r)) if r.status < 400 => Url::parse(&r.final_url)
-                .map(|base| declared_comment_feeds(&fetch::decode(&r), &base))
-                .unwrap_or_default(),
+            Some(crate::store::StoredResponse { response: r, .. }) if r.status < 400 => {
+                Url::parse(&r.final_url)
+                    .map(|base| declared_comment_feeds(&fetch::decode(&r), &base))
+                    .unwrap_or_default()
+            }
             _ => Vec::new(),
         };
         let recent = if !self.current.is_empty() {
@@ -591,7 +593,7 @@ impl Update<'_> {
                 // A comment widget's comments change without its page: fetch it whole.
                 let previous = match why {
                     Why::Comments if widgets => None,
-                    _ => self.store.latest_response(blog_id, u)?.map(|(_, r)| r),
+                    _ => self.store.latest_response(blog_id, u)?.map(|s| s.response),
                 };
                 requests.push((u.clone(), previous));
             }

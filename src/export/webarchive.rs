@@ -18,7 +18,7 @@
 use super::cdxj;
 use super::warc::{self, Record, RecordType, WarcWriter};
 use crate::fetch::{Response, USER_AGENT};
-use crate::store::{BlogId, ResponseId, Store};
+use crate::store::{BlogId, NotModified, ResponseId, Store};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
@@ -101,7 +101,7 @@ pub fn write_warc<W: Write>(
     out: W,
 ) -> Result<(W, Written)> {
     let span = store.capture_span(blog)?;
-    let info_date = span.map(|(_, newest)| newest).unwrap_or_default();
+    let info_date = span.map(|s| s.newest).unwrap_or_default();
     let mut c = CaptureWriter::start(out, filename, info_date, true)?;
     store.for_each_capture(blog, ResponseId::default(), |id, r| c.capture(id, r))?;
     let CaptureWriter {
@@ -111,7 +111,12 @@ pub fn write_warc<W: Write>(
         seen,
         ..
     } = c;
-    for (url, date, earlier) in store.not_modified(blog)? {
+    for NotModified {
+        url,
+        at: date,
+        earlier,
+    } in store.not_modified(blog)?
+    {
         let Some(prev) = earlier.and_then(|id| seen.get(&id)) else {
             continue;
         };
@@ -525,7 +530,7 @@ pub fn write_wacz<W: Write + Seek>(
 
     let created = store
         .capture_span(blog)?
-        .map(|(_, newest)| newest)
+        .map(|s| s.newest)
         .unwrap_or_default()
         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let package = serde_json::to_vec_pretty(&serde_json::json!({

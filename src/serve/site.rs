@@ -198,11 +198,11 @@ pub fn write_blog(
             if !copied.insert(m.file.clone()) {
                 continue;
             }
-            let Some((id, _)) = store.response_for(blog.id, &url)? else {
+            let Some(stored) = store.response_for(blog.id, &url)? else {
                 continue;
             };
             let body = store
-                .response_body(id)?
+                .response_body(stored.id)?
                 .with_context(|| format!("the archived body of {url}"))?;
             docs.document(&format!("{dir}/media/{}", m.file), &mut |out| {
                 Ok(out.write_all(&body)?)

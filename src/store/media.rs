@@ -25,6 +25,15 @@ pub struct NewMedia {
     pub reason: Option<String>,
 }
 
+/// A stored response found for a URL ([`Store::response_for`], [`Store::responses_for`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResponseStatus {
+    /// The response.
+    pub id: ResponseId,
+    /// Its HTTP status.
+    pub status: u16,
+}
+
 /// A post whose media are still to capture, with what capturing them reads, fetched for a
 /// batch of posts in one statement ([`Store::media_pending`]).
 #[derive(Debug, Clone)]
@@ -76,12 +85,12 @@ pub(super) fn media_of(db: &mut dyn Db, post_url: &str) -> Result<Vec<Media>> {
 }
 
 impl Store {
-    /// The latest response of a blog for `url` (requested or reached by redirect):
-    /// `(id, status)`, so a requisite shared by many posts is fetched once.
+    /// The latest raw response of a blog for `url` (requested or reached by redirect), so a
+    /// requisite shared by many posts is fetched once.
     ///
     /// # Errors
     /// The database failed.
-    pub fn response_for(&self, blog_id: BlogId, url: &str) -> Result<Option<(ResponseId, u16)>> {
+    pub fn response_for(&self, blog_id: BlogId, url: &str) -> Result<Option<ResponseStatus>> {
         let url = url.to_string();
         self.read(move |db| {
             db.query_opt(
@@ -91,18 +100,18 @@ impl Store {
                 args![blog_id, url.as_str(), ResponseKind::Raw],
             )?
             .map(|r| {
-                Ok((
-                    r.get(0)?,
-                    u16::try_from(r.get::<i64>(1)?).context("stored status out of range")?,
-                ))
+                Ok(ResponseStatus {
+                    id: r.get(0)?,
+                    status: u16::try_from(r.get::<i64>(1)?)
+                        .context("stored status out of range")?,
+                })
             })
             .transpose()
         })
     }
 
     /// [`Store::response_for`] of each of `urls` at once (one statement per 200 URLs, where
-    /// a post's requisites would each cost one): `url → (id, status)` for those the archive
-    /// holds.
+    /// a post's requisites would each cost one), by URL, for those the archive holds.
     ///
     /// # Errors
     /// The database failed.
@@ -110,7 +119,7 @@ impl Store {
         &self,
         blog_id: BlogId,
         urls: &[String],
-    ) -> Result<std::collections::HashMap<String, (ResponseId, u16)>> {
+    ) -> Result<std::collections::HashMap<String, ResponseStatus>> {
         let urls = urls.to_vec();
         self.read(move |db| {
             let mut found = std::collections::HashMap::new();
@@ -132,7 +141,7 @@ impl Store {
                     let status = u16::try_from(status).context("stored status out of range")?;
                     for u in [r.get::<String>(2)?, r.get::<String>(3)?] {
                         if chunk.contains(&u) {
-                            found.entry(u).or_insert((id, status));
+                            found.entry(u).or_insert(ResponseStatus { id, status });
                         }
                     }
                 }

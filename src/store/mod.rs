@@ -49,10 +49,10 @@ pub use frontier::{DiscoveredUrl, Findings, FrontierUrl, Observation, StateCount
 pub use host_slots::StoreGate;
 pub use ids::{BlogId, ResponseId};
 pub use jobs::JobFilter;
-pub use media::{NewMedia, PendingMedia};
+pub use media::{NewMedia, PendingMedia, ResponseStatus};
 pub use reading::{fts_query, Capture, Hit, HitComment, PostFilter, PostSummary, SearchQuery};
 pub use records::*;
-pub use responses::WarcRoll;
+pub use responses::{CaptureSpan, NotModified, StoredResponse, WarcRoll};
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, FixedOffset, SecondsFormat, Utc};

@@ -94,9 +94,35 @@ pub(super) fn response_time(db: &mut dyn Db, id: Option<ResponseId>) -> Result<D
     }
 }
 
-/// A request answered 304 Not Modified: (URL, when, the id of the latest response stored for
-/// that URL before then).
-pub type NotModified = (String, chrono::DateTime<chrono::Utc>, Option<ResponseId>);
+/// A request answered 304 Not Modified ([`Store::not_modified`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotModified {
+    /// The URL requested.
+    pub url: String,
+    /// When the 304 arrived.
+    pub at: DateTime<Utc>,
+    /// The latest response stored for the URL by then (redirects left out), which the 304
+    /// confirms; `None` when none was.
+    pub earlier: Option<ResponseId>,
+}
+
+/// A stored response with its id ([`Store::latest_response`]).
+#[derive(Debug, Clone)]
+pub struct StoredResponse {
+    /// Its id.
+    pub id: ResponseId,
+    /// The response, its body inflated.
+    pub response: Response,
+}
+
+/// When the stored responses were fetched ([`Store::capture_span`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaptureSpan {
+    /// The oldest response's fetch time.
+    pub oldest: DateTime<Utc>,
+    /// The newest response's fetch time.
+    pub newest: DateTime<Utc>,
+}
 
 impl Store {
     /// Logs every request of a fetch (robots.txt, redirect hops, the final request) and keeps
@@ -157,15 +183,11 @@ impl Store {
         })
     }
 
-    /// The latest stored response for `url` of a blog, redirects left out: (id, response).
+    /// The latest stored response for `url` of a blog, redirects left out.
     ///
     /// # Errors
     /// The database failed, or the body did not inflate.
-    pub fn latest_response(
-        &self,
-        blog_id: BlogId,
-        url: &str,
-    ) -> Result<Option<(ResponseId, Response)>> {
+    pub fn latest_response(&self, blog_id: BlogId, url: &str) -> Result<Option<StoredResponse>> {
         let url = url.to_string();
         let sql = format!(
             "SELECT id, {} FROM responses
@@ -174,7 +196,12 @@ impl Store {
         );
         self.read(move |db| {
             db.query_opt(&sql, args![blog_id, url.as_str(), ResponseKind::Redirect])?
-                .map(|r| Ok((r.get(0)?, response_row(&r, 1)?)))
+                .map(|r| {
+                    Ok(StoredResponse {
+                        id: r.get(0)?,
+                        response: response_row(&r, 1)?,
+                    })
+                })
                 .transpose()
         })
     }
@@ -208,8 +235,8 @@ impl Store {
         })
     }
 
-    /// The requests answered 304 Not Modified, oldest first: (URL, when, the latest response
-    /// stored for that URL before then, if any).
+    /// The requests answered 304 Not Modified, oldest first, with the response each
+    /// confirms.
     ///
     /// # Errors
     /// The database failed.
@@ -223,26 +250,31 @@ impl Store {
                  FROM fetch_log f WHERE f.status = 304 AND (CAST(?1 AS BIGINT) IS NULL OR f.blog_id = ?1)
                  ORDER BY f.id",
                 args![blog],
-                |r| Ok((r.get(0)?, r.time_req(1)?, r.get(2)?)),
+                |r| {
+                    Ok(NotModified {
+                        url: r.get(0)?,
+                        at: r.time_req(1)?,
+                        earlier: r.get(2)?,
+                    })
+                },
             )
         })
     }
 
-    /// The time span of the stored responses (oldest, newest), if there are any.
+    /// The time span of the stored responses (of one blog, or all), if there are any.
     ///
     /// # Errors
     /// The database failed.
-    pub fn capture_span(
-        &self,
-        blog: Option<BlogId>,
-    ) -> Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
+    pub fn capture_span(&self, blog: Option<BlogId>) -> Result<Option<CaptureSpan>> {
         self.read(move |db| {
             let r = db.query_one(
                 "SELECT MIN(fetched_at), MAX(fetched_at) FROM responses
                  WHERE CAST(?1 AS BIGINT) IS NULL OR blog_id = ?1",
                 args![blog],
             )?;
-            Ok(r.time(0)?.zip(r.time(1)?))
+            Ok(r.time(0)?
+                .zip(r.time(1)?)
+                .map(|(oldest, newest)| CaptureSpan { oldest, newest }))
         })
     }
 

@@ -85,10 +85,11 @@ fn every_fetch_is_logged_and_responses_are_kept() {
         "every request is in the fetch log"
     );
     let post = &store.posts(Some(b.id)).unwrap()[0];
-    let (_, resp) = store
+    let resp = store
         .latest_response(b.id, &post.url)
         .unwrap()
-        .expect("raw response kept");
+        .expect("raw response kept")
+        .response;
     assert_eq!(resp.status, 200);
     assert!(String::from_utf8_lossy(&resp.body).contains("<html"));
 }

@@ -188,7 +188,7 @@ fn blogs_entries_and_rules_round_trip_the_same_on_both_back_ends() {
 macro_rules! responses_round_trip {
     ($backend:expr, $store:expr) => {{
         use everblog::fetch::{FetchRecord, Fetched, Response};
-        use everblog::store::WarcRoll;
+        use everblog::store::{CaptureSpan, NotModified, WarcRoll};
         let backend: &str = $backend;
         let mut s = $store;
         let blog = s
@@ -259,13 +259,13 @@ macro_rules! responses_round_trip {
         s.log_fetches(None, &[record("http://other.test/feed", 404, 0)])
             .unwrap();
 
-        let (id, latest) = s.latest_response(blog, page).unwrap().expect("latest");
+        let latest = s.latest_response(blog, page).unwrap().expect("latest");
         assert_eq!(
-            (id, latest.body.as_slice()),
+            (latest.id, latest.response.body.as_slice()),
             (rendered, &b"<p>hello</p>"[..]),
             "{backend}"
         );
-        assert_eq!(latest.fetched_at, at(4), "{backend}");
+        assert_eq!(latest.response.fetched_at, at(4), "{backend}");
         let mut seen = Vec::new();
         let n = s
             .for_each_capture(Some(blog), Default::default(), |id, r| {
@@ -288,12 +288,19 @@ macro_rules! responses_round_trip {
         assert!(stopped.is_err(), "{backend}: f's error ends the walk");
         assert_eq!(
             s.not_modified(Some(blog)).unwrap(),
-            vec![(page.to_string(), at(3), Some(kept))],
+            vec![NotModified {
+                url: page.to_string(),
+                at: at(3),
+                earlier: Some(kept)
+            }],
             "{backend}"
         );
         assert_eq!(
             s.capture_span(Some(blog)).unwrap(),
-            Some((at(1), at(4))),
+            Some(CaptureSpan {
+                oldest: at(1),
+                newest: at(4)
+            }),
             "{backend}"
         );
         assert_eq!(

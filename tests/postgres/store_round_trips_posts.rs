@@ -239,11 +239,12 @@ macro_rules! posts_round_trip {
         assert_eq!(due[0].comments, 1, "{backend}");
 
         // Media: recorded in page order, their bytes counted once.
-        let (rid, status) = s
+        let stored = s
             .response_for(blog, &url("p/a.html"))
             .unwrap()
             .expect("stored");
-        assert_eq!(status, 200, "{backend}");
+        let rid = stored.id;
+        assert_eq!(stored.status, 200, "{backend}");
         assert_eq!(
             s.response_body(rid).unwrap().as_deref(),
             Some(&b"<html>p/a.html 3</html>"[..]),
