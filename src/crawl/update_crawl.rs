@@ -558,9 +558,9 @@ impl Update<'_> {
             } else {
                 let copies: Vec<Comment> = comments.into_iter().map(|(_, c)| c).collect();
                 let write = comment_write(self.store, &post, &copies)?;
-                let (n, e) = self.store.save_comments(&write)?;
-                self.summary.new_comments += n as u64;
-                self.summary.edited_comments += e as u64;
+                let written = self.store.save_comments(&write)?;
+                self.summary.new_comments += written.new as u64;
+                self.summary.edited_comments += written.edited as u64;
             }
         }
         Ok(())

@@ -49,7 +49,7 @@ const NO_DATE: &str = "0000-00-00 00:00:00";
 /// The database failed, writing to `out` did, or the posts changed count meanwhile.
 pub fn write_wxr(store: &Store, blog: &Blog, out: &mut dyn Write) -> Result<(u64, u64)> {
     let total = store.post_count(blog.id)?;
-    let (authors, tags) = store.authors_and_tags(blog.id)?;
+    let crate::store::AuthorsAndTags { authors, tags } = store.authors_and_tags(blog.id)?;
     let logins = unique_slugs(&authors, |c| c.is_ascii_alphanumeric(), "author");
     let nicenames = unique_slugs(&tags, char::is_alphanumeric, "tag");
 

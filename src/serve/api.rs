@@ -4,7 +4,7 @@
 
 use super::views::{self, BlogView, ListParams, SearchParams, UrlParam};
 use super::{Failure, Reader};
-use crate::store::BlogId;
+use crate::store::{BlogId, PostPage};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -56,7 +56,7 @@ pub async fn posts(
     let filter = p.filter()?;
     let size = reader.page_size;
     let page = p.page();
-    let (posts, total) = reader
+    let PostPage { posts, total } = reader
         .read(move |s| {
             views::blog(s, id)?;
             Ok(s.post_page(id, &filter, size, (page - 1).saturating_mul(size))?)

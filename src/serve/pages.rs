@@ -7,8 +7,8 @@ use super::views::{
     self, go_href, query_value, sanitize, BlogView, ListParams, SearchParams, UrlParam,
 };
 use super::{Failure, Reader};
-use crate::store::BlogId;
 use crate::store::PostSummary;
+use crate::store::{BlogId, Count, PostPage};
 use crate::store::{Comment, Post, PostVersion};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
@@ -183,7 +183,7 @@ pub async fn blog(
     let size = reader.page_size;
     let page = p.page();
     let f = filter.clone();
-    let (blog, (posts, total), months, authors, tags) = reader
+    let (blog, PostPage { posts, total }, months, authors, tags) = reader
         .read(move |s| {
             let blog = BlogView::of(s, views::blog(s, id)?)?;
             let list = s.post_page(id, &f, size, (page - 1).saturating_mul(size))?;
@@ -212,7 +212,7 @@ pub async fn blog(
     };
     let pages = total.div_ceil(size as u64).max(1);
     let mut years: Vec<(String, Vec<(String, u64)>)> = Vec::new();
-    for (m, n) in months {
+    for Count { value: m, posts: n } in months {
         let y = m.get(..4).unwrap_or("").to_string();
         match years.last_mut() {
             Some((ly, list)) if *ly == y => list.push((m, n)),
@@ -253,11 +253,11 @@ pub async fn blog(
                     }
                     @if !authors.is_empty() {
                         h2 { "Authors" }
-                        ul { @for (a, n) in authors.iter().take(50) { li { a href={ (base) "?author=" (query_value(a)) } { (a) } " (" (n) ")" } } }
+                        ul { @for a in authors.iter().take(50) { li { a href={ (base) "?author=" (query_value(&a.value)) } { (a.value) } " (" (a.posts) ")" } } }
                     }
                     @if !tags.is_empty() {
                         h2 { "Tags" }
-                        p.tags { @for (t, n) in tags.iter().take(80) { a href={ (base) "?tag=" (query_value(t)) } { (t) } sup { (n) } " " } }
+                        p.tags { @for t in tags.iter().take(80) { a href={ (base) "?tag=" (query_value(&t.value)) } { (t.value) } sup { (t.posts) } " " } }
                     }
                 }
             }

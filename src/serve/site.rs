@@ -21,7 +21,7 @@
 use super::pages::{self, Links};
 use super::views::{sanitize_with, BlogView, Target};
 use crate::export::feeds::{dashed, Documents};
-use crate::store::{Blog, BlogId, MediaState, Post, PostFilter, Store};
+use crate::store::{Blog, BlogId, MediaState, Post, PostFilter, PostPage, Store};
 use anyhow::{Context, Result};
 use maud::{html, Markup};
 use std::collections::{HashMap, HashSet};
@@ -99,8 +99,10 @@ pub fn write_blog(
     let mut page = 1u32;
     loop {
         let offset = u64::from(page - 1) * u64::from(page_size);
-        let (summaries, total) =
-            store.post_page(blog.id, &PostFilter::default(), page_size, offset as u32)?;
+        let PostPage {
+            posts: summaries,
+            total,
+        } = store.post_page(blog.id, &PostFilter::default(), page_size, offset as u32)?;
         let pages_total = total.div_ceil(u64::from(page_size)).max(1);
         let body = html! {
             h1 { (view.name()) }

@@ -50,7 +50,10 @@ pub use host_slots::StoreGate;
 pub use ids::{BlogId, ResponseId};
 pub use jobs::JobFilter;
 pub use media::{NewMedia, PendingMedia, ResponseStatus};
-pub use reading::{fts_query, Capture, Hit, HitComment, PostFilter, PostSummary, SearchQuery};
+pub use posts::{AuthorsAndTags, CommentVersion, CommentsWritten};
+pub use reading::{
+    fts_query, Capture, Count, Hit, HitComment, PostFilter, PostPage, PostSummary, SearchQuery,
+};
 pub use records::*;
 pub use responses::{CaptureSpan, NotModified, StoredResponse, WarcRoll};
 

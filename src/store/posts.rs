@@ -16,6 +16,34 @@ use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 
+/// What storing a post's comments changed ([`Store::save_comments`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CommentsWritten {
+    /// Comments not archived before.
+    pub new: u32,
+    /// Archived comments whose text changed (the previous text kept as a version).
+    pub edited: u32,
+}
+
+/// The author names and the categories/tags of a blog's posts, each once
+/// ([`Store::authors_and_tags`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthorsAndTags {
+    /// Author names, in the order they first appear.
+    pub authors: Vec<String>,
+    /// Categories and tags, in the order they first appear.
+    pub tags: Vec<String>,
+}
+
+/// An earlier text of a comment, kept when the blog changed it ([`Store::comment_versions`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommentVersion {
+    /// The comment's key within its post ([`Comment::id`]).
+    pub id: String,
+    /// Its text then.
+    pub content_text: String,
+}
+
 /// The response a post is extracted from: its id, and when it arrived when that is known
 /// without reading it back (a response stored by the same write).
 struct Source(Option<ResponseId>, Option<DateTime<Utc>>);
@@ -106,9 +134,8 @@ fn put_post(
 
 /// Applies a reconciled comment write at `now`: deletes, then upserts by key. A comment whose
 /// archived text (from the same source) differs keeps that text in `comment_versions` first.
-/// Returns (new, edited) comment counts.
-fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result<(u32, u32)> {
-    let (mut added, mut edited) = (0, 0);
+fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result<CommentsWritten> {
+    let mut written = CommentsWritten::default();
     let url = w.post_url.as_str();
     for key in &w.delete {
         db.execute(
@@ -122,7 +149,7 @@ fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result
             args![url, c.id.as_str()],
         )?;
         match old {
-            None => added += 1,
+            None => written.new += 1,
             Some(r)
                 if r.get::<String>(0)? != c.content_text
                     && r.word::<super::CommentSource>(1)? == c.source =>
@@ -132,7 +159,7 @@ fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result
                      SELECT post_url, key, author, content_html, content_text, ?3 FROM comments WHERE post_url = ?1 AND key = ?2",
                     args![url, c.id.as_str(), now],
                 )?;
-                edited += 1;
+                written.edited += 1;
             }
             Some(_) => {}
         }
@@ -156,7 +183,7 @@ fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result
             ],
         )?;
     }
-    Ok((added, edited))
+    Ok(written)
 }
 
 /// The columns [`post_from_row`] reads, with the blog's home URL.
@@ -255,7 +282,8 @@ impl Store {
                 written.post = Some(put_post(db, o.blog_id, p, source, now)?);
             }
             if let Some(w) = &o.comments {
-                (written.new_comments, written.edited_comments) = put_comments(db, w, now)?;
+                let comments = put_comments(db, w, now)?;
+                (written.new_comments, written.edited_comments) = (comments.new, comments.edited);
             }
             if o.gone {
                 written.gone = db.execute(
@@ -270,11 +298,11 @@ impl Store {
     }
 
     /// Stores comments of a post read from a comment feed, already reconciled with the
-    /// archived ones. Returns (new, edited) comment counts.
+    /// archived ones. Returns how many were new and how many edited.
     ///
     /// # Errors
     /// The database failed.
-    pub fn save_comments(&mut self, w: &CommentWrite) -> Result<(u32, u32)> {
+    pub fn save_comments(&mut self, w: &CommentWrite) -> Result<CommentsWritten> {
         let w = w.clone();
         self.write(move |db| {
             let now = db.now()?;
@@ -326,7 +354,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn authors_and_tags(&self, blog_id: BlogId) -> Result<(Vec<String>, Vec<String>)> {
+    pub fn authors_and_tags(&self, blog_id: BlogId) -> Result<AuthorsAndTags> {
         let lists = self.read(move |db| {
             db.query_map(
                 &format!("SELECT p.authors, p.tags FROM posts p WHERE p.blog_id = ?1 {POST_ORDER}"),
@@ -334,13 +362,15 @@ impl Store {
                 |r| Ok((parse_list(r.get(0)?), parse_list(r.get(1)?))),
             )
         })?;
-        let (mut authors, mut tags) = (Vec::new(), Vec::new());
+        let mut out = AuthorsAndTags::default();
         let (mut seen_a, mut seen_t) = (HashSet::new(), HashSet::new());
         for (a, t) in lists {
-            authors.extend(a.into_iter().filter(|a| seen_a.insert(a.clone())));
-            tags.extend(t.into_iter().filter(|t| seen_t.insert(t.clone())));
+            out.authors
+                .extend(a.into_iter().filter(|a| seen_a.insert(a.clone())));
+            out.tags
+                .extend(t.into_iter().filter(|t| seen_t.insert(t.clone())));
         }
-        Ok((authors, tags))
+        Ok(out)
     }
 
     /// One post by its URL, with its comments.
@@ -472,17 +502,22 @@ impl Store {
         })
     }
 
-    /// Earlier texts of a post's comments: (key, text), oldest first.
+    /// Earlier texts of a post's comments, oldest first.
     ///
     /// # Errors
     /// The database failed.
-    pub fn comment_versions(&self, post_url: &str) -> Result<Vec<(String, String)>> {
+    pub fn comment_versions(&self, post_url: &str) -> Result<Vec<CommentVersion>> {
         let url = post_url.to_string();
         self.read(move |db| {
             db.query_map(
                 "SELECT key, content_text FROM comment_versions WHERE post_url = ?1 ORDER BY id",
                 args![url.as_str()],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| {
+                    Ok(CommentVersion {
+                        id: r.get(0)?,
+                        content_text: r.get(1)?,
+                    })
+                },
             )
         })
     }

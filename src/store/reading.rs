@@ -45,6 +45,25 @@ pub struct PostSummary {
     pub gone_at: Option<DateTime<Utc>>,
 }
 
+/// A page of a blog's posts ([`Store::post_page`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PostPage {
+    /// The page's posts, newest first.
+    pub posts: Vec<PostSummary>,
+    /// Posts matching the filter in all pages.
+    pub total: u64,
+}
+
+/// A value a blog's posts are browsed by (a month, an author, a tag) and how many posts have
+/// it ([`Store::post_months`], [`Store::post_authors`], [`Store::post_tags`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Count {
+    /// The month (`"YYYY-MM"`, in the blog's offset), the author name or the tag, as archived.
+    pub value: String,
+    /// Posts with it.
+    pub posts: u64,
+}
+
 /// A full-text search: the words, and filters.
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
@@ -244,7 +263,7 @@ impl Store {
         filter: &PostFilter,
         limit: u32,
         offset: u32,
-    ) -> Result<(Vec<PostSummary>, u64)> {
+    ) -> Result<PostPage> {
         // A month is the published times (text, in the blog's offset) from "YYYY-MM" up to
         // the next month's.
         let (from, until) = match filter.month {
@@ -296,15 +315,16 @@ impl Store {
                     })
                 },
             )?;
-            Ok((posts, total))
+            Ok(PostPage { posts, total })
         })
     }
 
-    /// The months a blog posted in, newest first: (`"YYYY-MM"` in the blog's offset, posts).
+    /// The months a blog posted in (`"YYYY-MM"` in the blog's offset), newest first, with
+    /// their post counts.
     ///
     /// # Errors
     /// The database failed.
-    pub fn post_months(&self, blog_id: BlogId) -> Result<Vec<(String, u64)>> {
+    pub fn post_months(&self, blog_id: BlogId) -> Result<Vec<Count>> {
         self.read(move |db| {
             db.query_map(
                 "SELECT substr(published, 1, 7) AS m, COUNT(*) FROM posts
@@ -319,7 +339,7 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn post_authors(&self, blog_id: BlogId) -> Result<Vec<(String, u64)>> {
+    pub fn post_authors(&self, blog_id: BlogId) -> Result<Vec<Count>> {
         self.list_counts(blog_id, "authors")
     }
 
@@ -327,13 +347,13 @@ impl Store {
     ///
     /// # Errors
     /// The database failed.
-    pub fn post_tags(&self, blog_id: BlogId) -> Result<Vec<(String, u64)>> {
+    pub fn post_tags(&self, blog_id: BlogId) -> Result<Vec<Count>> {
         self.list_counts(blog_id, "tags")
     }
 
     /// Each name in the JSON lists of column `column` of a blog's posts, with the number of
     /// posts naming it, most first, then by name.
-    fn list_counts(&self, blog_id: BlogId, column: &'static str) -> Result<Vec<(String, u64)>> {
+    fn list_counts(&self, blog_id: BlogId, column: &'static str) -> Result<Vec<Count>> {
         self.read(move |db| {
             let each = json_elements(db.dialect(), &format!("p.{column}"), "e");
             db.query_map(
@@ -535,9 +555,12 @@ impl Store {
     }
 }
 
-/// A `(name, count)` row.
-fn name_count(r: &Row) -> Result<(String, u64)> {
-    Ok((r.get(0)?, r.count(1)?.into()))
+/// A [`Count`] from a row of `value, posts`.
+fn name_count(r: &Row) -> Result<Count> {
+    Ok(Count {
+        value: r.get(0)?,
+        posts: r.count(1)?.into(),
+    })
 }
 
 /// A [`Capture`] from a row of `id, url, status, fetched_at`.

@@ -291,7 +291,7 @@ fn update_crawls_archive_exactly_the_changes() {
             assert!(token_f1(&now.content_text, ec["text_v2"].as_str().unwrap()) >= 0.9);
             let old = store.comment_versions(&post).unwrap();
             assert_eq!(old.len(), 1, "{}", s.name);
-            assert!(token_f1(&old[0].1, ec["text_v1"].as_str().unwrap()) >= 0.9);
+            assert!(token_f1(&old[0].content_text, ec["text_v1"].as_str().unwrap()) >= 0.9);
         }
         // Requests after the change: feeds, comment feeds and the changed pages only.
         let mut allowed: HashSet<String> = HashSet::new();

@@ -16,8 +16,8 @@ macro_rules! posts_round_trip {
         use everblog::core::requisites::Kind;
         use everblog::fetch::{FetchRecord, Response};
         use everblog::store::{
-            Comment, CommentSource, CommentWrite, Link, MediaState, NewMedia, NewPost, Observation,
-            PageOutcome, PageState, PostWrite, Source,
+            AuthorsAndTags, Comment, CommentSource, CommentVersion, CommentWrite, Link, MediaState,
+            NewMedia, NewPost, Observation, PageOutcome, PageState, PostWrite, Source,
         };
         let backend: &str = $backend;
         let mut s = $store;
@@ -191,7 +191,10 @@ macro_rules! posts_round_trip {
         );
         assert_eq!(
             s.comment_versions(&url("p/a.html")).unwrap(),
-            vec![("c1".to_string(), "Nice.".to_string())],
+            vec![CommentVersion {
+                id: "c1".to_string(),
+                content_text: "Nice.".to_string()
+            }],
             "{backend}"
         );
         let mut order = Vec::new();
@@ -210,10 +213,10 @@ macro_rules! posts_round_trip {
         assert_eq!(s.post_count(blog).unwrap(), 2, "{backend}");
         assert_eq!(
             s.authors_and_tags(blog).unwrap(),
-            (
-                vec!["Ada Quill".to_string()],
-                vec!["garden".to_string(), "p/a.html".into(), "p/b.html".into()]
-            ),
+            AuthorsAndTags {
+                authors: vec!["Ada Quill".to_string()],
+                tags: vec!["garden".to_string(), "p/a.html".into(), "p/b.html".into()]
+            },
             "{backend}"
         );
         assert!(
@@ -365,8 +368,8 @@ macro_rules! reading_round_trip {
         use chrono::DateTime;
         use everblog::fetch::Response;
         use everblog::store::{
-            Comment, CommentSource, CommentWrite, NewPost, PageOutcome, PageState, PostFilter,
-            SearchQuery,
+            Comment, CommentSource, CommentWrite, Count, NewPost, PageOutcome, PageState,
+            PostFilter, PostPage, SearchQuery,
         };
         let backend: &str = $backend;
         let mut s = $store;
@@ -519,7 +522,8 @@ macro_rules! reading_round_trip {
         );
 
         // Listings.
-        let (page, total) = s.post_page(blog, &PostFilter::default(), 2, 1).unwrap();
+        let PostPage { posts: page, total } =
+            s.post_page(blog, &PostFilter::default(), 2, 1).unwrap();
         assert_eq!(total, 5, "{backend}");
         assert_eq!(
             page.iter().map(|p| p.url.as_str()).collect::<Vec<_>>(),
@@ -530,26 +534,42 @@ macro_rules! reading_round_trip {
             month: Some((2026, 3)),
             ..PostFilter::default()
         };
-        assert_eq!(s.post_page(blog, &march, 10, 0).unwrap().1, 1, "{backend}");
+        assert_eq!(
+            s.post_page(blog, &march, 10, 0).unwrap().total,
+            1,
+            "{backend}"
+        );
         let even = PostFilter {
             tag: Some("even".into()),
             ..PostFilter::default()
         };
-        let (even_posts, n) = s.post_page(blog, &even, 10, 0).unwrap();
+        let PostPage {
+            posts: even_posts,
+            total: n,
+        } = s.post_page(blog, &even, 10, 0).unwrap();
         assert_eq!((n, even_posts[1].comments), (2, 1), "{backend}");
         assert_eq!(
             s.post_months(blog).unwrap()[0],
-            ("2026-05".to_string(), 1),
+            Count {
+                value: "2026-05".to_string(),
+                posts: 1
+            },
             "{backend}"
         );
         assert_eq!(
             s.post_authors(blog).unwrap(),
-            vec![("Ann".to_string(), 5)],
+            vec![Count {
+                value: "Ann".to_string(),
+                posts: 5
+            }],
             "{backend}"
         );
         assert_eq!(
             s.post_tags(blog).unwrap(),
-            vec![("even".to_string(), 2)],
+            vec![Count {
+                value: "even".to_string(),
+                posts: 2
+            }],
             "{backend}"
         );
 
