@@ -212,13 +212,18 @@ fn throughput(a: &Args, work: &Path) {
                 if !reset && std::env::var_os("SCALE_OUT_STATEMENTS").is_some() {
                     for r in c
                         .query(
-                            "SELECT calls::BIGINT, left(regexp_replace(query, '\\s+', ' ', 'g'), 110)
-                             FROM pg_stat_statements ORDER BY calls DESC LIMIT 25",
+                            "SELECT calls::BIGINT, total_exec_time, left(regexp_replace(query, '\\s+', ' ', 'g'), 100)
+                             FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25",
                             &[],
                         )
                         .ok()?
                     {
-                        eprintln!("{:>8} {}", r.get::<_, i64>(0), r.get::<_, String>(1));
+                        eprintln!(
+                            "{:>8} {:>9.1} ms {}",
+                            r.get::<_, i64>(0),
+                            r.get::<_, f64>(1),
+                            r.get::<_, String>(2)
+                        );
                     }
                 }
                 let row = c
@@ -243,7 +248,7 @@ fn throughput(a: &Args, work: &Path) {
             // Every statement the daemons sent (top level: not the foreign-key checks and
             // triggers the server runs inside them; and the few of this bench's polls), each one
             // round trip: the store prepares each statement once per connection.
-            // SCALE_OUT_STATEMENTS=1 prints the most frequent ones.
+            // SCALE_OUT_STATEMENTS=1 prints the 25 that took the server longest (calls, total time).
             let calls = statements(false);
             let store = Store::open_read_only(&DatabaseSettings::at(Path::new(&db))).unwrap();
             let (mut pages, mut posts) = (0, 0);

@@ -21,8 +21,8 @@ use super::{learn, rendering, seed, CrawlOptions, FrontierKind};
 use crate::core::extract::GapField;
 use crate::fetch::{Fetcher, Resource, Response};
 use crate::store::{
-    Blog, BlogId, FrontierUrl, Gap, Link, NewPost, PageState, Source, Store, StoredResponse,
-    StoredRule,
+    Blog, BlogId, FrontierUrl, Gap, Link, NewPost, PageOutcome, PageState, Pending, Source, Store,
+    StoredResponse, StoredRule, Written,
 };
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
@@ -226,6 +226,31 @@ enum Ending {
 /// counts the blog's frontier).
 const QUEUED_COUNT_EVERY: u64 = 25;
 
+/// A page read and ready to write ([`NewCrawl::read`]).
+struct ReadPage {
+    outcome: PageOutcome,
+    /// The page was parsed (its links count for the streaks).
+    parsed: bool,
+}
+
+impl ReadPage {
+    /// Sends the page's write to the store ([`Store::record_page_later`]).
+    fn send(self, store: &mut Store) -> Recording {
+        Recording {
+            url: self.outcome.url.clone(),
+            written: store.record_page_later(self.outcome),
+            parsed: self.parsed,
+        }
+    }
+}
+
+/// A page's write sent to the store, its answer not taken yet.
+struct Recording {
+    written: Pending<Written>,
+    url: String,
+    parsed: bool,
+}
+
 struct NewCrawl<'a> {
     store: &'a mut Store,
     fetcher: &'a Fetcher,
@@ -413,9 +438,19 @@ impl<'a> NewCrawl<'a> {
     async fn crawl_batch(&mut self, batch: Vec<FrontierUrl>) -> Result<()> {
         let mut ready = self.gather(batch).await?;
         self.render(&mut ready).await?;
+        // Pipelined by one page: the next page is read (parsed, extracted) while the store
+        // writes this one; each write is sent once the one before it succeeded, and the
+        // crawl's counts see the pages in their order.
+        let mut in_flight: Option<Recording> = None;
         for page in ready {
-            let new_post = self.record(page)?;
-            self.count_posts(new_post)?;
+            let next = self.read(page)?;
+            if let Some(r) = in_flight.take() {
+                self.recorded(r)?;
+            }
+            in_flight = Some(next.send(self.store));
+        }
+        if let Some(r) = in_flight {
+            self.recorded(r)?;
         }
         Ok(())
     }
@@ -499,8 +534,9 @@ impl<'a> NewCrawl<'a> {
         Ok(())
     }
 
-    /// Processes one page and records everything it changes in one transaction.
-    fn record(&mut self, page: Ready) -> Result<bool> {
+    /// A batch page read: its verdict tallied, its links bounded, its comments reconciled,
+    /// ready to write ([`ReadPage::send`]).
+    fn read(&mut self, page: Ready) -> Result<ReadPage> {
         let (verdict, processed) = self.extract(&page)?;
         self.tally(&page.url, &verdict);
         let Processed {
@@ -533,13 +569,20 @@ impl<'a> NewCrawl<'a> {
             error,
             comments,
         };
-        let url = page.url.clone();
-        let written = self.store.record_page(&page.outcome(self.blog.id, found))?;
-        if verdict.parsed {
-            self.streaks.observe(&url, written.new_post_links);
+        Ok(ReadPage {
+            outcome: page.outcome(self.blog.id, found),
+            parsed: verdict.parsed,
+        })
+    }
+
+    /// A page's write answered: the link streaks, the processed count and the posts counted.
+    fn recorded(&mut self, r: Recording) -> Result<()> {
+        let written = r.written.wait()?;
+        if r.parsed {
+            self.streaks.observe(&r.url, written.new_post_links);
         }
         self.processed += 1;
-        Ok(written.post == Some(crate::store::PostWrite::New))
+        self.count_posts(written.post == Some(crate::store::PostWrite::New))
     }
 
     /// The page's frontier state ([`judge`]) and, when it is done, what it holds

@@ -490,6 +490,21 @@ impl Store {
         }
     }
 
+    /// [`Store::write`], its answer taken later ([`Pending::wait`]): on PostgreSQL the caller
+    /// goes on while the server works (calls keep their order on the connection); on SQLite it
+    /// is written at once.
+    pub(crate) fn write_later<R: Send + 'static>(
+        &mut self,
+        f: impl Fn(&mut dyn db::Db) -> Result<R> + Send + Sync + 'static,
+    ) -> Pending<R> {
+        match &mut self.0 {
+            Backend::Sqlite(_) => Pending(Answer::Ready(self.write(f))),
+            Backend::Postgres(p) => p
+                .run_later(f)
+                .unwrap_or_else(|e| Pending(Answer::Ready(Err(e)))),
+        }
+    }
+
     /// Runs `f` in one write transaction (SQLite `BEGIN IMMEDIATE`), committed when it
     /// succeeds and rolled back when it fails: all of its writes or none.
     pub(crate) fn write<R: Send + 'static>(
@@ -499,6 +514,35 @@ impl Store {
         match &mut self.0 {
             Backend::Sqlite(s) => s.write(|tx| f(&mut db::SqliteDb(tx))),
             Backend::Postgres(p) => p.run(true, f),
+        }
+    }
+}
+
+/// A write sent to the store whose answer is taken later ([`Store::record_page_later`]): the
+/// caller does other work while PostgreSQL runs it.
+#[must_use = "a write's answer says whether it was written"]
+pub struct Pending<R>(Answer<R>);
+
+enum Answer<R> {
+    Ready(Result<R>),
+    Sent(std::sync::mpsc::Receiver<Result<R>>),
+}
+
+impl<R> Pending<R> {
+    /// A write sent to a connection thread, answered on `answered`.
+    pub(crate) fn sent(answered: std::sync::mpsc::Receiver<Result<R>>) -> Pending<R> {
+        Pending(Answer::Sent(answered))
+    }
+
+    /// Waits for the write's answer (through [`db::wait`] inside a tokio runtime).
+    ///
+    /// # Errors
+    /// The write failed (it was rolled back), or the PostgreSQL connection thread stopped.
+    pub fn wait(self) -> Result<R> {
+        match self.0 {
+            Answer::Ready(out) => out,
+            Answer::Sent(answered) => db::wait(|| answered.recv())
+                .context("the PostgreSQL connection thread has stopped")?,
         }
     }
 }

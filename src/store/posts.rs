@@ -250,6 +250,48 @@ fn comments_of(db: &mut dyn Db, post_url: &str) -> Result<Vec<Comment>> {
     )
 }
 
+/// The write of one crawled page ([`Store::record_page`]), in its order: fetch-log lines, the
+/// response (redirect hops first) and rendering, the post, its comments, a gone mark, the new
+/// links, the frontier state.
+fn record(o: PageOutcome) -> impl Fn(&mut dyn Db) -> Result<Written> + Send + Sync + 'static {
+    move |db| {
+        // One reading of the clock for everything the page writes.
+        let now = db.now()?;
+        for f in &o.fetches {
+            put_fetch(db, Some(o.blog_id), f)?;
+        }
+        let mut source = match &o.response {
+            Some(r) => {
+                for hop in &o.redirects {
+                    put_response(db, o.blog_id, hop)?;
+                }
+                Source(Some(put_response(db, o.blog_id, r)?), Some(r.fetched_at))
+            }
+            None => Source(o.reused_response, None),
+        };
+        if let Some(r) = &o.rendered {
+            source = Source(Some(put_response(db, o.blog_id, r)?), Some(r.fetched_at));
+        }
+        let mut written = Written::default();
+        if let Some(p) = &o.post {
+            written.post = Some(put_post(db, o.blog_id, p, source, now)?);
+        }
+        if let Some(w) = &o.comments {
+            let comments = put_comments(db, w, now)?;
+            (written.new_comments, written.edited_comments) = (comments.new, comments.edited);
+        }
+        if o.gone {
+            written.gone = db.execute(
+                "UPDATE posts SET gone_at = ?2 WHERE url = ?1 AND gone_at IS NULL",
+                args![o.url.as_str(), now],
+            )? == 1;
+        }
+        written.new_post_links = put_links(db, o.blog_id, &o.links)?;
+        put_state(db, &o, now)?;
+        Ok(written)
+    }
+}
+
 impl Store {
     /// Writes everything one crawled page changes, atomically, and says what changed: its
     /// fetch-log lines, its response (and rendering), its post, its comments, a gone mark, its
@@ -258,43 +300,14 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn record_page(&mut self, o: &PageOutcome) -> Result<Written> {
-        let o = o.clone();
-        self.write(move |db| {
-            // One reading of the clock for everything the page writes.
-            let now = db.now()?;
-            for f in &o.fetches {
-                put_fetch(db, Some(o.blog_id), f)?;
-            }
-            let mut source = match &o.response {
-                Some(r) => {
-                    for hop in &o.redirects {
-                        put_response(db, o.blog_id, hop)?;
-                    }
-                    Source(Some(put_response(db, o.blog_id, r)?), Some(r.fetched_at))
-                }
-                None => Source(o.reused_response, None),
-            };
-            if let Some(r) = &o.rendered {
-                source = Source(Some(put_response(db, o.blog_id, r)?), Some(r.fetched_at));
-            }
-            let mut written = Written::default();
-            if let Some(p) = &o.post {
-                written.post = Some(put_post(db, o.blog_id, p, source, now)?);
-            }
-            if let Some(w) = &o.comments {
-                let comments = put_comments(db, w, now)?;
-                (written.new_comments, written.edited_comments) = (comments.new, comments.edited);
-            }
-            if o.gone {
-                written.gone = db.execute(
-                    "UPDATE posts SET gone_at = ?2 WHERE url = ?1 AND gone_at IS NULL",
-                    args![o.url.as_str(), now],
-                )? == 1;
-            }
-            written.new_post_links = put_links(db, o.blog_id, &o.links)?;
-            put_state(db, &o, now)?;
-            Ok(written)
-        })
+        self.write(record(o.clone()))
+    }
+
+    /// [`Store::record_page`], its answer taken later: on PostgreSQL the crawl reads the next
+    /// page while the server writes this one (NewCrawl's record stage). Writes keep their
+    /// order, and a read after it sees it.
+    pub fn record_page_later(&mut self, o: PageOutcome) -> super::Pending<Written> {
+        self.write_later(record(o))
     }
 
     /// Stores comments of a post read from a comment feed, already reconciled with the

@@ -110,6 +110,32 @@ fn connection_lost(e: &anyhow::Error) -> bool {
         })
 }
 
+/// `f` as a call on the connection: its statements one after another when `write` is false,
+/// else in one transaction committed when `f` succeeds.
+fn on_db<R>(
+    write: bool,
+    f: impl Fn(&mut dyn crate::store::db::Db) -> Result<R> + Send + Sync + 'static,
+) -> impl Fn(&mut Connection) -> Result<R> + Send + Sync + 'static {
+    use crate::store::db::PgDb;
+    move |conn| {
+        conn.client()?;
+        let Connection {
+            client, prepared, ..
+        } = conn;
+        let client = client.as_mut().expect("connected above");
+        if !write {
+            return f(&mut PgDb { client, prepared });
+        }
+        let mut tx = client.transaction()?;
+        let out = f(&mut PgDb {
+            client: &mut tx,
+            prepared,
+        })?;
+        tx.commit()?;
+        Ok(out)
+    }
+}
+
 impl PgStore {
     /// Connects to the PostgreSQL database at `url` (`postgres://user[:password]@host[:port]/db`)
     /// and brings its schema up to date (under an advisory lock: daemons starting together
@@ -173,24 +199,19 @@ impl PgStore {
         write: bool,
         f: impl Fn(&mut dyn crate::store::db::Db) -> Result<R> + Send + Sync + 'static,
     ) -> Result<R> {
-        use crate::store::db::PgDb;
-        self.on_connection(move |conn| {
-            conn.client()?;
-            let Connection {
-                client, prepared, ..
-            } = conn;
-            let client = client.as_mut().expect("connected above");
-            if !write {
-                return f(&mut PgDb { client, prepared });
-            }
-            let mut tx = client.transaction()?;
-            let out = f(&mut PgDb {
-                client: &mut tx,
-                prepared,
-            })?;
-            tx.commit()?;
-            Ok(out)
-        })
+        self.on_connection(on_db(write, f))
+    }
+
+    /// [`PgStore::run`] of a write, its answer taken later: the caller goes on while the
+    /// server works.
+    ///
+    /// # Errors
+    /// The connection thread has stopped.
+    pub(crate) fn run_later<R: Send + 'static>(
+        &self,
+        f: impl Fn(&mut dyn crate::store::db::Db) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<crate::store::Pending<R>> {
+        self.submit(on_db(true, f))
     }
 
     /// Runs `f` with the connection on its thread and returns its answer; on a lost
@@ -199,29 +220,40 @@ impl PgStore {
         &self,
         f: impl Fn(&mut Connection) -> Result<R> + Send + Sync + 'static,
     ) -> Result<R> {
-        let f = std::sync::Arc::new(f);
-        let started = Instant::now();
-        let mut wait = Duration::from_millis(50);
-        loop {
-            let (answer, answered) = mpsc::sync_channel(1);
-            let g = f.clone();
-            self.calls
-                .send(Box::new(move |conn: &mut Connection| {
-                    let out = g(conn);
-                    let _ = answer.send(out);
-                }))
-                .map_err(|_| anyhow::anyhow!("the PostgreSQL connection thread has stopped"))?;
-            let out = crate::store::db::wait(|| answered.recv())
-                .context("the PostgreSQL connection thread has stopped")?;
-            match out {
-                Err(e) if connection_lost(&e) && started.elapsed() < self.reconnect_for => {
-                    tracing::warn!(server = %redact(&self.url), error = %format!("{e:#}"), "PostgreSQL connection lost; reconnecting");
-                    std::thread::sleep(wait);
-                    wait = (wait * 2).min(Duration::from_secs(2));
-                }
-                out => return out,
-            }
-        }
+        self.submit(f)?.wait()
+    }
+
+    /// Sends `f` to the connection thread and returns at once; its answer is taken later
+    /// ([`crate::store::Pending::wait`]). Calls run in the order they were sent. A lost
+    /// connection is made again on the connection thread, and `f` run again on it, for up to
+    /// `reconnect_for` (the calls sent after it wait meanwhile, so they keep their order).
+    ///
+    /// # Errors
+    /// The connection thread has stopped.
+    pub(crate) fn submit<R: Send + 'static>(
+        &self,
+        f: impl Fn(&mut Connection) -> Result<R> + Send + Sync + 'static,
+    ) -> Result<crate::store::Pending<R>> {
+        let (answer, answered) = mpsc::sync_channel(1);
+        let (url, reconnect_for) = (redact(&self.url), self.reconnect_for);
+        self.calls
+            .send(Box::new(move |conn: &mut Connection| {
+                let started = Instant::now();
+                let mut wait = Duration::from_millis(50);
+                let out = loop {
+                    match f(conn) {
+                        Err(e) if connection_lost(&e) && started.elapsed() < reconnect_for => {
+                            tracing::warn!(server = %url, error = %format!("{e:#}"), "PostgreSQL connection lost; reconnecting");
+                            std::thread::sleep(wait);
+                            wait = (wait * 2).min(Duration::from_secs(2));
+                        }
+                        out => break out,
+                    }
+                };
+                let _ = answer.send(out);
+            }))
+            .map_err(|_| anyhow::anyhow!("the PostgreSQL connection thread has stopped"))?;
+        Ok(crate::store::Pending::sent(answered))
     }
 
     /// Runs `f` on a connection and thread of its own with a sender for rows of type `T`, and
