@@ -443,14 +443,15 @@ impl Db for SqliteDb<'_> {
 
 // ---- PostgreSQL ----
 
-/// What one PostgreSQL connection keeps: its statements prepared, by their SQL text as written
-/// (with `?N` marks), and how far the server's clock is ahead of this machine's, with when
-/// that was read. Forgotten with the connection.
+/// What one PostgreSQL connection keeps between calls: its session state, forgotten with the
+/// connection.
 #[derive(Default)]
-pub(crate) struct Prepared(
-    HashMap<String, postgres::Statement>,
-    Option<(chrono::Duration, std::time::Instant)>,
-);
+pub(crate) struct Session {
+    /// The statements prepared on it, by their SQL text as written (with `?N` marks).
+    statements: HashMap<String, postgres::Statement>,
+    /// How far the server's clock is ahead of this machine's, and when that was read.
+    clock: Option<(chrono::Duration, std::time::Instant)>,
+}
 
 /// How long a reading of the server clock's offset is trusted (this machine's clock may be
 /// stepped meanwhile).
@@ -460,10 +461,10 @@ const CLOCK_READ_EVERY: std::time::Duration = std::time::Duration::from_secs(60)
 /// again (statements built with `format!` could otherwise grow it without bound).
 const PREPARED_AT_MOST: usize = 512;
 
-/// A PostgreSQL client or transaction as a [`Db`], with its connection's prepared statements.
+/// A PostgreSQL client or transaction as a [`Db`], with its connection's [`Session`].
 pub(crate) struct PgDb<'c, C: postgres::GenericClient> {
     pub(crate) client: &'c mut C,
-    pub(crate) prepared: &'c mut Prepared,
+    pub(crate) session: &'c mut Session,
 }
 
 /// `sql` with its `?N` marks written `$N` (outside quoted text).
@@ -486,17 +487,17 @@ pub(crate) fn dollar_marks(sql: &str) -> String {
 
 impl<C: postgres::GenericClient> PgDb<'_, C> {
     fn statement(&mut self, sql: &str) -> Result<postgres::Statement> {
-        if let Some(st) = self.prepared.0.get(sql) {
+        if let Some(st) = self.session.statements.get(sql) {
             return Ok(st.clone());
         }
         let st = self
             .client
             .prepare(&dollar_marks(sql))
             .with_context(|| format!("preparing: {}", first_line(sql)))?;
-        if self.prepared.0.len() >= PREPARED_AT_MOST {
-            self.prepared.0.clear();
+        if self.session.statements.len() >= PREPARED_AT_MOST {
+            self.session.statements.clear();
         }
-        self.prepared.0.insert(sql.to_string(), st.clone());
+        self.session.statements.insert(sql.to_string(), st.clone());
         Ok(st)
     }
 }
@@ -524,8 +525,8 @@ impl<C: postgres::GenericClient> Db for PgDb<'_, C> {
     /// offset, read (to within a round trip) at most every [`CLOCK_READ_EVERY`].
     fn now(&mut self) -> Result<DateTime<Utc>> {
         if let Some((offset, _)) = self
-            .prepared
-            .1
+            .session
+            .clock
             .filter(|(_, at)| at.elapsed() < CLOCK_READ_EVERY)
         {
             return Ok(Utc::now() + offset);
@@ -542,7 +543,7 @@ impl<C: postgres::GenericClient> Db for PgDb<'_, C> {
             .single()
             .context("the server's clock is out of range")?;
         let local = sent + (Utc::now() - sent) / 2;
-        self.prepared.1 = Some((server - local, std::time::Instant::now()));
+        self.session.clock = Some((server - local, std::time::Instant::now()));
         Ok(server)
     }
 

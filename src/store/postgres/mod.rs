@@ -32,8 +32,9 @@ type Call = Box<dyn FnOnce(&mut Connection) + Send>;
 pub(crate) struct Connection {
     url: String,
     client: Option<postgres::Client>,
-    /// The statements prepared on `client`, forgotten with it.
-    prepared: crate::store::db::Prepared,
+    /// The session state of `client` (statements prepared on it, the server's clock),
+    /// forgotten with it.
+    session: crate::store::db::Session,
 }
 
 impl Connection {
@@ -41,7 +42,7 @@ impl Connection {
     fn client(&mut self) -> Result<&mut postgres::Client> {
         if self.client.as_ref().is_none_or(|c| c.is_closed()) {
             self.client = None;
-            self.prepared = Default::default();
+            self.session = Default::default();
             let client =
                 postgres::Client::connect(&self.url, postgres::NoTls).map_err(|source| {
                     Unreachable {
@@ -120,16 +121,16 @@ fn on_db<R>(
     move |conn| {
         conn.client()?;
         let Connection {
-            client, prepared, ..
+            client, session, ..
         } = conn;
         let client = client.as_mut().expect("connected above");
         if !write {
-            return f(&mut PgDb { client, prepared });
+            return f(&mut PgDb { client, session });
         }
         let mut tx = client.transaction()?;
         let out = f(&mut PgDb {
             client: &mut tx,
-            prepared,
+            session,
         })?;
         tx.commit()?;
         Ok(out)
@@ -149,7 +150,7 @@ impl PgStore {
         let mut conn = Connection {
             url: url.to_string(),
             client: None,
-            prepared: Default::default(),
+            session: Default::default(),
         };
         std::thread::Builder::new()
             .name("everblog-postgres".into())
@@ -271,7 +272,7 @@ impl PgStore {
         let mut conn = Connection {
             url: self.url.clone(),
             client: None,
-            prepared: Default::default(),
+            session: Default::default(),
         };
         std::thread::Builder::new()
             .name("everblog-postgres-stream".into())

@@ -3,7 +3,7 @@
 //! back ends).
 
 use super::PgStore;
-use crate::store::db::{pg_row, PgDb, Prepared};
+use crate::store::db::{pg_row, PgDb, Session};
 use crate::store::posts::{whole_post, POST_ORDER, POST_SELECT};
 use crate::store::{BlogId, Post};
 use anyhow::Result;
@@ -27,7 +27,7 @@ impl PgStore {
                 &format!("{POST_SELECT} WHERE $1::BIGINT IS NULL OR p.blog_id = $1 {POST_ORDER}"),
                 &[&blog_id],
             )?;
-            let mut prepared = Prepared::default();
+            let mut session = Session::default();
             loop {
                 let batch = tx.query_portal(&portal, 100)?;
                 if batch.is_empty() {
@@ -36,7 +36,7 @@ impl PgStore {
                 for row in &batch {
                     let mut db = PgDb {
                         client: &mut tx,
-                        prepared: &mut prepared,
+                        session: &mut session,
                     };
                     let post = pg_row(row).and_then(|r| whole_post(&mut db, &r));
                     if rows.send(post).is_err() {
