@@ -1,8 +1,8 @@
 //! The blocks of a page, read from its flat element table in linear passes, shared by the
 //! generic extractor (`core::fallback`), the listing judge (`core::listing`) and learning
-//! (`core::learn`): per-element text figures ([`Figures`]: boilerplate, chars, link chars,
+//! (`core::learn`): per-element text figures (`Figures`: boilerplate, chars, link chars,
 //! paragraph scores), the site's parts around its posts, the headings that list other posts
-//! and the blocks they make inside an article ([`listed_block`]), and the heading that names
+//! and the blocks they make inside an article (`listed_block`), and the heading that names
 //! the page ([`page_title`]).
 
 use super::page::{ElementIdx, Page};

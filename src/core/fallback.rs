@@ -10,7 +10,7 @@
 //!    `core::roles`)
 //!    or that wrap the page (`<form>`, `<header>`), unless they hold most of the page's prose
 //!    (an ASP.NET form, an Elementor "widget" around the article).
-//! 2. **Paragraph scores**: every text block of at least [`MIN_BLOCK`] characters scores
+//! 2. **Paragraph scores**: every text block of at least [`super::blocks::MIN_BLOCK`] characters scores
 //!    `1 + commas + min(chars / 100, 3)`, given to its parent in full, its grandparent by
 //!    half and further ancestors by a third of their level.
 //! 3. **The article**: an element the page marks as the article body (`itemprop=articleBody`,

@@ -534,7 +534,8 @@ impl<R> Pending<R> {
         Pending(Answer::Sent(answered))
     }
 
-    /// Waits for the write's answer (through [`db::wait`] inside a tokio runtime).
+    /// Waits for the write's answer (inside a tokio runtime, through the store's one bridge,
+    /// `store::db::wait`).
     ///
     /// # Errors
     /// The write failed (it was rolled back), or the PostgreSQL connection thread stopped.
