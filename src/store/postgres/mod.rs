@@ -231,12 +231,12 @@ impl PgStore {
     ///
     /// # Errors
     /// The connection thread has stopped.
-    pub(crate) fn submit<R: Send + 'static>(
+    fn submit<R: Send + 'static>(
         &self,
         f: impl Fn(&mut Connection) -> Result<R> + Send + Sync + 'static,
     ) -> Result<crate::store::Pending<R>> {
         let (answer, answered) = mpsc::sync_channel(1);
-        let (url, reconnect_for) = (redact(&self.url), self.reconnect_for);
+        let reconnect_for = self.reconnect_for;
         self.calls
             .send(Box::new(move |conn: &mut Connection| {
                 let started = Instant::now();
@@ -244,7 +244,7 @@ impl PgStore {
                 let out = loop {
                     match f(conn) {
                         Err(e) if connection_lost(&e) && started.elapsed() < reconnect_for => {
-                            tracing::warn!(server = %url, error = %format!("{e:#}"), "PostgreSQL connection lost; reconnecting");
+                            tracing::warn!(server = %redact(&conn.url), error = %format!("{e:#}"), "PostgreSQL connection lost; reconnecting");
                             std::thread::sleep(wait);
                             wait = (wait * 2).min(Duration::from_secs(2));
                         }
