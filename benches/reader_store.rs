@@ -156,6 +156,8 @@ fn main() -> anyhow::Result<()> {
                     upsert: comments.clone(),
                 }),
                 gone: false,
+                moved_to: None,
+                next_revisit: None,
             };
             store.record_page(&outcome)?;
         }

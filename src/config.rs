@@ -94,6 +94,17 @@ comment_checks = ["1day", "7days", "30days", "90days", "180days"]
 max_comment_checks = 20
 # Posts older than this are not checked any more ("0s": no limit). Closed comments never are.
 comment_check_max_age = "0s"
+# - revisits: every archived post's page is fetched again (a conditional GET: an unchanged page
+#   costs a 304) at least once within this window, so that edits, deletions and moves of posts
+#   the feed no longer shows are kept too. Posts younger than four windows and posts found
+#   edited before come sooner (a quarter of their age, halved per edit, at least a day); the
+#   posts of a blog are spread over the window, so each update revisits a share of them. An
+#   edit is a change of the post's title, text, authors or date (a new version is kept); a
+#   404/410 marks the post gone; a permanent redirect to another permalink records the move.
+revisit_within = "30days"
+# At most this many posts revisited per UpdateCrawl, longest overdue first (`archive status`
+# shows the oldest revisit, should a large blog outgrow it).
+max_revisits = 300
 
 [fetch]
 # Largest response kept, in MB (fractions allowed), by kind; past it the fetch fails saying

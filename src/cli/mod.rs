@@ -128,7 +128,9 @@ pub enum Command {
     },
     /// Run UpdateCrawl now for crawled blogs: read their feeds and comment feeds (conditional
     /// GETs), archive new posts and comments, keep edited posts as new versions, mark deleted
-    /// posts gone. Fetches only the pages the feeds say changed.
+    /// posts gone. Fetches only the pages the feeds say changed, and the older posts due for a
+    /// revisit ([update] revisit_within, 30 days: every post once per window, spread over the
+    /// updates), which catches edits, deletions and moves the feed never shows.
     Update {
         /// Only this blog (feed or home URL).
         #[arg(value_name = "BLOG")]
@@ -446,7 +448,9 @@ pub async fn run(cli: Cli) -> Result<()> {
             let cap = config.fetch.cap(crate::fetch::Resource::Page);
             extract::extract(&db, &file, url.as_deref(), blog.as_deref(), cap)
         }
-        Command::Coverage { blog, json } => status::coverage(&db, blog.as_deref(), json),
+        Command::Coverage { blog, json } => {
+            status::coverage(&db, blog.as_deref(), json, config.update.revisit_within)
+        }
         Command::Demo { keep } => demo::demo(keep).await,
         Command::Daemon {
             lease,
@@ -476,7 +480,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             )
             .await
         }
-        Command::Status => status::status(&db),
+        Command::Status => status::status(&db, config.update.revisit_within),
         Command::Migrate { from, to } => {
             let from = match from {
                 Some(p) => DatabaseSettings {

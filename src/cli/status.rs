@@ -3,9 +3,10 @@
 
 use super::{find, open_to_read};
 use crate::store::DatabaseSettings;
-use crate::store::{Coverage, Job, JobState};
+use crate::store::{Coverage, Job, JobState, RevisitFigures};
 use anyhow::{bail, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
+use std::time::Duration;
 
 fn when(t: Option<DateTime<Utc>>, none: &str) -> String {
     t.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true))
@@ -13,7 +14,7 @@ fn when(t: Option<DateTime<Utc>>, none: &str) -> String {
 }
 
 /// Prints the blogs and the latest 50 jobs (the ones not done, at most 20, in detail).
-pub(super) fn status(db: &DatabaseSettings) -> Result<()> {
+pub(super) fn status(db: &DatabaseSettings, revisit_within: Duration) -> Result<()> {
     let store = open_to_read(db)?;
     let blogs = store.blogs()?;
     println!("blogs ({})", blogs.len());
@@ -42,6 +43,8 @@ pub(super) fn status(db: &DatabaseSettings) -> Result<()> {
         );
         let c = store.coverage(b.id)?;
         println!("      coverage: {}", coverage_line(&c));
+        let r = store.revisit_figures(b.id, Utc::now(), revisit_within)?;
+        println!("      revisits: {}", revisit_line(&r, revisit_within));
         if b.errors_in_a_row > 0 {
             println!(
                 "      {} failed job(s) in a row, backing off; last error: {}",
@@ -81,9 +84,32 @@ pub(crate) fn coverage_line(c: &Coverage) -> String {
     )
 }
 
+/// One line of revisits (issue 30): posts fetched within the window, the longest any went
+/// without a fetch, and the edits, deletions and moves found.
+fn revisit_line(r: &RevisitFigures, within: Duration) -> String {
+    let oldest = r.oldest_fetch.map_or("-".to_string(), |t| {
+        let days = (Utc::now() - t).num_hours() as f64 / 24.0;
+        format!("{} ({days:.1} days ago)", when(Some(t), ""))
+    });
+    format!(
+        "{}/{} posts fetched within {} · oldest fetch {oldest} · {} edits kept · {} gone · {} moved",
+        r.within_window,
+        r.posts,
+        humantime::format_duration(within),
+        r.edits,
+        r.gone,
+        r.moved
+    )
+}
+
 /// `archive coverage`: the coverage report of one blog or all; fails (exit 1) when something
 /// known is missing.
-pub(super) fn coverage(db: &DatabaseSettings, blog: Option<&str>, json: bool) -> Result<()> {
+pub(super) fn coverage(
+    db: &DatabaseSettings,
+    blog: Option<&str>,
+    json: bool,
+    revisit_within: Duration,
+) -> Result<()> {
     let store = open_to_read(db)?;
     let blogs = match blog {
         Some(b) => vec![find(&store, b)?],
@@ -91,13 +117,20 @@ pub(super) fn coverage(db: &DatabaseSettings, blog: Option<&str>, json: bool) ->
     };
     let reports: Vec<Coverage> = blogs
         .iter()
-        .map(|b| store.coverage(b.id))
+        .map(|b| {
+            let mut c = store.coverage(b.id)?;
+            c.revisits = Some(store.revisit_figures(b.id, Utc::now(), revisit_within)?);
+            Ok(c)
+        })
         .collect::<Result<_>>()?;
     if json {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     } else {
         for (b, c) in blogs.iter().zip(&reports) {
             print_coverage(b.title.as_deref().unwrap_or("(untitled blog)"), c);
+            if let Some(r) = &c.revisits {
+                println!("  revisits  {}", revisit_line(r, revisit_within));
+            }
         }
     }
     let missing: u64 = reports.iter().map(Coverage::missing).sum();

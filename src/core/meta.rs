@@ -622,6 +622,12 @@ pub fn parse_page_date(
     })
 }
 
+/// True when `raw` shows a date relative to when it was read ("yesterday", "3 days ago"): such
+/// a date moves with the clock.
+pub fn is_relative(raw: &str) -> bool {
+    parse_relative(raw, DateTime::UNIX_EPOCH).is_some()
+}
+
 fn parse_relative(text: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
     let t = text.to_lowercase();
     if t.contains("yesterday") {

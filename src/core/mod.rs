@@ -109,6 +109,7 @@ pub mod page;
 pub mod post_url;
 pub mod priority;
 pub mod requisites;
+pub mod revisit;
 pub mod roles;
 pub mod rules;
 pub mod schedule;

@@ -105,6 +105,8 @@ pub(super) fn reextract(
             error: None,
             comments: write,
             gone: false,
+            moved_to: None,
+            next_revisit: None,
         })?;
         comments += written.new_comments as u64;
         match written.post {

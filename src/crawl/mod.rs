@@ -21,6 +21,7 @@ pub mod media;
 mod new_crawl;
 mod page;
 mod ready;
+mod revisit;
 pub use page::read_page;
 pub mod rendering;
 mod seed;
@@ -132,6 +133,14 @@ pub struct UpdateSettings {
     /// archived post.
     #[serde(with = "humantime_serde")]
     pub sitemap_interval: Duration,
+    /// Every archived post is fetched again (conditional GET) at least once within this window
+    /// (default 30 days), so edits, deletions and moves outside the feed are kept too: recent
+    /// and edited posts sooner (`core::revisit::revisit_interval`), spread over the updates.
+    #[serde(with = "humantime_serde")]
+    pub revisit_within: Duration,
+    /// Posts revisited per UpdateCrawl, at most (default 300), longest overdue first: the bound
+    /// on one update's requests after a long pause.
+    pub max_revisits: usize,
 }
 
 impl Default for UpdateSettings {
@@ -143,6 +152,8 @@ impl Default for UpdateSettings {
             comment_check_max_age: Duration::ZERO,
             max_backfill_pages: 50,
             sitemap_interval: day,
+            revisit_within: 30 * day,
+            max_revisits: 300,
         }
     }
 }

@@ -146,6 +146,8 @@ impl Ready {
             error: found.error,
             comments: found.comments,
             gone: false,
+            moved_to: None,
+            next_revisit: None,
         }
     }
 }

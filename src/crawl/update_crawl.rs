@@ -20,20 +20,20 @@
 //!    inactive) and the posts fetched since the last good crawl are extracted again from their
 //!    stored responses.
 
-use super::add::declared_comment_feeds;
+mod comments;
+
 use super::page::{
-    comment_write, comments_of_feed, load_context, process_safely, schedule_comment_check,
-    BlogContext,
+    comment_write, load_context, process_safely, schedule_comment_check, BlogContext,
 };
 use super::traffic::BrowserTraffic;
 use super::{canonical_entries, drift, get_if_changed, CrawlOptions};
-use crate::core::comments::{same_comment, same_id, same_text};
 use crate::core::feed::{self, FeedEntry, Targets};
 use crate::core::post_url::{canonical, comment_page_of};
+use crate::core::revisit::Redirected;
 use crate::core::rules::Field;
 use crate::core::text::dice;
 use crate::fetch::{self, Fetcher, Resource};
-use crate::store::{Blog, Comment, Link, PageOutcome, PageState, PostWrite, Source, Store};
+use crate::store::{Blog, Link, PageOutcome, PageState, PostWrite, Source, Store};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -69,6 +69,10 @@ pub struct UpdateSummary {
     pub backfilled: Vec<(Source, u64)>,
     /// Posts whose comments were checked on their schedule.
     pub comment_checks: u64,
+    /// Posts fetched again on their revisit schedule (`[update] revisit_within`).
+    pub revisits: u64,
+    /// Posts found at another permalink of the blog (a permanent redirect).
+    pub moved_posts: u64,
     /// Set when template drift made the rules be learned again: what happened.
     pub relearned: Option<String>,
     /// Posts extracted again from stored responses after relearning.
@@ -111,6 +115,12 @@ impl std::fmt::Display for UpdateSummary {
                 self.comment_checks
             )?;
         }
+        if self.revisits > 0 {
+            write!(f, "; {} older posts revisited", self.revisits)?;
+        }
+        if self.moved_posts > 0 {
+            write!(f, ", {} found moved", self.moved_posts)?;
+        }
         if let Some(r) = &self.relearned {
             write!(f, "; {r}, {} posts re-extracted", self.reextracted)?;
         }
@@ -133,6 +143,11 @@ enum Why {
     CommentPage,
     /// A sitemap says it changed since the last crawl.
     Listed,
+    /// An archived post due for its revisit.
+    Revisit,
+    /// A new page saying what an archived post says, read again once that post's own URL
+    /// was checked (a move shows there).
+    Recheck,
 }
 
 /// A feed entry's agreement with the text extracted from its page: Dice of the entry's text and
@@ -186,6 +201,11 @@ struct Update<'a> {
     comment_feeds_read: HashSet<String>,
     /// What rendering browsers ask for, answered through `fetch`.
     traffic: Arc<BrowserTraffic>,
+    /// Pages fetched at another URL than the post's identity (a moved post): fetched URL →
+    /// the URL the post is archived under.
+    identity: HashMap<String, String>,
+    /// The blog's home page (a post redirected there is gone).
+    home: Url,
 }
 
 /// Runs UpdateCrawl for one archived blog: new posts, edited posts (versions kept), gone posts,
@@ -215,6 +235,7 @@ pub async fn update_crawl(
         .last_update_at
         .or(blog.crawled_at)
         .or(blog.crawl_started_at);
+    let home = Url::parse(&blog.home_url).context("the blog's home URL does not parse")?;
     let mut u = Update {
         store,
         fetcher,
@@ -231,13 +252,17 @@ pub async fn update_crawl(
         found_by: HashMap::new(),
         comment_feeds_read: HashSet::new(),
         traffic: BrowserTraffic::new(fetcher.clone()),
+        identity: HashMap::new(),
+        home,
     };
     'steps: {
         let previous_feed = u.read_feed().await?;
+        u.read_modified_feed(previous_feed.as_ref()).await?;
         u.backfill(since).await?;
         if !u.read_comment_feeds(previous_feed).await? || !u.check_old_comments().await? {
             break 'steps;
         }
+        u.queue_revisits()?;
         let Some((agreements, stored_now)) = u.fetch_changed().await? else {
             break 'steps;
         };
@@ -340,6 +365,54 @@ impl Update<'_> {
         Ok(previous)
     }
 
+    /// Step 1a: a cheap signal of edits to posts the feed no longer shows, where the blog
+    /// offers one: WordPress lists its most recently modified posts at `?orderby=modified`.
+    /// Read conditionally; an entry that the previous reading did not hold, or held otherwise,
+    /// is revisited now (or archived, when it is a post never seen). The first reading is the
+    /// baseline.
+    async fn read_modified_feed(&mut self, previous_feed: Option<&fetch::Response>) -> Result<()> {
+        let generator = match &self.feed {
+            Some(f) => f.generator.clone(),
+            None => previous_feed
+                .and_then(|r| feed::parse(&r.body, &r.final_url).ok())
+                .and_then(|f| f.generator),
+        };
+        let Some(url) =
+            super::revisit::modified_feed_url(&self.blog.feed_url, generator.as_deref())
+        else {
+            return Ok(());
+        };
+        let blog_id = self.blog.id;
+        let before = self
+            .store
+            .latest_response(blog_id, &url)?
+            .and_then(|s| entries_of(&s.response));
+        let got = get_if_changed(self.store, self.fetcher, blog_id, &url, Resource::Feed).await?;
+        self.summary.requests += got.requests().count() as u64;
+        self.summary.not_modified += got.not_modified() as u64;
+        let (Some(now), Some(before)) = (got.success().and_then(entries_of), before) else {
+            return Ok(());
+        };
+        for e in now {
+            if before.iter().any(|b| b.url == e.url && !changed(b, &e)) {
+                continue;
+            }
+            match self.store.archived_at(&e.url)? {
+                Some(p) => {
+                    let at = p.fetch_url().to_string();
+                    if at != p.url {
+                        self.identity.insert(at.clone(), p.url.clone());
+                    }
+                    self.pages.entry(at).or_insert(Why::Revisit);
+                }
+                None => {
+                    self.pages.entry(e.url).or_insert(Why::New);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Step 1b: posts the feed no longer shows ([`super::backfill`]), when it no longer reaches
     /// an archived post, or when the sitemaps are due for a reading.
     async fn backfill(&mut self, since: Option<DateTime<Utc>>) -> Result<()> {
@@ -395,173 +468,17 @@ impl Update<'_> {
         Ok(())
     }
 
-    /// Step 2b: the comments of older posts, on their schedule (`[update] comment_checks`),
-    /// at most `max_comment_checks`, longest overdue first: their comment feed by conditional
-    /// GET (new or changed items mark the page), else their page. A post whose comment feed
-    /// is gone may be gone too: its page tells. Returns false when stopped on request.
-    async fn check_old_comments(&mut self) -> Result<bool> {
-        let now = Utc::now();
-        let update = &self.opts.update;
-        let due = self
-            .store
-            .due_comment_checks(self.blog.id, now, update.max_comment_checks)?;
-        for check in due {
-            if self.opts.stopped() {
-                self.summary.complete = false;
-                return Ok(false);
+    /// Step 2c: revisits ([`super::revisit`]): the archived posts due for one are fetched with
+    /// the changed pages (a moved post at its new URL).
+    fn queue_revisits(&mut self) -> Result<()> {
+        let due = super::revisit::due(self.store, self.blog.id, &self.opts.update, Utc::now())?;
+        for post in due {
+            let url = post.fetch_url().to_string();
+            if url != post.url {
+                self.identity.insert(url.clone(), post.url.clone());
             }
-            self.summary.comment_checks += 1;
-            match check.comments_feed.clone() {
-                Some(feed_url) if !self.comment_feeds_read.contains(&feed_url) => {
-                    self.comment_feeds_read.insert(feed_url.clone());
-                    let got = get_if_changed(
-                        self.store,
-                        self.fetcher,
-                        self.blog.id,
-                        &feed_url,
-                        Resource::Feed,
-                    )
-                    .await?;
-                    self.summary.requests += got.requests().count() as u64;
-                    self.summary.not_modified += got.not_modified() as u64;
-                    let status = got.response.as_ref().map(|r| r.status);
-                    if let Some(r) = got.success() {
-                        if let Ok(cf) = feed::parse(&r.body, &r.final_url) {
-                            self.compare_comment_feed(&cf)?;
-                        }
-                    } else if matches!(status, Some(404 | 410)) {
-                        self.pages
-                            .entry(check.url.clone())
-                            .or_insert(Why::MaybeGone);
-                    }
-                }
-                Some(_) => {}
-                None => {
-                    self.pages.entry(check.url.clone()).or_insert(Why::Comments);
-                }
-            }
-            let age = check
-                .published
-                .map(|p| (now - p.with_timezone(&Utc)).to_std().unwrap_or_default())
-                .unwrap_or_default();
-            let next = crate::core::schedule::comment_check_interval(
-                age,
-                &update.comment_checks,
-                update.comment_check_max_age,
-            )
-            .map(|wait| now + chrono::Duration::from_std(wait).unwrap_or_default());
-            self.store.set_comment_check(&check.url, now, next, false)?;
-        }
-        Ok(true)
-    }
-
-    /// Step 2: comment feeds, the site-wide ones the home page declares, then each recent
-    /// post's (conditional GETs: an unchanged one costs a 304), so an edited comment on a recent
-    /// post shows even when the site-wide feed lists only the newest comments. Returns false
-    /// when stopped on request.
-    async fn read_comment_feeds(&mut self, previous_feed: Option<fetch::Response>) -> Result<bool> {
-        let blog_id = self.blog.id;
-        let mut comment_feeds = match self.store.latest_response(blog_id, &self.blog.home_url)? {
-            Some(crate::store::StoredResponse { response: r, .. }) if r.status < 400 => {
-                Url::parse(&r.final_url)
-                    .map(|base| declared_comment_feeds(&fetch::decode(&r), &base))
-                    .unwrap_or_default()
-            }
-            _ => Vec::new(),
-        };
-        let recent = if !self.current.is_empty() {
-            self.current.clone()
-        } else {
-            previous_feed
-                .as_ref()
-                .and_then(entries_of)
-                .unwrap_or_default()
-        };
-        for e in &recent {
-            if let Some(f) = e
-                .comments_feed
-                .clone()
-                .filter(|_| e.comment_count != Some(0))
-            {
-                if !comment_feeds.contains(&f) {
-                    comment_feeds.push(f);
-                }
-            }
-        }
-        for feed_url in comment_feeds {
-            if self.opts.stopped() {
-                self.summary.complete = false;
-                return Ok(false);
-            }
-            self.comment_feeds_read.insert(feed_url.clone());
-            let got = get_if_changed(self.store, self.fetcher, blog_id, &feed_url, Resource::Feed)
-                .await?;
-            self.summary.requests += got.requests().count() as u64;
-            let Some(r) = got.success() else {
-                self.summary.not_modified += got.not_modified() as u64;
-                continue;
-            };
-            let Ok(cf) = feed::parse(&r.body, &r.final_url) else {
-                tracing::info!(feed = %feed_url, "comment feed does not parse");
-                continue;
-            };
-            self.compare_comment_feed(&cf)?;
-        }
-        Ok(true)
-    }
-
-    /// Marks the posts whose comment-feed items the archive does not hold, or holds with
-    /// another text. Without comment rules the feed copies are the archive: stored at once.
-    fn compare_comment_feed(&mut self, cf: &feed::Feed) -> Result<()> {
-        // Per post: (the comment's id on the page, from the link's fragment; the feed copy).
-        let mut by_post: BTreeMap<String, Vec<(Option<String>, Comment)>> = BTreeMap::new();
-        for (item, c) in cf.entries.iter().zip(comments_of_feed(cf)) {
-            let Ok(link) = Url::parse(&item.url) else {
-                continue;
-            };
-            let key = link.fragment().map(str::to_string);
-            let mut post = link.clone();
-            post.set_fragment(None);
-            let post = canonical(&comment_page_of(&post).unwrap_or(post)).to_string();
-            by_post.entry(post).or_default().push((key, c));
-        }
-        for (post, comments) in by_post {
-            if self.store.post(&post)?.is_none() {
-                continue;
-            }
-            let archived = self.store.comments(&post)?;
-            let news = comments.iter().any(|(key, c)| {
-                let same_key = |a: &&Comment| {
-                    a.id == c.id
-                        || key
-                            .as_deref()
-                            .is_some_and(|k| same_id(&a.id, k) || same_id(k, &a.id))
-                };
-                match archived.iter().find(same_key) {
-                    // The same comment under its page id: compare the texts (an edit).
-                    Some(a) => !same_text(&a.content_text, &c.content_text),
-                    None => !archived.iter().any(|a| {
-                        same_comment(
-                            a.author.as_deref(),
-                            &a.content_text,
-                            c.author.as_deref(),
-                            &c.content_text,
-                        )
-                    }),
-                }
-            });
-            if !news {
-                continue;
-            }
-            if self.ctx.comment_rules.is_some() {
-                self.pages.entry(post).or_insert(Why::Comments);
-            } else {
-                let copies: Vec<Comment> = comments.into_iter().map(|(_, c)| c).collect();
-                let write = comment_write(self.store, &post, &copies)?;
-                let written = self.store.save_comments(&write)?;
-                self.summary.new_comments += written.new as u64;
-                self.summary.edited_comments += written.edited as u64;
-            }
+            self.pages.entry(url).or_insert(Why::Revisit);
+            self.summary.revisits += 1;
         }
         Ok(())
     }
@@ -582,6 +499,8 @@ impl Update<'_> {
             .zip(feed::targets(&self.current))
             .collect();
         let mut round: Vec<(String, Why)> = std::mem::take(&mut self.pages).into_iter().collect();
+        // Pages read again once the round before them is done.
+        let mut later: Vec<(String, Why)> = Vec::new();
         while !round.is_empty() {
             if self.opts.stopped() {
                 self.summary.complete = false;
@@ -606,20 +525,46 @@ impl Update<'_> {
             for (url, got) in fetched {
                 done.insert(url.clone());
                 self.summary.requests += got.requests().count() as u64;
+                // The archived post this page is (under its first URL, however it is fetched).
+                let archived = match self.identity.get(&url) {
+                    Some(first) => self.store.archived_at(first)?,
+                    None => self.store.archived_at(&url)?,
+                };
+                let now = Utc::now();
+                let next_revisit = archived
+                    .as_ref()
+                    .map(|p| super::revisit::next_revisit(p, &self.opts.update, now));
                 if got.blocked || got.not_modified() {
                     self.summary.not_modified += got.not_modified() as u64;
                     self.store.log_fetches(Some(blog_id), got.requests())?;
+                    if let (true, Some(p), Some(next)) =
+                        (got.not_modified(), &archived, next_revisit)
+                    {
+                        self.store.revisited(&p.url, now, next)?;
+                    }
                     continue;
                 }
                 let status = got.response.as_ref().map(|r| r.status);
-                let gone = matches!(status, Some(404 | 410)) && self.store.post(&url)?.is_some();
+                let redirect = archived
+                    .as_ref()
+                    .map(|p| super::revisit::redirected(p, &got, &self.home, &self.ctx.pattern));
+                let gone = archived.is_some()
+                    && (matches!(status, Some(404 | 410)) || redirect == Some(Redirected::Gone));
+                let moved_to = match (redirect, &archived) {
+                    (Some(Redirected::Moved(to)), Some(p)) if p.moved_to.as_ref() != Some(&to) => {
+                        tracing::info!(post = %p.url, to = %to, "post moved; it keeps its identity");
+                        Some(to)
+                    }
+                    _ => None,
+                };
                 let failed = !gone && !matches!(status, Some(s) if s < 400);
+                let why = why[&url];
+                let url = archived.as_ref().map_or(url, |p| p.url.clone());
                 if failed {
                     self.summary.errors += 1;
                     tracing::warn!(url = %url, status = ?status, "update crawl: page unavailable");
                 }
-                let why = why[&url];
-                if why == Why::New {
+                if matches!(why, Why::New | Why::Recheck) {
                     // Known to the frontier, so a resumed NewCrawl does not fetch it again.
                     let source = self.found_by.get(&url).copied().unwrap_or(Source::Feed);
                     self.store.enqueue(
@@ -658,6 +603,26 @@ impl Update<'_> {
                     }
                     _ => Default::default(),
                 };
+                let twins = match (&processed.post, why) {
+                    (Some(p), Why::New) => super::revisit::twins(self.store, blog_id, &url, p)?,
+                    _ => Vec::new(),
+                };
+                if !twins.is_empty() {
+                    // An archived post under another URL says the same: it may have moved
+                    // here. Its URL is fetched first, this page read again after.
+                    for t in twins {
+                        let at = t.fetch_url().to_string();
+                        if at != t.url {
+                            self.identity.insert(at.clone(), t.url.clone());
+                        }
+                        if done.insert(at.clone()) {
+                            next_round.push((at, Why::Revisit));
+                        }
+                    }
+                    later.push((url.clone(), Why::Recheck));
+                    self.store.log_fetches(Some(blog_id), got.requests())?;
+                    continue;
+                }
                 if let Some(p) = processed.post.as_mut() {
                     schedule_comment_check(
                         p,
@@ -722,10 +687,15 @@ impl Update<'_> {
                     error,
                     comments,
                     gone,
+                    moved_to,
+                    next_revisit: next_revisit.filter(|_| !failed && !gone),
                 })?;
                 self.count(&url, written);
             }
             round = next_round;
+            if round.is_empty() {
+                round = std::mem::take(&mut later);
+            }
         }
         Ok(Some((agreements, stored_now)))
     }
@@ -740,6 +710,7 @@ impl Update<'_> {
             _ => {}
         }
         self.summary.gone_posts += written.gone as u64;
+        self.summary.moved_posts += written.moved as u64;
         self.summary.new_comments += written.new_comments as u64;
         self.summary.edited_comments += written.edited_comments as u64;
         if written.gone {

@@ -338,6 +338,7 @@ mod tests {
             gaps: Vec::new(),
             version: 1,
             gone_at: None,
+            moved_to: None,
             tags: vec!["Food".into()],
             extracted_by: None,
             comments: Vec::new(),

@@ -290,12 +290,19 @@ pub fn post_list(links: &dyn Links, posts: &[PostSummary]) -> Markup {
 /// `/post?url=`: the post, its comments, versions and captures.
 pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) -> Page {
     let url = q.url.clone();
-    let (post, versions, captures) = reader
+    let (versions, captures, post) = reader
         .read(move |s| {
             let Some(post) = s.post(&url)? else {
                 return Err(Failure::NotFound(format!("{url} is not an archived post.")));
             };
-            Ok((post, s.post_versions(&url)?, s.captures_of(&url)?))
+            // A moved post is one post under both its URLs: its versions are kept under the
+            // first, its captures under each.
+            let mut captures = s.captures_of(&post.url)?;
+            if let Some(to) = &post.moved_to {
+                captures.extend(s.captures_of(to)?);
+                captures.sort_by_key(|c| c.fetched_at);
+            }
+            Ok((s.post_versions(&post.url)?, captures, post))
         })
         .await?;
     let title = post.title.clone().unwrap_or_else(|| post.url.clone());
@@ -348,7 +355,9 @@ pub fn article_and_comments(post: &Post, clean: &dyn Fn(&str) -> String, source:
                 (date(post.published))
                 @if !post.authors.is_empty() { " · by " (post.authors.join(", ")) }
                 " · " (source)
+                @if post.version > 1 { " · " a.badge href="#versions" { "edited: " (post.version) " versions" } }
                 @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
+                @if let Some(to) = &post.moved_to { " · " span.badge { "moved by the blog to " (to) } }
             }
             @if !post.tags.is_empty() {
                 p.tags { @for t in &post.tags { span.tag { (t) } " " } }
@@ -420,12 +429,12 @@ pub struct DiffParams {
 /// `/diff?url=&from=&to=`: the word diff of two versions of a post (title and text).
 pub async fn diff(State(reader): State<Arc<Reader>>, Query(q): Query<DiffParams>) -> Page {
     let url = q.url.clone();
-    let (post, versions) = reader
+    let (versions, post) = reader
         .read(move |s| {
             let Some(post) = s.post(&url)? else {
                 return Err(Failure::NotFound(format!("{url} is not an archived post.")));
             };
-            Ok((post, s.post_versions(&url)?))
+            Ok((s.post_versions(&post.url)?, post))
         })
         .await?;
     let text_of = |n: u32| -> Option<(Option<String>, String)> {

@@ -124,6 +124,7 @@ impl Store {
             posts_missing,
             not_posts,
             comments_missing,
+            revisits: None,
         })
     }
 }

@@ -345,4 +345,16 @@ pub const MIGRATIONS: &[&str] = &[
     UPDATE responses SET kind = 'redirect' WHERE status BETWEEN 300 AND 399;
     UPDATE responses SET kind = 'rendered' WHERE headers LIKE '%x-everblog-rendered%';
     "#,
+    // 21: revisits (issue 30): when each post was last fetched again on its schedule and when it
+    // is due next (`core::schedule::revisit_interval`; NULL: not planned yet), and where a post
+    // moved to (a permanent redirect to another permalink of its blog; the post keeps its
+    // identity, its first URL, and is found by both).
+    r#"
+    ALTER TABLE posts ADD COLUMN last_revisit TEXT;
+    ALTER TABLE posts ADD COLUMN next_revisit TEXT;
+    ALTER TABLE posts ADD COLUMN moved_to TEXT;
+    ALTER TABLE posts ADD COLUMN moved_at TEXT;
+    CREATE INDEX posts_revisits ON posts(blog_id, next_revisit);
+    CREATE INDEX posts_moved_to ON posts(moved_to) WHERE moved_to IS NOT NULL;
+    "#,
 ];

@@ -41,6 +41,7 @@ mod posts;
 mod reading;
 pub mod records;
 mod responses;
+mod revisits;
 mod sql;
 mod surface;
 pub mod transfer;
@@ -56,6 +57,7 @@ pub use reading::{
 };
 pub use records::*;
 pub use responses::{CaptureSpan, NotModified, StoredResponse, WarcRoll};
+pub use revisits::{Revisit, RevisitFigures};
 
 use anyhow::{Context, Result};
 use chrono::{DateTime, FixedOffset, SecondsFormat, Utc};

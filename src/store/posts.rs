@@ -12,8 +12,9 @@ use super::{
     json_list, parse_list, BlogId, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post,
     PostVersion, PostWrite, ResponseId, Store, Written,
 };
+use crate::core::revisit::{edits, Said};
 use anyhow::Result;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 use std::collections::HashSet;
 
 /// What storing a post's comments changed ([`Store::save_comments`]).
@@ -48,9 +49,23 @@ pub struct CommentVersion {
 /// without reading it back (a response stored by the same write).
 struct Source(Option<ResponseId>, Option<DateTime<Utc>>);
 
-/// Inserts or updates a post at `now`. When the archived title or text differs from the new
-/// one, the archived one is kept in `post_versions` first and the version number goes up:
-/// archived content is never overwritten silently. A post found again clears its `gone_at`.
+/// A post as archived: what an edit is judged against.
+struct Archived {
+    title: Option<String>,
+    text: String,
+    html: String,
+    authors: Vec<String>,
+    published: Option<DateTime<FixedOffset>>,
+    published_raw: Option<String>,
+    version: u32,
+}
+
+/// Inserts or updates a post at `now`. When what the post says changed (`core::revisit::edits`:
+/// title, text, authors, date), the archived post is kept in `post_versions` first and the
+/// version number goes up: archived content is never overwritten silently. When it did not
+/// change, what it says stays as archived (a page that fails to show its title or byline now
+/// loses nothing) and the rest (response, comments' state, gaps) is brought up to date. A post
+/// found again clears its `gone_at`.
 fn put_post(
     db: &mut dyn Db,
     blog_id: BlogId,
@@ -65,26 +80,70 @@ fn put_post(
     };
     let old = db
         .query_opt(
-            "SELECT title, content_text, version FROM posts WHERE url = ?1",
+            "SELECT title, content_text, content_html, authors, published, published_raw, version
+             FROM posts WHERE url = ?1",
             args![p.url.as_str()],
         )?
-        .map(|r| -> Result<(Option<String>, String, u32)> { Ok((r.get(0)?, r.get(1)?, r.get(2)?)) })
+        .map(|r| -> Result<Archived> {
+            Ok(Archived {
+                title: r.get(0)?,
+                text: r.get(1)?,
+                html: r.get(2)?,
+                authors: parse_list(r.get(3)?),
+                published: r.local(4)?,
+                published_raw: r.get(5)?,
+                version: r.get(6)?,
+            })
+        })
         .transpose()?;
+    fn said(a: &Archived) -> Said<'_> {
+        Said {
+            title: a.title.as_deref(),
+            text: &a.text,
+            authors: &a.authors,
+            published: a.published,
+            published_raw: a.published_raw.as_deref(),
+        }
+    }
+    let new = Said {
+        title: p.title.as_deref(),
+        text: &p.content_text,
+        authors: &p.authors,
+        published: p.published,
+        published_raw: p.published_raw.as_deref(),
+    };
+    let mut kept = None;
     let change = match &old {
         None => PostWrite::New,
-        Some((title, text, _)) if *title == p.title && *text == p.content_text => PostWrite::Same,
-        Some((_, _, version)) => {
+        Some(a) if edits(&said(a), &new).is_empty() => {
+            kept = Some(NewPost {
+                title: a.title.clone().or_else(|| p.title.clone()),
+                content_text: a.text.clone(),
+                content_html: a.html.clone(),
+                authors: if a.authors.is_empty() {
+                    p.authors.clone()
+                } else {
+                    a.authors.clone()
+                },
+                published: a.published.or(p.published),
+                published_raw: a.published_raw.clone().or_else(|| p.published_raw.clone()),
+                ..p.clone()
+            });
+            PostWrite::Same
+        }
+        Some(a) => {
             db.execute(
                 "INSERT INTO post_versions (post_url, version, title, authors, published, updated, content_html, content_text, response_id, fetched_at, replaced_at)
                  SELECT url, version, title, authors, published, updated, content_html, content_text, response_id, fetched_at, ?2 FROM posts WHERE url = ?1",
                 args![p.url.as_str(), now],
             )?;
-            PostWrite::Edited(version + 1)
+            PostWrite::Edited(a.version + 1)
         }
     };
+    let p = kept.as_ref().unwrap_or(p);
     let version = match change {
         PostWrite::Edited(v) => v,
-        _ => old.as_ref().map_or(1, |o| o.2),
+        _ => old.as_ref().map_or(1, |o| o.version),
     };
     db.execute(
         "INSERT INTO posts (blog_id, url, title, authors, published, content_html, content_text, response_id, fetched_at, extracted_at,
@@ -188,7 +247,7 @@ fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result
 
 /// The columns [`post_from_row`] reads, with the blog's home URL.
 pub(super) const POST_SELECT: &str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at,
-       p.updated, p.published_raw, p.gaps, p.version, p.gone_at, p.tags, p.extracted_by
+       p.updated, p.published_raw, p.gaps, p.version, p.gone_at, p.tags, p.extracted_by, p.moved_to
      FROM posts p JOIN blogs b ON b.id = p.blog_id";
 
 /// Newest first, undated last, then by URL.
@@ -215,6 +274,7 @@ fn post_from_row(r: &Row) -> Result<Post> {
         extracted_by: r
             .get::<Option<String>>(14)?
             .and_then(|b| serde_json::from_str(&b).ok()),
+        moved_to: r.get(15)?,
         comments: Vec::new(),
         media: Vec::new(),
     })
@@ -285,6 +345,19 @@ fn record(o: PageOutcome) -> impl Fn(&mut dyn Db) -> Result<Written> + Send + Sy
                 "UPDATE posts SET gone_at = ?2 WHERE url = ?1 AND gone_at IS NULL",
                 args![o.url.as_str(), now],
             )? == 1;
+        }
+        if let Some(to) = &o.moved_to {
+            written.moved = db.execute(
+                "UPDATE posts SET moved_to = ?2, moved_at = ?3
+                 WHERE url = ?1 AND moved_to IS DISTINCT FROM ?2",
+                args![o.url.as_str(), to.as_str(), now],
+            )? == 1;
+        }
+        if let Some(next) = o.next_revisit {
+            db.execute(
+                "UPDATE posts SET last_revisit = ?2, next_revisit = ?3 WHERE url = ?1",
+                args![o.url.as_str(), now, next],
+            )?;
         }
         written.new_post_links = put_links(db, o.blog_id, &o.links)?;
         put_state(db, &o, now)?;
@@ -386,7 +459,8 @@ impl Store {
         Ok(out)
     }
 
-    /// One post by its URL, with its comments.
+    /// One post by its URL, with its comments: the URL it was archived under, or the one it
+    /// moved to.
     ///
     /// # Errors
     /// The database failed, or a stored value is corrupt.
@@ -394,7 +468,7 @@ impl Store {
         let url = url.to_string();
         self.read(move |db| {
             let Some(row) = db.query_opt(
-                &format!("{POST_SELECT} WHERE p.url = ?1"),
+                &format!("{POST_SELECT} WHERE p.url = ?1 OR p.moved_to = ?1 ORDER BY p.url = ?1 DESC LIMIT 1"),
                 args![url.as_str()],
             )?
             else {
@@ -404,7 +478,7 @@ impl Store {
         })
     }
 
-    /// True when a post of that URL is archived.
+    /// True when a post of that URL is archived (under it, or moved to it).
     ///
     /// # Errors
     /// The database failed.
@@ -412,7 +486,10 @@ impl Store {
         let url = url.to_string();
         self.read(move |db| {
             Ok(db
-                .query_opt("SELECT 1 FROM posts WHERE url = ?1", args![url.as_str()])?
+                .query_opt(
+                    "SELECT 1 FROM posts WHERE url = ?1 OR moved_to = ?1",
+                    args![url.as_str()],
+                )?
                 .is_some())
         })
     }

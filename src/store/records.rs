@@ -352,6 +352,10 @@ pub struct Post {
     /// When the post was first found missing from the blog (HTTP 404/410); it stays archived.
     #[serde(serialize_with = "rfc3339::utc_opt")]
     pub gone_at: Option<DateTime<Utc>>,
+    /// Where the post moved to, when a revisit found it at another permalink of its blog (a
+    /// permanent redirect); the post keeps its first URL as its identity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<String>,
     /// Categories and tags the post's page gives it, in page order.
     pub tags: Vec<String>,
     /// Which extractor gave each field; `None` for posts archived before this was recorded.
@@ -481,8 +485,15 @@ pub struct PageOutcome {
     pub error: Option<String>,
     /// Comments found on the page (a comment page's comments go under its post).
     pub comments: Option<CommentWrite>,
-    /// The blog answered 404/410 for this archived post: mark it gone (it stays archived).
+    /// The blog answered 404/410 for this archived post, or redirected it to its home or a
+    /// login page: mark it gone (it stays archived).
     pub gone: bool,
+    /// A revisit found the post at another permalink of its blog (a permanent redirect): where
+    /// it moved to. The post keeps its identity (`url`) and is found by both.
+    pub moved_to: Option<String>,
+    /// The page was a revisit of the archived post `url` (or a fetch of it for another reason):
+    /// its next revisit is due then, and its last one is now.
+    pub next_revisit: Option<DateTime<Utc>>,
 }
 
 /// What [`super::Store::record_page`] changed.
@@ -496,6 +507,8 @@ pub struct Written {
     pub edited_comments: u32,
     /// The post was newly marked gone.
     pub gone: bool,
+    /// The post was newly found moved (or moved again).
+    pub moved: bool,
     /// Links to post permalinks the frontier did not hold before.
     pub new_post_links: u32,
 }
@@ -666,6 +679,9 @@ pub struct Coverage {
     pub not_posts: Vec<MissingPost>,
     /// Posts with fewer comments archived than declared.
     pub comments_missing: Vec<MissingComments>,
+    /// What revisits found (`archive coverage` fills it in; it needs the configured window).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revisits: Option<super::RevisitFigures>,
 }
 
 impl Coverage {

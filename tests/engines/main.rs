@@ -22,5 +22,6 @@ mod reader;
 mod real_themes;
 mod render;
 mod render_holdout;
+mod revisits;
 mod update_crawl;
 mod webarchive;

@@ -16,7 +16,6 @@ use everblog::store::DatabaseSettings;
 use everblog::store::Store;
 use futures::StreamExt;
 use serde_json::Value;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -66,25 +65,6 @@ async fn click_and_wait(page: &Page, css: &str) {
         "clicking {css} went nowhere"
     );
     page.wait_for_navigation().await.unwrap();
-}
-
-/// One raw HTTP/1.1 request (the path sent as is, no client normalising it): (status, body).
-fn raw_get(port: u16, target: &str) -> (u16, String) {
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        s,
-        "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, text)
 }
 
 #[test]
@@ -388,22 +368,6 @@ fn the_archive_reads_in_a_browser() {
         terminate(serve.0.take().unwrap()).success(),
         "serve stops on SIGTERM"
     );
-}
-
-/// The `archive serve` child, killed if the test fails before stopping it.
-struct Serving(Option<std::process::Child>);
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        if let Some(c) = &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-fn url_encode(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 fn unescape(s: &str) -> String {

@@ -296,6 +296,13 @@ fn update_crawls_archive_exactly_the_changes() {
         // Requests after the change: feeds, comment feeds and the changed pages only.
         let mut allowed: HashSet<String> = HashSet::new();
         allowed.insert(c["feed_path"].as_str().unwrap().to_string());
+        // WordPress's feed of recently modified posts (a cheap signal for revisits).
+        if s.name == "wordpress" {
+            allowed.insert(format!(
+                "{}?orderby=modified",
+                c["feed_path"].as_str().unwrap()
+            ));
+        }
         allowed.insert("/robots.txt".into());
         for p in c["comment_feed_paths"].as_array().unwrap() {
             allowed.insert(p.as_str().unwrap().to_string());

@@ -98,6 +98,8 @@ macro_rules! posts_round_trip {
                 error: None,
                 comments,
                 gone: false,
+                moved_to: None,
+                next_revisit: None,
             }
         };
         s.enqueue(
@@ -446,6 +448,8 @@ macro_rules! reading_round_trip {
                 error: None,
                 comments,
                 gone: false,
+                moved_to: None,
+                next_revisit: None,
             })
             .unwrap();
         }

@@ -288,4 +288,12 @@ ALTER TABLE responses ADD COLUMN kind TEXT NOT NULL DEFAULT 'raw';
 UPDATE responses SET kind = 'redirect' WHERE status BETWEEN 300 AND 399;
 UPDATE responses SET kind = 'rendered' WHERE headers LIKE '%x-everblog-rendered%';
 "#,
+    r#"
+ALTER TABLE posts ADD COLUMN last_revisit TEXT;
+ALTER TABLE posts ADD COLUMN next_revisit TEXT;
+ALTER TABLE posts ADD COLUMN moved_to TEXT;
+ALTER TABLE posts ADD COLUMN moved_at TEXT;
+CREATE INDEX posts_revisits ON posts(blog_id, next_revisit);
+CREATE INDEX posts_moved_to ON posts(moved_to) WHERE moved_to IS NOT NULL;
+"#,
 ];
