@@ -33,8 +33,9 @@ pub(super) fn next_revisit(
         .unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
-/// Plans the posts of a blog not planned yet (each at a phase of its interval drawn from its
-/// URL, so posts archived together come due spread out), then returns the posts due at `now`,
+/// Plans the posts of a blog not planned yet (each at a phase of its interval from its last
+/// fetch, drawn from its URL, so posts archived together come due spread out; the share whose
+/// phase has passed is due at once), then returns the posts due at `now`,
 /// at most `[update] max_revisits`, longest overdue first.
 ///
 /// # Errors
@@ -49,8 +50,15 @@ pub(super) fn due(
         .unplanned_revisits(blog_id)?
         .into_iter()
         .map(|p| {
-            let at = first_revisit(&p.url, interval(&p, update, now), now);
-            (p.url, at)
+            // Within the interval from the post's last fetch; posts fetched longer ago than
+            // that (archived before revisits existed) are spread over the interval from now.
+            let every = interval(&p, update, now);
+            let since = chrono::Duration::from_std(every)
+                .ok()
+                .and_then(|d| p.last_fetch.checked_add_signed(d))
+                .filter(|end| *end > now)
+                .map_or(now, |_| p.last_fetch);
+            (p.url.clone(), first_revisit(&p.url, every, since))
         })
         .collect();
     if !plans.is_empty() {

@@ -20,6 +20,8 @@ pub struct Revisit {
     pub published: Option<DateTime<FixedOffset>>,
     /// Its version: 1 plus the edits found so far.
     pub version: u32,
+    /// When its page was last fetched (its last revisit, else when it was archived).
+    pub last_fetch: DateTime<Utc>,
 }
 
 impl Revisit {
@@ -56,7 +58,8 @@ fn window_start(now: DateTime<Utc>, within: std::time::Duration) -> DateTime<Utc
         .unwrap_or(DateTime::<Utc>::MIN_UTC)
 }
 
-const REVISIT_COLUMNS: &str = "url, moved_to, published, version";
+const REVISIT_COLUMNS: &str =
+    "url, moved_to, published, version, COALESCE(last_revisit, fetched_at)";
 
 fn revisit_from(r: &super::db::Row) -> Result<Revisit> {
     Ok(Revisit {
@@ -64,6 +67,7 @@ fn revisit_from(r: &super::db::Row) -> Result<Revisit> {
         moved_to: r.get(1)?,
         published: r.local(2)?,
         version: r.get(3)?,
+        last_fetch: r.time_req(4)?,
     })
 }
 
@@ -158,8 +162,8 @@ impl Store {
     }
 
     /// Up to `n` posts of a blog (not gone) whose revisit is due at `now`, the longest overdue
-    /// first: planned for now or earlier, or not fetched within `within` (a window shortened
-    /// since they were planned).
+    /// first: planned for now or earlier, or for later than `within` from now (planned under a
+    /// longer window than the one set now).
     ///
     /// # Errors
     /// The database failed, or a stored time is corrupt.
@@ -170,16 +174,19 @@ impl Store {
         within: std::time::Duration,
         n: usize,
     ) -> Result<Vec<Revisit>> {
-        let stale = window_start(now, within);
+        let beyond = chrono::Duration::from_std(within)
+            .ok()
+            .and_then(|w| now.checked_add_signed(w))
+            .unwrap_or(DateTime::<Utc>::MAX_UTC);
         self.read(move |db| {
             db.query_map(
                 &format!(
                     "SELECT {REVISIT_COLUMNS} FROM posts
                      WHERE blog_id = ?1 AND gone_at IS NULL
-                       AND (next_revisit <= ?2 OR COALESCE(last_revisit, fetched_at) < ?3)
+                       AND (next_revisit <= ?2 OR next_revisit > ?3)
                      ORDER BY next_revisit, url LIMIT ?4"
                 ),
-                args![blog_id, now, stale, n],
+                args![blog_id, now, beyond, n],
                 revisit_from,
             )
         })
