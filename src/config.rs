@@ -220,6 +220,17 @@ connections = 16
 # A search ranks (BM25) the newest this many matches of its words; older matches follow,
 # newest first. Bounds the work of a word found in nearly every post.
 search_rank_window = 2000
+# Limits of a public server. A client that has not sent a whole request head this long after
+# connecting, or after its previous answer on a kept-alive connection, is disconnected (slow
+# clients, idle connections).
+header_timeout = "10s"
+# A request not answered within this gets 503 with Retry-After.
+request_timeout = "30s"
+# Connections open at once, at most; past it a new connection is closed at once (the
+# open-files limit is raised to fit, as far as the system allows).
+max_connections = 10000
+# Requests being answered at once, at most; past it a request gets 503 with Retry-After.
+max_requests = 256
 "#;
 
 /// The whole configuration: one section per concern.

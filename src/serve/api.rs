@@ -1,11 +1,14 @@
 //! The reader's JSON API, for scripts (documented in README.md, "Reading the archive"):
-//! `/api/blogs`, `/api/blog/{id}/posts`, `/api/post?url=`, `/api/search?q=`. Errors are
-//! `{"error": "…"}` with the HTTP status.
+//! `/api/blogs`, `/api/blog/{id}/posts`, `/api/post?url=`, `/api/search?q=`. Every error,
+//! whoever answers it (a handler, a rejected query, the guard, the load shedder), is
+//! `{"error": CODE, "message": "…"}` with the HTTP status; CODE is stable ([`code`]).
 
 use super::views::{self, BlogView, ListParams, SearchParams, UrlParam};
 use super::{Failure, Reader};
 use crate::store::{BlogId, PostPage};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use std::sync::Arc;
@@ -19,9 +22,73 @@ impl From<Failure> for ApiFailure {
     }
 }
 
+/// The stable code of an error status, the `error` of every API error: `bad_request`,
+/// `unauthorized`, `not_found`, `method_not_allowed`, `uri_too_long`, `internal`,
+/// `unavailable`, else `error`.
+pub fn code(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "bad_request",
+        401 => "unauthorized",
+        404 => "not_found",
+        405 => "method_not_allowed",
+        414 => "uri_too_long",
+        500 => "internal",
+        503 => "unavailable",
+        _ => "error",
+    }
+}
+
+/// An API error: `{"error": code, "message": message}` with `status`.
+pub fn error(status: StatusCode, message: &str) -> Response {
+    let body = serde_json::json!({ "error": code(status), "message": message });
+    (status, Json(body)).into_response()
+}
+
+/// A layer over every route: an error answered under `/api/` in another form than JSON (a
+/// rejected query string, 401, 414, 503 from the load shedder) is answered as [`error`] with
+/// the same status and headers; plain-text messages are kept, pages replaced by the status's
+/// reason.
+pub async fn errors_as_json(req: Request, next: Next) -> Response {
+    let api = req.uri().path().starts_with("/api/");
+    let r = next.run(req).await;
+    let json = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/json"));
+    if !api || json || !(r.status().is_client_error() || r.status().is_server_error()) {
+        return r;
+    }
+    let (mut parts, body) = r.into_parts();
+    let plain = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/plain"));
+    let text = match axum::body::to_bytes(body, 16 * 1024).await {
+        Ok(b) if plain => String::from_utf8_lossy(&b).trim().to_string(),
+        _ => String::new(),
+    };
+    let message = if text.is_empty() {
+        parts
+            .status
+            .canonical_reason()
+            .unwrap_or("error")
+            .to_string()
+    } else {
+        text
+    };
+    parts.headers.remove(header::CONTENT_TYPE);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let mut out = error(parts.status, &message);
+    for (name, value) in &parts.headers {
+        out.headers_mut().insert(name.clone(), value.clone());
+    }
+    out
+}
+
 impl IntoResponse for ApiFailure {
     fn into_response(self) -> Response {
-        use axum::http::StatusCode;
         let (status, error) = match self.0 {
             Failure::NotFound(m) => (StatusCode::NOT_FOUND, m),
             Failure::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
@@ -33,7 +100,7 @@ impl IntoResponse for ApiFailure {
                 )
             }
         };
-        (status, Json(serde_json::json!({ "error": error }))).into_response()
+        self::error(status, &error)
     }
 }
 

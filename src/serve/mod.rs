@@ -52,6 +52,20 @@ pub struct ServeSettings {
     /// newest first. Ranking reads every ranked match's statistics: this bounds the work of a
     /// word found in nearly every post (benches/reader.sh: `the` over a 10,000-post blog).
     pub search_rank_window: u32,
+    /// A client that has not sent a whole request head this long after connecting, or after its
+    /// previous answer on a kept-alive connection, is disconnected (default 10 s): slow clients
+    /// and idle connections do not hold the server's descriptors (hyper's header read timeout).
+    #[serde(with = "humantime_serde")]
+    pub header_timeout: std::time::Duration,
+    /// A request not answered within this gets 503 with `Retry-After` (default 30 s).
+    #[serde(with = "humantime_serde")]
+    pub request_timeout: std::time::Duration,
+    /// Connections open at once, at most (default 10,000); past it a new connection is closed
+    /// at once. The process's open-files limit is raised to fit where the system allows.
+    pub max_connections: usize,
+    /// Requests answered at once, at most (default 256); past it a request gets 503 with
+    /// `Retry-After` at once (tower's load shedding) instead of queueing.
+    pub max_requests: usize,
 }
 
 impl Default for ServeSettings {
@@ -63,6 +77,10 @@ impl Default for ServeSettings {
             page_size: 50,
             connections: 16,
             search_rank_window: 2000,
+            header_timeout: std::time::Duration::from_secs(10),
+            request_timeout: std::time::Duration::from_secs(30),
+            max_connections: 10_000,
+            max_requests: 256,
         }
     }
 }
@@ -280,11 +298,66 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
             Arc::clone(&reader),
             guard,
         ))
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(axum::error_handling::HandleErrorLayer::new(
+                    |_: tower::BoxError| async { busy() },
+                ))
+                .load_shed()
+                .concurrency_limit(settings.max_requests.max(1)),
+        )
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            settings.request_timeout,
+        ))
+        .layer(axum::middleware::from_fn(api::errors_as_json))
+        .layer(axum::middleware::from_fn(headers))
         .with_state(reader))
 }
 
-/// Every request: 414 past [`MAX_URI`], 401 without valid credentials (when required), and
-/// the reader's headers on every answer (its policy unless a capture set a stricter one).
+/// 503 Service Unavailable with `Retry-After`: the server is answering as many requests as it
+/// may (`max_requests`), or a request ran past `request_timeout`.
+fn busy() -> Response {
+    let mut r = (
+        StatusCode::SERVICE_UNAVAILABLE,
+        pages::message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The archive is busy; try again in a moment.",
+        ),
+    )
+        .into_response();
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    r
+}
+
+/// The outermost layer: the reader's headers on every answer, errors included (its policy
+/// unless a capture set a stricter one), and `Retry-After` on every 503.
+async fn headers(req: Request, next: Next) -> Response {
+    let mut r = next.run(req).await;
+    let status = r.status();
+    let h = r.headers_mut();
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(PAGE_POLICY),
+        );
+    }
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    if status == StatusCode::SERVICE_UNAVAILABLE && !h.contains_key(header::RETRY_AFTER) {
+        h.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    }
+    r
+}
+
+/// Every request: 414 past [`MAX_URI`], 401 without valid credentials (when required).
 async fn guard(State(reader): State<Arc<Reader>>, req: Request, next: Next) -> Response {
     let target = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
     if target > MAX_URI {
@@ -310,23 +383,8 @@ async fn guard(State(reader): State<Arc<Reader>>, req: Request, next: Next) -> R
         return r;
     }
     let path = req.uri().path().to_string();
-    let mut r = next.run(req).await;
+    let r = next.run(req).await;
     tracing::debug!("serve: {} {path}", r.status().as_u16());
-    let h = r.headers_mut();
-    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
-        h.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(PAGE_POLICY),
-        );
-    }
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
     r
 }
 
@@ -357,6 +415,14 @@ pub async fn run(
     ready: impl FnOnce(SocketAddr),
 ) -> Result<()> {
     check_exposure(settings)?;
+    // A reader never creates an archive: a mistyped path is an error, not an empty archive.
+    let path = db.path()?;
+    if !crate::store::is_postgres(path) && !path.exists() {
+        bail!(
+            "no archive at {}: check --db (`archive serve` reads an archive, it never creates one)",
+            path.display()
+        );
+    }
     // Open (and upgrade) once with write access when possible, so read-only connections see
     // the current schema; this also says at once when the file is not an archive.
     drop(Store::open_read_only(db)?);
@@ -365,16 +431,83 @@ pub async fn run(
         .await
         .with_context(|| format!("cannot listen on {}", settings.bind))?;
     ready(listener.local_addr()?);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let mut term =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                    .expect("SIGTERM handler");
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
+    let max_connections = room_for_connections(settings.max_connections);
+    accept(listener, app, settings.header_timeout, max_connections).await;
+    Ok(())
+}
+
+/// Descriptors kept for everything but connections (the database, logs, the runtime).
+const SPARE_FILES: u64 = 256;
+
+/// Raises the open-files limit so `wanted` connections fit; returns how many do.
+fn room_for_connections(wanted: usize) -> usize {
+    let want = wanted as u64 + SPARE_FILES;
+    match rlimit::increase_nofile_limit(want) {
+        Ok(limit) if limit >= want => wanted,
+        Ok(limit) => {
+            let fits = limit.saturating_sub(SPARE_FILES).max(1) as usize;
+            tracing::warn!(
+                wanted,
+                fits,
+                "the open-files limit ({limit}) leaves room for fewer connections than [serve] max_connections; raise it (LimitNOFILE= in the service unit)"
+            );
+            fits
+        }
+        Err(e) => {
+            tracing::warn!("the open-files limit could not be read or raised: {e}");
+            wanted
+        }
+    }
+}
+
+/// Accepts connections until SIGINT or SIGTERM, each served by hyper with `header_timeout`
+/// (a head not whole by then, or a kept-alive connection idle that long, is closed); past
+/// `max_connections` open at once a new connection is closed at once. On a signal, connections
+/// finish the request they are answering.
+async fn accept(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    header_timeout: std::time::Duration,
+    max_connections: usize,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let open = Arc::new(tokio::sync::Semaphore::new(max_connections));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
+    loop {
+        let stream = tokio::select! {
+            got = listener.accept() => match got {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of descriptors, say: wait for connections to close.
+                    tracing::warn!("serve: accepting a connection failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = tokio::signal::ctrl_c() => break,
+            _ = term.recv() => break,
+        };
+        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            tracing::debug!("serve: {max_connections} connections open; one more closed");
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(header_timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!("serve: connection ended: {e}");
             }
-        })
-        .await
-        .context("serving the archive")
+            drop(permit);
+        });
+    }
+    // Requests in flight finish; idle connections close (bounded, should one hang).
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), graceful.shutdown()).await;
 }

@@ -15,4 +15,5 @@ mod fallback;
 mod hostile;
 mod regression;
 mod rules_fast_path;
+mod serve_limits;
 mod tidy;

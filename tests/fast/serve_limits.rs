@@ -1,0 +1,196 @@
+//! `archive serve` against hostile clients (issue 32): idle and slow connections do not lock
+//! readers out, every answer carries the security headers (errors included), every `/api/`
+//! error is JSON with a stable code, and a mistyped `--db` is refused, never created. Real
+//! server, real sockets, on an (empty) archive.
+
+use crate::common::*;
+use everblog::store::{DatabaseSettings, Store};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Starts `archive serve` on `db` with `config` and waits until it answers.
+fn serve(db: &Path, config: &Path, extra: &[&str]) -> (Serving, u16) {
+    let port = free_port();
+    let child = archive_command()
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ])
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .args(extra)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let serving = Serving(Some(child));
+    wait_for("archive serve to answer", Duration::from_secs(20), || {
+        TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    (serving, port)
+}
+
+fn empty_archive(dir: &Path) -> std::path::PathBuf {
+    let db = dir.join("archive.db");
+    drop(Store::open(&DatabaseSettings::at(&db)).unwrap());
+    db
+}
+
+/// The header `name` of a raw answer, if present.
+fn header<'a>(answer: &'a str, name: &str) -> Option<&'a str> {
+    let head = answer.split("\r\n\r\n").next().unwrap_or("");
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+#[test]
+fn idle_and_slow_clients_do_not_lock_readers_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = empty_archive(dir.path());
+    let config = dir.path().join("config.toml");
+    write_config(&config, "[serve]\nheader_timeout = \"3s\"\n").unwrap();
+    // 2,000 sockets here and as many in the server: more than the usual 1,024 open files.
+    rlimit::increase_nofile_limit(8192).unwrap();
+    let (_serving, port) = serve(&db, &config, &[]);
+
+    let mut idle = Vec::new();
+    for _ in 0..2000 {
+        idle.push(TcpStream::connect(("127.0.0.1", port)).unwrap());
+    }
+    // Slowloris: request heads that never end.
+    for s in idle.iter_mut().take(100) {
+        s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n")
+            .unwrap();
+    }
+    let started = Instant::now();
+    let mut normal = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    normal
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    write!(
+        normal,
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    normal
+        .read_to_string(&mut answer)
+        .expect("the home page within a second, 2,000 idle connections open");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    eprintln!(
+        "home page in {:?} with 2,000 idle connections open",
+        started.elapsed()
+    );
+
+    // The idle and slow connections are closed once the header timeout passes.
+    std::thread::sleep(Duration::from_secs(4));
+    let mut closed = 0;
+    for s in idle.iter_mut().step_by(40) {
+        s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let mut buf = [0u8; 256];
+        // EOF, or a 408 answer to a partial head, then EOF: either way the server let go.
+        let mut seen = Vec::new();
+        while let Ok(n) = s.read(&mut buf) {
+            if n == 0 {
+                closed += 1;
+                break;
+            }
+            seen.extend_from_slice(&buf[..n]);
+        }
+    }
+    assert_eq!(
+        closed, 50,
+        "idle connections still open after the header timeout"
+    );
+}
+
+#[test]
+fn every_answer_carries_the_headers_and_api_errors_are_json() {
+    use argon2::password_hash::{PasswordHasher, SaltString};
+    let dir = tempfile::tempdir().unwrap();
+    let db = empty_archive(dir.path());
+    let config = dir.path().join("config.toml");
+    write_config(&config, "").unwrap();
+    let (_open, port) = serve(&db, &config, &[]);
+    let long = format!("/search?q={}", "a".repeat(9000));
+    for target in [
+        "/",
+        "/no/such/page",
+        long.as_str(),
+        "/blog/x",
+        "/api/blog/x/posts",
+        "/api/blog/1/posts?page=-1",
+        "/api/post",
+        "/api/post?url=http://nowhere.example/",
+        "/api/search",
+        "/api/nothing",
+        "/api/blogs?%zz",
+    ] {
+        let (status, answer) = raw_get(port, target);
+        assert!(status >= 200, "{target}");
+        assert!(
+            header(&answer, "content-security-policy")
+                .is_some_and(|p| p.contains("script-src 'none'")),
+            "{target}: no policy in {answer}"
+        );
+        assert_eq!(
+            header(&answer, "x-content-type-options"),
+            Some("nosniff"),
+            "{target}"
+        );
+        if target.starts_with("/api/") && status >= 400 {
+            assert!(
+                header(&answer, "content-type").is_some_and(|t| t.starts_with("application/json")),
+                "{target}: {answer}"
+            );
+            let body = answer.split("\r\n\r\n").nth(1).unwrap_or("");
+            let v: serde_json::Value = serde_json::from_str(body.trim())
+                .unwrap_or_else(|e| panic!("{target}: {e}: {body}"));
+            assert!(
+                v["error"]
+                    .as_str()
+                    .is_some_and(|c| c.chars().all(|c| c.is_ascii_lowercase() || c == '_')),
+                "{target}: {v}"
+            );
+            assert!(v["message"].is_string(), "{target}: {v}");
+        }
+    }
+    assert_eq!(raw_get(port, &format!("/api{long}")).0, 414);
+
+    // Behind a password: 401 carries the headers too, and is JSON under /api/.
+    let salt = SaltString::encode_b64(b"everblog-test-salt").unwrap();
+    let hash = argon2::Argon2::default()
+        .hash_password(b"secret", &salt)
+        .unwrap()
+        .to_string();
+    let users = dir.path().join("users");
+    std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
+    let (_closed, port) = serve(&db, &config, &["--auth", users.to_str().unwrap()]);
+    for target in ["/", "/api/blogs"] {
+        let (status, answer) = raw_get(port, target);
+        assert_eq!(status, 401, "{target}");
+        assert!(
+            header(&answer, "content-security-policy").is_some(),
+            "{target}: {answer}"
+        );
+        assert_eq!(header(&answer, "x-content-type-options"), Some("nosniff"));
+        assert!(header(&answer, "www-authenticate").is_some());
+    }
+    let (_, answer) = raw_get(port, "/api/blogs");
+    assert!(answer.contains("\"unauthorized\""), "{answer}");
+}
+
+#[test]
+fn a_reader_never_creates_an_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("mistyped.db");
+    let out = archive(&db, &["serve", "--bind", "127.0.0.1:0"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no archive at"), "{err}");
+    assert!(!db.exists(), "serve created {}", db.display());
+}
