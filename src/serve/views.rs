@@ -92,6 +92,13 @@ pub struct ListParams {
     pub tag: Option<String>,
 }
 
+/// A date both back ends and every export can hold: years 1 to 9999 (what RFC 3339 writes
+/// and PostgreSQL reads back the same).
+fn sane(d: &NaiveDate) -> bool {
+    use chrono::Datelike;
+    (1..=9999).contains(&d.year())
+}
+
 impl ListParams {
     /// The store's filter.
     ///
@@ -102,11 +109,17 @@ impl ListParams {
             None => None,
             Some(m) => Some(
                 NaiveDate::parse_from_str(&format!("{m}-01"), "%Y-%m-%d")
+                    .ok()
+                    .filter(sane)
                     .map(|d| {
                         use chrono::Datelike;
                         (d.year(), d.month())
                     })
-                    .map_err(|_| Failure::BadRequest(format!("month {m:?} is not YYYY-MM")))?,
+                    .ok_or_else(|| {
+                        Failure::BadRequest(format!(
+                            "month {m:?} is not YYYY-MM (0001-01 to 9999-12)"
+                        ))
+                    })?,
             ),
         };
         let nonempty = |s: &Option<String>| s.clone().filter(|s| !s.is_empty());
@@ -152,8 +165,14 @@ impl SearchParams {
             match v.as_deref().filter(|s| !s.is_empty()) {
                 None => Ok(None),
                 Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
+                    .ok()
+                    .filter(sane)
                     .map(Some)
-                    .map_err(|_| Failure::BadRequest(format!("{name} {s:?} is not YYYY-MM-DD"))),
+                    .ok_or_else(|| {
+                        Failure::BadRequest(format!(
+                            "{name} {s:?} is not YYYY-MM-DD (0001-01-01 to 9999-12-31)"
+                        ))
+                    }),
             }
         };
         let blog = match self.blog.as_deref().filter(|s| !s.is_empty()) {

@@ -260,21 +260,32 @@ impl From<f64> for Value {
     }
 }
 
+/// Text as both back ends keep it, on every write and in every query: without NUL, which
+/// PostgreSQL refuses in text (one policy for both, issue 32: a NUL in one feed entry kept a
+/// whole blog out of a PostgreSQL archive).
+fn text(v: String) -> Value {
+    if v.contains('\0') {
+        Value::Text(v.replace('\0', ""))
+    } else {
+        Value::Text(v)
+    }
+}
+
 impl From<&str> for Value {
     fn from(v: &str) -> Self {
-        Value::Text(v.to_string())
+        text(v.to_string())
     }
 }
 
 impl From<String> for Value {
     fn from(v: String) -> Self {
-        Value::Text(v)
+        text(v)
     }
 }
 
 impl From<&String> for Value {
     fn from(v: &String) -> Self {
-        Value::Text(v.clone())
+        text(v.clone())
     }
 }
 

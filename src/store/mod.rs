@@ -42,6 +42,7 @@ mod reading;
 pub mod records;
 mod responses;
 mod revisits;
+pub mod search;
 mod sql;
 mod surface;
 pub mod transfer;
@@ -249,8 +250,11 @@ fn decompress(body: &[u8]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// A list of names as stored (JSON text), without NUL (its JSON escape is refused where
+/// PostgreSQL reads the list as `jsonb`).
 fn json_list(v: &[String]) -> String {
-    serde_json::to_string(v).expect("strings serialise")
+    let clean: Vec<String> = v.iter().map(|s| s.replace('\0', "")).collect();
+    serde_json::to_string(&clean).expect("strings serialise")
 }
 
 fn parse_list(s: String) -> Vec<String> {

@@ -132,57 +132,10 @@ pub struct Capture {
 
 use super::ResponseKind;
 
-/// The FTS5 query for what a user typed: each word quoted (quotes doubled), so no character
-/// is FTS5 syntax; a trailing `*` makes a word a prefix. `None` when nothing is left.
+/// The FTS5 query for what a user typed ([`super::search::Query`]); `None` when nothing
+/// searchable is left.
 pub fn fts_query(text: &str) -> Option<String> {
-    let words: Vec<String> = text
-        .split_whitespace()
-        .filter_map(|w| {
-            let (w, prefix) = match w.strip_suffix('*') {
-                Some(w) => (w, true),
-                None => (w, false),
-            };
-            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-            (!w.is_empty()).then(|| {
-                let quoted = format!("\"{}\"", w.replace('"', "\"\""));
-                if prefix {
-                    quoted + "*"
-                } else {
-                    quoted
-                }
-            })
-        })
-        .take(32)
-        .collect();
-    (!words.is_empty()).then(|| words.join(" "))
-}
-
-/// The `to_tsquery` text (PostgreSQL) for what a user typed: every run of letters and digits
-/// must occur, lower-cased; a word ending in `*` makes its last run a prefix. Only letters,
-/// digits, `&` and `:*` reach PostgreSQL, so nothing typed is query syntax. `None` when
-/// nothing is left.
-pub(crate) fn ts_query(text: &str) -> Option<String> {
-    let mut terms = Vec::new();
-    for word in text.split_whitespace().take(32) {
-        let (word, prefix) = match word.strip_suffix('*') {
-            Some(w) => (w, true),
-            None => (word, false),
-        };
-        let runs: Vec<String> = word
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|r| !r.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        let last = runs.len().saturating_sub(1);
-        for (i, run) in runs.into_iter().enumerate() {
-            terms.push(if prefix && i == last {
-                format!("{run}:*")
-            } else {
-                run
-            });
-        }
-    }
-    (!terms.is_empty()).then(|| terms.join(" & "))
+    super::search::Query::parse(text).map(|q| q.fts5())
 }
 
 /// What full-text search says differently on each back end: SQLite's FTS5 table `search`
@@ -193,7 +146,7 @@ pub(crate) fn ts_query(text: &str) -> Option<String> {
 /// (title 8, author 2, text 1, in proportion), lower scores first. A typed word holding
 /// punctuation (`l'été`) is one FTS5 phrase on SQLite and each of its parts on PostgreSQL.
 struct Fts {
-    /// The query text for parameter `?1` ([`fts_query`], [`ts_query`]).
+    /// The query text for parameter `?1` ([`super::search::Query`]).
     query: String,
     /// Condition on `search` (unaliased or as `s`): the row matches the query in `?1`.
     matches: &'static str,
@@ -206,28 +159,43 @@ struct Fts {
 }
 
 impl Fts {
-    /// The fragments of `dialect` for what the user typed; `None` when it holds no word.
-    fn new(dialect: Dialect, text: &str) -> Option<Self> {
-        Some(match dialect {
+    /// The fragments of `db`'s dialect for what the user typed; `None` when it holds no
+    /// word. On PostgreSQL the text is folded by `unaccent` first, as the index is, and only
+    /// then compiled: `unaccent` writes punctuation (`ʻ` → `'`, `⑴` → `(1)`) that would
+    /// otherwise be `tsquery` syntax.
+    fn new(db: &mut dyn super::db::Db, text: &str) -> Result<Option<Self>> {
+        use super::search::Query;
+        Ok(Some(match db.dialect() {
             Dialect::Sqlite => Fts {
-                query: fts_query(text)?,
+                query: match Query::parse(text) {
+                    Some(q) => q.fts5(),
+                    None => return Ok(None),
+                },
                 matches: "search MATCH ?1",
                 row: "rowid",
                 rank: "bm25(search, 8.0, 1.0, 2.0)",
                 snippet: "snippet(search, -1, char(1), char(2), '…', 24)",
             },
             Dialect::Postgres => Fts {
-                query: ts_query(text)?,
-                matches: "doc @@ to_tsquery('simple', unaccent(CAST(?1 AS TEXT)))",
+                query: {
+                    let folded: String = db
+                        .query_one("SELECT unaccent(CAST(?1 AS TEXT))", args![text])?
+                        .get(0)?;
+                    match Query::parse(&folded) {
+                        Some(q) => q.tsquery(),
+                        None => return Ok(None),
+                    }
+                },
+                matches: "doc @@ to_tsquery('simple', CAST(?1 AS TEXT))",
                 row: "row_id",
                 rank: "-ts_rank('{0.125, 0, 0.25, 1}', doc,
-                                to_tsquery('simple', unaccent(CAST(?1 AS TEXT))))::float8",
+                                to_tsquery('simple', CAST(?1 AS TEXT)))::float8",
                 snippet: "ts_headline('simple', COALESCE(s.body, s.title, ''),
-                                      to_tsquery('simple', unaccent(CAST(?1 AS TEXT))),
+                                      to_tsquery('simple', CAST(?1 AS TEXT)),
                                       'StartSel=' || chr(1) || ', StopSel=' || chr(2)
                                       || ', MaxWords=24, MinWords=12, MaxFragments=1, FragmentDelimiter=…')",
             },
-        })
+        }))
     }
 }
 
@@ -375,7 +343,7 @@ impl Store {
     pub fn search_matches(&self, text: &str) -> Result<u64> {
         let text = text.to_owned();
         self.read(move |db| {
-            let Some(fts) = Fts::new(db.dialect(), &text) else {
+            let Some(fts) = Fts::new(db, &text)? else {
                 return Ok(0);
             };
             db.count(
@@ -406,7 +374,7 @@ impl Store {
         let (limit, offset, window) = (q.limit, q.offset, q.rank_window.max(1) - 1);
         self.read(move |db| {
             let d = db.dialect();
-            let Some(fts) = Fts::new(d, &text) else {
+            let Some(fts) = Fts::new(db, &text)? else {
                 return Ok(Vec::new());
             };
             let Fts {
@@ -575,7 +543,7 @@ fn capture_row(r: &Row) -> Result<Capture> {
 
 #[cfg(test)]
 mod tests {
-    use super::{fts_query, ts_query, SearchQuery};
+    use super::{fts_query, SearchQuery};
     use crate::store::Store;
 
     /// Five posts holding "lantern" (post 1 in its title, so BM25 puts it first when it is
@@ -665,27 +633,42 @@ mod tests {
     }
 
     #[test]
-    fn any_characters_make_a_safe_query() {
+    fn any_characters_make_a_safe_query_and_the_grammar_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = archive(dir.path());
+        for q in [
+            "  ",
+            "\"*) ( ^",
+            "\"*) OR NEAR(",
+            "night train*",
+            "l'été \"x\"y",
+            "a\0b",
+            "-lantern",
+            "NEAR(a b)",
+            "col:lantern",
+            "lantern OR",
+            "OR lantern",
+            "\"",
+            "*",
+        ] {
+            store
+                .search_matches(q)
+                .unwrap_or_else(|e| panic!("{q:?}: {e}"));
+        }
         assert_eq!(fts_query("  "), None);
-        assert_eq!(fts_query("\"*) ( ^"), None);
-        // FTS5 operators become plain words.
-        assert_eq!(fts_query("\"*) OR NEAR("), Some("\"OR\" \"NEAR\"".into()));
+        assert_eq!(store.search_matches("\"a long\"").unwrap(), 5, "a phrase");
         assert_eq!(
-            fts_query("night train*"),
-            Some("\"night\" \"train\"*".into())
+            store.search_matches("\"long a\"").unwrap(),
+            0,
+            "in its order"
         );
         assert_eq!(
-            fts_query("l'été \"x\"y"),
-            Some("\"l'été\" \"x\"\"y\"".into())
+            store.search_matches("lantern -weigh").unwrap(),
+            1,
+            "the comment"
         );
-    }
-
-    #[test]
-    fn any_characters_make_a_safe_tsquery() {
-        assert_eq!(ts_query("  "), None);
-        assert_eq!(ts_query("\"*) ( ^ & | !"), None);
-        assert_eq!(ts_query("\"*) OR NEAR("), Some("or & near".into()));
-        assert_eq!(ts_query("night train*"), Some("night & train:*".into()));
-        assert_eq!(ts_query("L'Été x:*y"), Some("l & été & x & y".into()));
+        assert_eq!(store.search_matches("zzz OR lantern").unwrap(), 6);
+        assert_eq!(store.search_matches("zzz lantern").unwrap(), 0);
+        assert_eq!(store.search_matches("lant*").unwrap(), 6, "a prefix");
     }
 }

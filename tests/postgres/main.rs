@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod hostile_input;
 mod postgres_archive;
 mod postgres_daemons;
 mod postgres_migrate;
