@@ -231,6 +231,9 @@ request_timeout = "30s"
 max_connections = 10000
 # Requests being answered at once, at most; past it a request gets 503 with Retry-After.
 max_requests = 256
+# With `auth`: failed logins allowed per client address per minute; past it 429 until the
+# minute is over. A wrong password and an unknown name take the same time to refuse.
+max_auth_failures = 20
 "#;
 
 /// The whole configuration: one section per concern.

@@ -23,7 +23,8 @@ impl From<Failure> for ApiFailure {
 }
 
 /// The stable code of an error status, the `error` of every API error: `bad_request`,
-/// `unauthorized`, `not_found`, `method_not_allowed`, `uri_too_long`, `internal`,
+/// `unauthorized`, `not_found`, `method_not_allowed`, `uri_too_long`, `too_many_requests`,
+/// `internal`,
 /// `unavailable`, else `error`.
 pub fn code(status: StatusCode) -> &'static str {
     match status.as_u16() {
@@ -32,6 +33,7 @@ pub fn code(status: StatusCode) -> &'static str {
         404 => "not_found",
         405 => "method_not_allowed",
         414 => "uri_too_long",
+        429 => "too_many_requests",
         500 => "internal",
         503 => "unavailable",
         _ => "error",

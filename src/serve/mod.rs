@@ -11,6 +11,7 @@
 //! happened.
 
 pub mod api;
+pub mod auth;
 pub mod memento;
 pub mod pages;
 pub mod site;
@@ -25,9 +26,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use std::collections::HashSet;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 /// The reader's settings: the `[serve]` section of the configuration file.
@@ -66,6 +66,9 @@ pub struct ServeSettings {
     /// Requests answered at once, at most (default 256); past it a request gets 503 with
     /// `Retry-After` at once (tower's load shedding) instead of queueing.
     pub max_requests: usize,
+    /// Failed logins allowed per client address per minute (default 20); past it the client
+    /// gets 429 until the minute is over ([`auth`]).
+    pub max_auth_failures: u32,
 }
 
 impl Default for ServeSettings {
@@ -81,6 +84,7 @@ impl Default for ServeSettings {
             request_timeout: std::time::Duration::from_secs(30),
             max_connections: 10_000,
             max_requests: 256,
+            max_auth_failures: 20,
         }
     }
 }
@@ -97,20 +101,13 @@ const PAGE_POLICY: &str = "default-src 'none'; img-src 'self' data:; style-src '
 pub struct Reader {
     db: DatabaseSettings,
     pool: Mutex<Vec<Store>>,
-    auth: Option<Credentials>,
+    auth: Option<Arc<auth::Credentials>>,
     /// Posts or hits per page.
     pub page_size: u32,
     /// Connections kept in `pool`.
     connections: usize,
     /// [`ServeSettings::search_rank_window`].
     pub search_rank_window: u32,
-}
-
-/// The accepted users: name → argon2 PHC string, and the credentials already verified (their
-/// SHA-256), so a browser's every request does not pay argon2 again.
-struct Credentials {
-    users: Vec<(String, String)>,
-    verified: Mutex<HashSet<[u8; 32]>>,
 }
 
 /// A failed request: what the client is told; the cause goes to the log.
@@ -173,95 +170,6 @@ impl Reader {
         .await
         .map_err(|e| Failure::Internal(anyhow::anyhow!("reader task: {e}")))?
     }
-
-    fn allows(&self, authorization: Option<&HeaderValue>) -> bool {
-        let Some(creds) = &self.auth else {
-            return true;
-        };
-        use base64::Engine;
-        let Some(decoded) = authorization
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Basic "))
-            .and_then(|b| {
-                base64::engine::general_purpose::STANDARD
-                    .decode(b.trim())
-                    .ok()
-            })
-        else {
-            return false;
-        };
-        let key: [u8; 32] = {
-            use sha2::Digest;
-            sha2::Sha256::digest(&decoded).into()
-        };
-        if creds.verified.lock().expect("lock").contains(&key) {
-            return true;
-        }
-        let Ok(text) = std::str::from_utf8(&decoded) else {
-            return false;
-        };
-        let Some((name, password)) = text.split_once(':') else {
-            return false;
-        };
-        use argon2::password_hash::{PasswordHash, PasswordVerifier};
-        let ok = creds.users.iter().any(|(n, phc)| {
-            n == name
-                && PasswordHash::new(phc).is_ok_and(|h| {
-                    argon2::Argon2::default()
-                        .verify_password(password.as_bytes(), &h)
-                        .is_ok()
-                })
-        });
-        if ok {
-            creds.verified.lock().expect("lock").insert(key);
-        }
-        ok
-    }
-}
-
-/// Reads an auth file: one `name:PHC` per line (argon2 PHC strings as `argon2 SALT -id -e`
-/// prints them), `#` comments and blank lines ignored.
-///
-/// # Errors
-/// One line naming the file (and line) when it cannot be read, a line has no `name:`, a hash
-/// is not an argon2 PHC string, or it holds no user.
-fn read_auth(path: &Path) -> Result<Credentials> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the auth file {}", path.display()))?;
-    let mut users = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let Some((name, phc)) = line.split_once(':') else {
-            bail!(
-                "{} line {}: expected `name:$argon2id$…` (one user per line)",
-                path.display(),
-                i + 1
-            );
-        };
-        let ok = argon2::password_hash::PasswordHash::new(phc)
-            .is_ok_and(|h| h.algorithm.as_str().starts_with("argon2"));
-        if !ok {
-            bail!(
-                "{} line {}: the hash of {name:?} is not an argon2 PHC string (make one with `echo -n PASSWORD | argon2 $(openssl rand -hex 8) -id -e`)",
-                path.display(),
-                i + 1
-            );
-        }
-        users.push((name.to_string(), phc.to_string()));
-    }
-    if users.is_empty() {
-        bail!(
-            "{} holds no user (lines `name:$argon2id$…`)",
-            path.display()
-        );
-    }
-    Ok(Credentials {
-        users,
-        verified: Mutex::new(HashSet::new()),
-    })
 }
 
 /// The reader's routes over the archive at `db`.
@@ -269,7 +177,11 @@ fn read_auth(path: &Path) -> Result<Credentials> {
 /// # Errors
 /// The auth file is unreadable or malformed.
 pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router> {
-    let auth = settings.auth.as_deref().map(read_auth).transpose()?;
+    let auth = settings
+        .auth
+        .as_deref()
+        .map(|path| auth::Credentials::read(path, settings.max_auth_failures).map(Arc::new))
+        .transpose()?;
     let reader = Arc::new(Reader {
         db: db.clone(),
         pool: Mutex::new(Vec::new()),
@@ -367,7 +279,34 @@ async fn guard(State(reader): State<Arc<Reader>>, req: Request, next: Next) -> R
         )
             .into_response();
     }
-    if !reader.allows(req.headers().get(header::AUTHORIZATION)) {
+    let client = req
+        .extensions()
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    let verdict = match &reader.auth {
+        Some(creds) => {
+            creds
+                .check(req.headers().get(header::AUTHORIZATION), client)
+                .await
+        }
+        None => auth::Verdict::Granted,
+    };
+    if let auth::Verdict::TooMany(wait) = verdict {
+        let mut r = (
+            StatusCode::TOO_MANY_REQUESTS,
+            pages::message(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Too many wrong names or passwords from here; wait a minute.",
+            ),
+        )
+            .into_response();
+        let secs = wait.as_secs().max(1).to_string();
+        if let Ok(v) = HeaderValue::from_str(&secs) {
+            r.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        return r;
+    }
+    if verdict == auth::Verdict::Refused {
         let mut r = (
             StatusCode::UNAUTHORIZED,
             pages::message(
@@ -476,9 +415,9 @@ async fn accept(
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .expect("SIGTERM handler");
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             got = listener.accept() => match got {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(e) => {
                     // Out of descriptors, say: wait for connections to close.
                     tracing::warn!("serve: accepting a connection failed: {e}");
@@ -495,7 +434,16 @@ async fn accept(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        // The peer's address, for the per-client limits (`auth`).
+        let app = tower::ServiceExt::map_request(
+            app.clone(),
+            move |mut req: hyper::Request<hyper::body::Incoming>| {
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                req
+            },
+        );
+        let service = hyper_util::service::TowerToHyperService::new(app);
         let conn = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(header_timeout)

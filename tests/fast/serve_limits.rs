@@ -194,3 +194,77 @@ fn a_reader_never_creates_an_archive() {
     assert!(err.contains("no archive at"), "{err}");
     assert!(!db.exists(), "serve created {}", db.display());
 }
+
+/// A GET with HTTP Basic `user:password`: (status, how long the answer took).
+fn login(port: u16, user: &str, password: &str) -> (u16, Duration) {
+    use base64::Engine;
+    let token = base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+    let started = Instant::now();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "GET /api/blogs HTTP/1.1\r\nHost: x\r\nAuthorization: Basic {token}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, started.elapsed())
+}
+
+#[test]
+fn unknown_names_cost_what_wrong_passwords_cost_and_guessing_is_rate_limited() {
+    use argon2::password_hash::{PasswordHasher, SaltString};
+    let dir = tempfile::tempdir().unwrap();
+    let db = empty_archive(dir.path());
+    let config = dir.path().join("config.toml");
+    write_config(&config, "[serve]\nmax_auth_failures = 12\n").unwrap();
+    let salt = SaltString::encode_b64(b"everblog-test-salt").unwrap();
+    let hash = argon2::Argon2::default()
+        .hash_password(b"secret", &salt)
+        .unwrap()
+        .to_string();
+    let users = dir.path().join("users");
+    std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
+    let (_serving, port) = serve(&db, &config, &["--auth", users.to_str().unwrap()]);
+    assert_eq!(login(port, "reader", "secret").0, 200);
+    // Alternating, so a drifting machine speed hits both alike: median of 5 each.
+    let (mut wrong, mut unknown) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let (status, t) = login(port, "reader", "guess");
+        assert_eq!(status, 401);
+        wrong.push(t);
+        let (status, t) = login(port, "nobody", "guess");
+        assert_eq!(status, 401);
+        unknown.push(t);
+    }
+    wrong.sort();
+    unknown.sort();
+    let (w, u) = (wrong[2], unknown[2]);
+    eprintln!("wrong password {w:?}, unknown name {u:?} (medians of 5)");
+    // Before, an unknown name was refused in 1/20 of a wrong password's time.
+    assert!(
+        u.as_secs_f64() > 0.5 * w.as_secs_f64(),
+        "unknown name {u:?} against wrong password {w:?}: names can be told apart"
+    );
+    // 10 failures so far, 12 allowed: two more, then 429 even for the right password.
+    assert_eq!(login(port, "reader", "guess").0, 401);
+    assert_eq!(login(port, "reader", "guess").0, 401);
+    assert_eq!(login(port, "reader", "secret").0, 429);
+    let (_, answer) = {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "GET / HTTP/1.1\r\nHost: x\r\nAuthorization: Basic eDp5\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut a = String::new();
+        s.read_to_string(&mut a).unwrap();
+        (0, a)
+    };
+    assert!(header(&answer, "retry-after").is_some(), "{answer}");
+}
