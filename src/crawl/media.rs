@@ -61,6 +61,9 @@ pub struct MediaSummary {
     pub reused: u64,
     /// Files whose fetch failed (network, cap, robots.txt with `requisites = "obey"`).
     pub failed: u64,
+    /// Files left for a later job: their host asked to wait (429/503 with a long
+    /// `Retry-After`), so this one did not.
+    pub deferred: u64,
     /// Files not fetched: the blog's media budget was spent.
     pub skipped: u64,
     /// Bytes fetched.
@@ -78,7 +81,15 @@ impl std::fmt::Display for MediaSummary {
             self.reused,
             self.failed,
             self.skipped
-        )
+        )?;
+        if self.deferred > 0 {
+            write!(
+                f,
+                ", {} left for a later job (their host asked to wait)",
+                self.deferred
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -97,6 +108,8 @@ pub async fn capture_pending(
     if !settings.capture {
         return Ok(MediaSummary::default());
     }
+    // Posts whose media this run deferred are not taken again by it.
+    let started = store.now()?;
     let mut capture = Capture {
         used: store.media_bytes(blog.id)?,
         store,
@@ -111,7 +124,7 @@ pub async fn capture_pending(
         archived: HashMap::new(),
     };
     loop {
-        let posts = capture.store.media_pending(blog.id, BATCH)?;
+        let posts = capture.store.media_pending(blog.id, BATCH, started)?;
         if posts.is_empty() || stopped() {
             break;
         }
@@ -304,6 +317,17 @@ impl Capture<'_> {
         f: &Fetched,
         done: &mut Vec<NewMedia>,
     ) -> Result<Option<(Requisite, ResponseId)>> {
+        if f.retry_after.is_some() && f.kept().is_none() {
+            // The host asked to wait: a later job fetches it; this one goes on.
+            self.summary.deferred += 1;
+            self.store.log_fetches(Some(self.blog.id), f.requests())?;
+            let reason = f
+                .record
+                .failure()
+                .unwrap_or_else(|| "the host asked to wait".to_string());
+            done.push(unkept(r, MediaState::Deferred, reason));
+            return Ok(None);
+        }
         let Some(id) = self.store.keep_fetched(self.blog.id, f)? else {
             self.summary.failed += 1;
             let reason = f

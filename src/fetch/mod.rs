@@ -115,7 +115,14 @@ struct Limit {
     bytes: usize,
     setting: &'static str,
     robots: bool,
+    /// Do not wait for a host paused longer than [`NO_WAIT_LONGER`]: answer at once with its
+    /// `retry_after` (a post's media are come back for by a later job).
+    no_wait: bool,
 }
+
+/// A fetch that must not wait ([`Fetcher::get_requisite`]) waits for a paused host at most
+/// this long (its ordinary spacing), never for a pause a server asked for.
+pub const NO_WAIT_LONGER: Duration = Duration::from_secs(2);
 
 /// Why robots.txt keeps a request from being sent.
 enum Denied {
@@ -400,6 +407,7 @@ impl Fetcher {
             bytes: max_bytes,
             setting,
             robots: self.robots.requisites == Requisites::Obey,
+            no_wait: true,
         };
         self.get_with(url, &[], limit).await
     }
@@ -451,6 +459,7 @@ impl Fetcher {
             bytes,
             setting,
             robots: true,
+            no_wait: false,
         }
     }
 
@@ -530,7 +539,22 @@ impl Fetcher {
                     )
                 };
             }
-            let permit = host.acquire().await;
+            let permit = match host
+                .acquire_within(limit.no_wait.then_some(NO_WAIT_LONGER))
+                .await
+            {
+                Ok(p) => p,
+                Err(wait) => {
+                    let why = format!(
+                        "the host asked to wait ({} more): not waited for, come back later",
+                        humantime::format_duration(Duration::from_secs(wait.as_secs().max(1)))
+                    );
+                    return Fetched {
+                        retry_after: Some(wait),
+                        ..Fetched::failed(error_record(current.as_str(), &why), hops)
+                    };
+                }
+            };
             let raw = self
                 .raw_get(&current, if redirected { &[] } else { extra }, cap)
                 .await;

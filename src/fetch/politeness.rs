@@ -100,6 +100,15 @@ pub struct Permit<'a> {
 impl HostState {
     /// Waits for a free slot and for the host's next allowed start time, then books the next one.
     pub async fn acquire(&self) -> Permit<'_> {
+        match self.acquire_within(None).await {
+            Ok(p) => p,
+            Err(_) => unreachable!("no bound, no refusal"),
+        }
+    }
+
+    /// [`HostState::acquire`], unless the host is paused by a server's 429/503 for longer than
+    /// `bound` (when given): then at once `Err` with how long the pause still holds.
+    pub async fn acquire_within(&self, bound: Option<Duration>) -> Result<Permit<'_>, Duration> {
         let permit = self.slots.acquire().await.expect("semaphore never closed");
         let mut spacing = Duration::ZERO;
         loop {
@@ -123,6 +132,9 @@ impl HostState {
             };
             match wait {
                 None => break,
+                Some(d) if bound.is_some_and(|b| d > b) && self.paused_for().is_some() => {
+                    return Err(d);
+                }
                 Some(d) => tokio::time::sleep(d).await,
             }
         }
@@ -143,7 +155,7 @@ impl HostState {
                 }
             }
         }
-        Permit { _permit: permit }
+        Ok(Permit { _permit: permit })
     }
 
     /// The host answered 429 or 503: pause it for `retry_after` (or an exponential backoff
@@ -169,6 +181,16 @@ impl HostState {
             let mut next = self.next_start.lock().expect("lock");
             *next = (*next).max(last + d);
         }
+    }
+
+    /// How long until the host's next request may start, while a server-asked pause (429/503)
+    /// holds it; `None` when it is not paused.
+    pub fn paused_for(&self) -> Option<Duration> {
+        if self.backoff.lock().expect("lock").0.is_zero() {
+            return None;
+        }
+        let next = *self.next_start.lock().expect("lock");
+        next.checked_duration_since(Instant::now())
     }
 
     /// The host answered normally: clear any backoff.

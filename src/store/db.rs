@@ -346,6 +346,7 @@ value_as_name!(
     super::CommentSource,
     super::RenderMode,
     super::Renders,
+    super::MediaState,
     crate::core::rules::Field,
     crate::core::feed::FeedKind,
 );

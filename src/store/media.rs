@@ -9,6 +9,7 @@ use super::{BlogId, Media, ResponseId, Store};
 use crate::core::requisites::Kind;
 use crate::store::MediaState;
 use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
 
 /// One line of `post_media` to write.
 #[derive(Debug, Clone)]
@@ -181,14 +182,20 @@ impl Store {
         })
     }
 
-    /// Posts of a blog whose media are still to capture (never captured, or their page was
-    /// archived again since), at most `limit`, oldest archived first, each with its page's
+    /// Posts of a blog whose media are still to capture (never captured, their page archived
+    /// again since, or some of their media deferred by a run before the one `run_started`), at
+    /// most `limit`, oldest archived first, each with its page's
     /// body, its latest raw response and its feed entry's enclosures: one statement for the
     /// whole batch, where reading them post by post took four.
     ///
     /// # Errors
     /// The database failed, or a body did not inflate.
-    pub fn media_pending(&self, blog_id: BlogId, limit: usize) -> Result<Vec<PendingMedia>> {
+    pub fn media_pending(
+        &self,
+        blog_id: BlogId,
+        limit: usize,
+        run_started: DateTime<Utc>,
+    ) -> Result<Vec<PendingMedia>> {
         self.read(move |db| {
             db.query_map(
                 &format!(
@@ -199,10 +206,12 @@ impl Store {
                        e.enclosures
                      FROM posts p LEFT JOIN feed_entries e ON e.blog_id = p.blog_id AND e.url = p.url
                      WHERE p.blog_id = ?1 AND p.response_id IS NOT NULL
-                       AND (p.media_at IS NULL OR p.media_at < p.fetched_at)
+                       AND (p.media_at IS NULL OR p.media_at < p.fetched_at
+                            OR (p.media_at < ?4 AND EXISTS (SELECT 1 FROM post_media m
+                                  WHERE m.post_url = p.url AND m.state = ?5)))
                      ORDER BY p.fetched_at LIMIT ?2"
                 ),
-                args![blog_id, limit, ResponseKind::Raw],
+                args![blog_id, limit, ResponseKind::Raw, run_started, MediaState::Deferred],
                 |r| {
                     Ok(PendingMedia {
                         post_url: r.get(0)?,

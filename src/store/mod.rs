@@ -458,6 +458,14 @@ impl Store {
         Ok(out)
     }
 
+    /// The database's clock: what it stamps writes with (on PostgreSQL, the server's).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn now(&self) -> Result<DateTime<Utc>> {
+        self.read(|db| db.now())
+    }
+
     /// The schema version (number of migrations applied).
     ///
     /// # Errors

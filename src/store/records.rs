@@ -294,6 +294,9 @@ vocabulary! {
         Failed = "failed",
         /// Not fetched: over the blog's `[media] max_blog_mb` budget.
         Skipped = "skipped",
+        /// Not fetched yet: its host asked to wait (429/503 with a long `Retry-After`); a later
+        /// job fetches it (`Store::media_pending`).
+        Deferred = "deferred",
     }
 }
 

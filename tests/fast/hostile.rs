@@ -315,6 +315,59 @@ fn a_long_retry_after_parks_the_page_instead_of_blocking_the_crawl() {
     assert!(resume.not_before.is_some_and(|t| t > soon), "{resume:?}");
 }
 
+/// Host parking: after a file answered 503 with `Retry-After: 3600`, the host is paused (a
+/// minute by default) and media capture waited that minute for it. A post's media on a
+/// paused host are now left for a later job (recorded as deferred), which fetches them.
+#[test]
+fn media_capture_does_not_wait_for_a_host_that_asked_to_wait() {
+    let busy = Arc::new(AtomicBool::new(true));
+    let flag = busy.clone();
+    let hook: Hook = Box::new(move |path| {
+        (path.ends_with(".css") && flag.load(Ordering::Relaxed)).then(|| Reply {
+            status: 503,
+            headers: vec![("Retry-After".into(), "3600".into())],
+            body: b"busy".to_vec(),
+        })
+    });
+    let t = truth("nikola");
+    let server = Server::start_with(
+        Root::Disk(fixture_dir("nikola").join("site")),
+        t["base_url"].as_str().map(str::to_string),
+        Some(hook),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    ok(&archive(
+        &db,
+        &["add", &format!("{}/rss.xml", server.origin)],
+    ));
+    // The default pause is a minute: the crawl and its media capture must not sit it out.
+    let out = archive_within(&db, &["crawl"], Duration::from_secs(45));
+    let stdout = ok(&out);
+    assert!(stdout.contains("left for a later job"), "{stdout}");
+    let deferred = |db: &Path| -> usize {
+        let store = Store::open(&DatabaseSettings::at(db)).unwrap();
+        store
+            .posts(None)
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let post = store.post(&p.url).unwrap().unwrap();
+                post.media
+                    .iter()
+                    .filter(|m| m.state == everblog::store::MediaState::Deferred)
+                    .count()
+            })
+            .sum()
+    };
+    assert!(deferred(&db) > 0);
+    // The host answers again: the next job (an update) fetches what was deferred.
+    busy.store(false, Ordering::Relaxed);
+    ok(&archive_within(&db, &["update"], Duration::from_secs(45)));
+    assert_eq!(deferred(&db), 0);
+}
+
 /// Depth: a page nested 100,000 elements deep took 41 s to parse (super-linear in depth). The
 /// tree is now capped as browsers cap it, keeping every word.
 #[test]

@@ -255,7 +255,11 @@ macro_rules! posts_round_trip {
             Some(&b"<html>p/a.html 3</html>"[..]),
             "{backend}"
         );
-        assert_eq!(s.media_pending(blog, 10).unwrap().len(), 2, "{backend}");
+        assert_eq!(
+            s.media_pending(blog, 10, chrono::Utc::now()).unwrap().len(),
+            2,
+            "{backend}"
+        );
         let media = |u: &str, state| NewMedia {
             url: url(u),
             kind: Kind::Image,
@@ -284,7 +288,11 @@ macro_rules! posts_round_trip {
             "{backend}: page order; a URL listed twice keeps its last entry, in its place"
         );
         assert_eq!(s.media_bytes(blog).unwrap(), 23, "{backend}");
-        assert_eq!(s.media_pending(blog, 10).unwrap().len(), 1, "{backend}");
+        assert_eq!(
+            s.media_pending(blog, 10, chrono::Utc::now()).unwrap().len(),
+            1,
+            "{backend}"
+        );
 
         // Gone: marked once, kept.
         let mut gone = page("p/b.html", None, None, 4);
