@@ -234,6 +234,9 @@ max_requests = 256
 # With `auth`: failed logins allowed per client address per minute; past it 429 until the
 # minute is over. A wrong password and an unknown name take the same time to refuse.
 max_auth_failures = 20
+# A PostgreSQL archive that cannot be reached is tried again this long, then the request gets
+# 503 with Retry-After (the next one tries again).
+database_timeout = "3s"
 "#;
 
 /// The whole configuration: one section per concern.

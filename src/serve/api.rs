@@ -101,6 +101,13 @@ impl IntoResponse for ApiFailure {
                     "internal error (see the server's log)".into(),
                 )
             }
+            Failure::Unavailable(e) => {
+                tracing::warn!("serve api: the database cannot be reached: {e:#}");
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the archive's database cannot be reached now; retry later".into(),
+                )
+            }
         };
         self::error(status, &error)
     }

@@ -69,6 +69,11 @@ pub struct ServeSettings {
     /// Failed logins allowed per client address per minute (default 20); past it the client
     /// gets 429 until the minute is over ([`auth`]).
     pub max_auth_failures: u32,
+    /// A PostgreSQL archive that cannot be reached is tried again for this long (default 3 s;
+    /// `[database] reconnect_for` is the writers'), then the request gets 503 with
+    /// `Retry-After`; the next request tries again.
+    #[serde(with = "humantime_serde")]
+    pub database_timeout: std::time::Duration,
 }
 
 impl Default for ServeSettings {
@@ -85,6 +90,7 @@ impl Default for ServeSettings {
             max_connections: 10_000,
             max_requests: 256,
             max_auth_failures: 20,
+            database_timeout: std::time::Duration::from_secs(3),
         }
     }
 }
@@ -119,11 +125,17 @@ pub enum Failure {
     BadRequest(String),
     /// 500; the error is logged, the page says only that it happened.
     Internal(anyhow::Error),
+    /// 503 with `Retry-After`: the database cannot be reached now (logged).
+    Unavailable(anyhow::Error),
 }
 
 impl From<anyhow::Error> for Failure {
     fn from(e: anyhow::Error) -> Self {
-        Failure::Internal(e)
+        if crate::store::unavailable(&e) {
+            Failure::Unavailable(e)
+        } else {
+            Failure::Internal(e)
+        }
     }
 }
 
@@ -139,6 +151,10 @@ impl IntoResponse for Failure {
                     "Something went wrong reading the archive; the server's log says what."
                         .to_string(),
                 )
+            }
+            Failure::Unavailable(e) => {
+                tracing::warn!("serve: the database cannot be reached: {e:#}");
+                return busy();
             }
         };
         (status, pages::message(status, &message)).into_response()
@@ -183,7 +199,10 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .map(|path| auth::Credentials::read(path, settings.max_auth_failures).map(Arc::new))
         .transpose()?;
     let reader = Arc::new(Reader {
-        db: db.clone(),
+        db: DatabaseSettings {
+            reconnect_for: settings.database_timeout,
+            ..db.clone()
+        },
         pool: Mutex::new(Vec::new()),
         auth,
         page_size: settings.page_size.clamp(1, 1000),

@@ -168,6 +168,12 @@ pub fn shown(path: &Path) -> String {
     }
 }
 
+/// The database cannot be reached now (PostgreSQL down, restarting, or cut off), after the
+/// reconnect window: worth a retry later, not a fault of the request (the reader answers 503).
+pub fn unavailable(e: &anyhow::Error) -> bool {
+    postgres::connection_lost(e)
+}
+
 /// A storage fault the daemon cannot work through: the disk (or the configured size cap) is
 /// full, or the database is read-only. Returns a sentence saying what to do; `None` for any
 /// other error.

@@ -161,3 +161,48 @@ fn hostile_input_is_kept_or_refused_alike_on_both_back_ends() {
     assert_eq!(postgres, sqlite);
     reader_is_safe(Path::new(&url), "PostgreSQL");
 }
+
+/// PostgreSQL down under the reader: a request waited ~31 s (the writers' reconnect window)
+/// and got 500. It now gets 503 with `Retry-After` after `[serve] database_timeout`, and the
+/// reader recovers by itself when the server is back.
+#[test]
+fn the_reader_says_503_while_postgres_is_down_and_recovers() {
+    let Some(pg) = Cluster::start() else {
+        return;
+    };
+    let url = pg.database("outage");
+    drop(everblog::store::Store::open(&everblog::store::DatabaseSettings::at(&url)).unwrap());
+    let port = free_port();
+    let _serving = Serving(Some(
+        archive_command()
+            .args(["--db", &url, "serve", "--bind"])
+            .arg(format!("127.0.0.1:{port}"))
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    ));
+    wait_for("archive serve to answer", Duration::from_secs(20), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert_eq!(raw_get(port, "/").0, 200);
+    pg.stop();
+    for target in ["/", "/api/blogs"] {
+        let started = std::time::Instant::now();
+        let (status, answer) = raw_get(port, target);
+        assert_eq!(status, 503, "{target}: {answer}");
+        assert!(
+            answer.to_ascii_lowercase().contains("retry-after:"),
+            "{answer}"
+        );
+        // The bound is 3 s; well under the writers' 30 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+    pg.start_again();
+    wait_for("the reader to recover", Duration::from_secs(30), || {
+        raw_get(port, "/").0 == 200
+    });
+}

@@ -88,7 +88,7 @@ pub(crate) fn redact(url: &str) -> String {
 }
 
 /// Whether `e` is a lost connection (worth a new one), not an error of the statement.
-fn connection_lost(e: &anyhow::Error) -> bool {
+pub(crate) fn connection_lost(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
         cause.downcast_ref::<postgres::Error>().is_some_and(|pe| {
             pe.is_closed()
