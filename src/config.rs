@@ -421,7 +421,7 @@ impl Config {
             db: db.clone(),
             owner,
             lease: self.daemon.lease.max(Duration::from_secs(1)),
-            fetcher: self.fetcher(Some(gate))?,
+            fetcher: self.fetcher(Some(gate))?.stopping_on(stop.clone()),
             crawl: CrawlOptions {
                 stop: Some(stop),
                 ..self.crawl_options()

@@ -391,6 +391,14 @@ impl Fetcher {
         self.get_with(url, &[], limit).await
     }
 
+    /// Every wait for a host ends at once when `stop` is set (SIGTERM, SIGINT): the request
+    /// is then not sent and comes back with `retry_after` (the crawl records it as waiting).
+    /// Set before the fetcher is used.
+    pub fn stopping_on(self, stop: Arc<std::sync::atomic::AtomicBool>) -> Fetcher {
+        self.politeness.stopping_on(stop);
+        self
+    }
+
     /// GETs a page requisite or a post's media file (an image, stylesheet, font, audio…):
     /// politely, following redirects, the body capped at `max_bytes` (`setting` is named when
     /// a body is larger); robots.txt decides only with `[robots] requisites = "obey"` (by

@@ -90,6 +90,8 @@ pub struct HostState {
     /// While robots.txt cannot be read: until when the host is treated as disallowed, how many
     /// reads failed in a row, and why.
     unreachable: Mutex<Option<(Instant, u32, String)>>,
+    /// The process's stop flag, if any: a wait ends when it is set.
+    stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// A permission to send one request to a host; dropping it frees the slot.
@@ -100,15 +102,24 @@ pub struct Permit<'a> {
 impl HostState {
     /// Waits for a free slot and for the host's next allowed start time, then books the next one.
     pub async fn acquire(&self) -> Permit<'_> {
-        match self.acquire_within(None).await {
+        match self.wait_for_slot(None, false).await {
             Ok(p) => p,
-            Err(_) => unreachable!("no bound, no refusal"),
+            Err(_) => unreachable!("neither bounded nor stoppable"),
         }
     }
 
     /// [`HostState::acquire`], unless the host is paused by a server's 429/503 for longer than
-    /// `bound` (when given): then at once `Err` with how long the pause still holds.
+    /// `bound` (when given), or the process is asked to stop while waiting: then at once `Err`
+    /// with how long the wait still had to go.
     pub async fn acquire_within(&self, bound: Option<Duration>) -> Result<Permit<'_>, Duration> {
+        self.wait_for_slot(bound, true).await
+    }
+
+    async fn wait_for_slot(
+        &self,
+        bound: Option<Duration>,
+        stoppable: bool,
+    ) -> Result<Permit<'_>, Duration> {
         let permit = self.slots.acquire().await.expect("semaphore never closed");
         let mut spacing = Duration::ZERO;
         loop {
@@ -135,7 +146,23 @@ impl HostState {
                 Some(d) if bound.is_some_and(|b| d > b) && self.paused_for().is_some() => {
                     return Err(d);
                 }
-                Some(d) => tokio::time::sleep(d).await,
+                Some(d) => match self.stop.as_ref().filter(|_| stoppable) {
+                    Some(stop) => {
+                        // In short steps, so a stop request ends the wait at once.
+                        let until = Instant::now() + d;
+                        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            let left = until.saturating_duration_since(Instant::now());
+                            if left.is_zero() {
+                                break;
+                            }
+                            tokio::time::sleep(left.min(Duration::from_millis(50))).await;
+                        }
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            return Err(until.saturating_duration_since(Instant::now()));
+                        }
+                    }
+                    None => tokio::time::sleep(d).await,
+                },
             }
         }
         // Other processes on the same database book the same host's slots too. Each slot is
@@ -225,6 +252,8 @@ pub struct Politeness {
     settings: PolitenessSettings,
     shared: Option<SharedGate>,
     hosts: Mutex<HashMap<String, Arc<HostState>>>,
+    /// Set on SIGTERM/SIGINT ([`Politeness::stopping_on`]): waits for a host end at once.
+    stop: std::sync::OnceLock<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// `scheme://host:port` of a URL: the unit of politeness.
@@ -254,7 +283,15 @@ impl Politeness {
             settings,
             shared,
             hosts: Mutex::new(HashMap::new()),
+            stop: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Ends every wait for a host at once when `stop` is set (the process's stop flag: a
+    /// SIGTERM is not held up by a host that asked to wait a minute). Set once, before hosts
+    /// are used.
+    pub fn stopping_on(&self, stop: Arc<std::sync::atomic::AtomicBool>) {
+        let _ = self.stop.set(stop);
     }
 
     /// The state of `url`'s host, created on first use.
@@ -278,6 +315,7 @@ impl Politeness {
                     shared: self.shared.clone(),
                     robots: OnceCell::new(),
                     unreachable: Mutex::new(None),
+                    stop: self.stop.get().cloned(),
                 })
             })
             .clone()

@@ -368,6 +368,57 @@ fn media_capture_does_not_wait_for_a_host_that_asked_to_wait() {
     assert_eq!(deferred(&db), 0);
 }
 
+/// SIGTERM during a host's pause: a page answered 503 with `Retry-After: 30`, the host paused
+/// 30 s, and a stop request waited that out. Every wait for a host now ends on the signal.
+#[test]
+fn sigterm_does_not_wait_for_a_paused_host() {
+    let victim = "/posts/12-things-about-the-soup/";
+    let hook: Hook = Box::new(move |path| {
+        (path == victim).then(|| Reply {
+            status: 503,
+            headers: vec![("Retry-After".into(), "30".into())],
+            body: b"busy".to_vec(),
+        })
+    });
+    let t = truth("nikola");
+    let server = Server::start_with(
+        Root::Disk(fixture_dir("nikola").join("site")),
+        t["base_url"].as_str().map(str::to_string),
+        Some(hook),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    ok(&archive(
+        &db,
+        &["add", &format!("{}/rss.xml", server.origin)],
+    ));
+    let mut child = archive_command()
+        .arg("--db")
+        .arg(&db)
+        .arg("crawl")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the 503", Duration::from_secs(60), || {
+        server.access_log().iter().any(|a| a.status == 503)
+    });
+    // Let the crawl's next requests queue behind the pause, then ask it to stop.
+    std::thread::sleep(Duration::from_millis(500));
+    let asked = Instant::now();
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            asked.elapsed() < Duration::from_secs(15),
+            "still waiting for the paused host after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("stopped {:?} after SIGTERM", asked.elapsed());
+}
+
 /// Depth: a page nested 100,000 elements deep took 41 s to parse (super-linear in depth). The
 /// tree is now capped as browsers cap it, keeping every word.
 #[test]
