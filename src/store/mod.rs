@@ -372,8 +372,9 @@ impl Store {
 
     /// Opens the database `settings` name for reading only: nothing is written, so an archive
     /// this user may only read (another user's, a read-only mount, a copy on a CD) can be
-    /// listed, shown and exported. A missing file is created as by [`Store::open`] (an empty
-    /// archive).
+    /// listed, shown and exported; on PostgreSQL every transaction of the store is read-only,
+    /// reconnections included. A missing file is created as by [`Store::open`] (an empty
+    /// archive; `archive serve` refuses one first).
     ///
     /// A database written by an older everblog is upgraded first when this user may write it.
     ///
@@ -382,7 +383,15 @@ impl Store {
     /// whose schema needs an upgrade this user cannot write.
     pub fn open_read_only(settings: &DatabaseSettings) -> Result<Store> {
         let path = settings.path()?;
-        if is_postgres(path) || !path.exists() {
+        if is_postgres(path) {
+            // Migrated first when this user may (as an SQLite file is), then read-only.
+            let store = Store::open(settings)?;
+            if let Backend::Postgres(pg) = &store.0 {
+                pg.make_read_only()?;
+            }
+            return Ok(store);
+        }
+        if !path.exists() {
             return Store::open(settings);
         }
         let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY

@@ -206,3 +206,34 @@ fn the_reader_says_503_while_postgres_is_down_and_recovers() {
         raw_get(port, "/").0 == 200
     });
 }
+
+/// The reader's stores never write, on PostgreSQL too: every transaction of a store opened
+/// for reading is read-only, and stays so on a new connection after a restart.
+#[test]
+fn a_store_opened_for_reading_cannot_write_on_postgres() {
+    use everblog::core::feed::FeedKind;
+    use everblog::store::{DatabaseSettings, Store};
+    let Some(pg) = Cluster::start() else {
+        return;
+    };
+    let settings = DatabaseSettings::at(pg.database("readonly"));
+    let mut store = Store::open_read_only(&settings).unwrap();
+    assert!(store.blogs().unwrap().is_empty());
+    let write = |s: &mut Store| {
+        s.insert_blog(
+            "http://b.test/",
+            "http://b.test/feed",
+            None,
+            FeedKind::Rss2,
+            &[],
+        )
+        .map(|_| ())
+    };
+    let err = write(&mut store).unwrap_err();
+    assert!(format!("{err:#}").contains("read-only"), "{err:#}");
+    pg.restart();
+    let err = write(&mut store).unwrap_err();
+    assert!(format!("{err:#}").contains("read-only"), "{err:#}");
+    // A store opened to write still writes.
+    write(&mut Store::open(&settings).unwrap()).unwrap();
+}

@@ -35,6 +35,8 @@ pub(crate) struct Connection {
     /// The session state of `client` (statements prepared on it, the server's clock),
     /// forgotten with it.
     session: crate::store::db::Session,
+    /// Every session of this connection is read-only (the reader's), reconnections included.
+    read_only: bool,
 }
 
 impl Connection {
@@ -51,6 +53,12 @@ impl Connection {
                     }
                 })?;
             self.client = Some(client);
+            if self.read_only {
+                self.client
+                    .as_mut()
+                    .expect("connected above")
+                    .batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")?;
+            }
         }
         Ok(self.client.as_mut().expect("connected above"))
     }
@@ -151,6 +159,7 @@ impl PgStore {
             url: url.to_string(),
             client: None,
             session: Default::default(),
+            read_only: false,
         };
         std::thread::Builder::new()
             .name("everblog-postgres".into())
@@ -181,6 +190,20 @@ impl PgStore {
             .migrate()
             .with_context(|| format!("migrating {}", redact(url)))?;
         Ok(store)
+    }
+
+    /// Makes every transaction of this store read-only from now on, on this connection and on
+    /// every one it makes again (the reader's stores: `archive serve` never writes).
+    ///
+    /// # Errors
+    /// The server refused the setting, or the connection thread stopped.
+    pub fn make_read_only(&self) -> Result<()> {
+        self.on_connection(|conn| {
+            conn.read_only = true;
+            conn.client()?
+                .batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")?;
+            Ok(())
+        })
     }
 
     /// Runs `f` with the client on the connection thread and returns its answer; on a lost
@@ -273,6 +296,7 @@ impl PgStore {
             url: self.url.clone(),
             client: None,
             session: Default::default(),
+            read_only: false,
         };
         std::thread::Builder::new()
             .name("everblog-postgres-stream".into())
