@@ -12,5 +12,6 @@ mod postgres_archive;
 mod postgres_daemons;
 mod postgres_migrate;
 mod store_backends;
+mod store_revisits;
 mod store_round_trips;
 mod store_round_trips_posts;
