@@ -146,11 +146,17 @@ pub struct FeedError(pub String);
 /// # Errors
 /// [`FeedError`] when feed-rs rejects the document (malformed XML, not a feed).
 pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
-    let parsed = feed_rs::parser::Builder::new()
-        .base_uri(Some(feed_url))
-        .build()
-        .parse(bytes)
-        .map_err(|e| FeedError(e.to_string()))?;
+    // feed-rs 3.0 (through quick-xml 0.42) panics on an XML declaration naming an encoding
+    // that is long or not the document's first (found by fuzzing, issue 32): one hostile feed
+    // must be a feed that does not parse, never a crashed `add` or crawl.
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        feed_rs::parser::Builder::new()
+            .base_uri(Some(feed_url))
+            .build()
+            .parse(bytes)
+    }))
+    .map_err(|_| FeedError("the feed reader failed on this document (malformed XML)".into()))?
+    .map_err(|e| FeedError(e.to_string()))?;
     let kind = match parsed.feed_type {
         feed_rs::model::FeedType::Atom => FeedKind::Atom,
         feed_rs::model::FeedType::JSON => FeedKind::Json,

@@ -12,6 +12,7 @@ mod corpus_rules;
 mod coverage;
 mod crawl_resume;
 mod fallback;
+mod fuzz_regressions;
 mod hostile;
 mod regression;
 mod rules_fast_path;
