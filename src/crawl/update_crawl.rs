@@ -399,10 +399,7 @@ impl Update<'_> {
             }
             match self.store.archived_at(&e.url)? {
                 Some(p) => {
-                    let at = p.fetch_url().to_string();
-                    if at != p.url {
-                        self.identity.insert(at.clone(), p.url.clone());
-                    }
+                    let at = self.fetch_url_of(&p);
                     self.pages.entry(at).or_insert(Why::Revisit);
                 }
                 None => {
@@ -473,14 +470,21 @@ impl Update<'_> {
     fn queue_revisits(&mut self) -> Result<()> {
         let due = super::revisit::due(self.store, self.blog.id, &self.opts.update, Utc::now())?;
         for post in due {
-            let url = post.fetch_url().to_string();
-            if url != post.url {
-                self.identity.insert(url.clone(), post.url.clone());
-            }
+            let url = self.fetch_url_of(&post);
             self.pages.entry(url).or_insert(Why::Revisit);
             self.summary.revisits += 1;
         }
         Ok(())
+    }
+
+    /// The URL to fetch archived post `p` at (where it moved to, if it did), remembering the
+    /// post's identity for that URL.
+    fn fetch_url_of(&mut self, p: &crate::store::Revisit) -> String {
+        let at = p.fetch_url().to_string();
+        if at != p.url {
+            self.identity.insert(at.clone(), p.url.clone());
+        }
+        at
     }
 
     /// Step 3: the changed pages, then the comment pages they link to. Returns the agreement of
@@ -611,10 +615,7 @@ impl Update<'_> {
                     // An archived post under another URL says the same: it may have moved
                     // here. Its URL is fetched first, this page read again after.
                     for t in twins {
-                        let at = t.fetch_url().to_string();
-                        if at != t.url {
-                            self.identity.insert(at.clone(), t.url.clone());
-                        }
+                        let at = self.fetch_url_of(&t);
                         if done.insert(at.clone()) {
                             next_round.push((at, Why::Revisit));
                         }
