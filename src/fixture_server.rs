@@ -129,6 +129,8 @@ impl Server {
                 else {
                     continue;
                 };
+                // When the request arrived, before any work on it.
+                let at = started.elapsed();
                 requests2.fetch_add(1, Ordering::Relaxed);
                 let full = req.url().to_string();
                 let path = full.split(['?', '#']).next().unwrap_or("/").to_string();
@@ -196,7 +198,7 @@ impl Server {
                     },
                 };
                 log2.lock().expect("lock").push(Access {
-                    at: started.elapsed(),
+                    at,
                     path: full,
                     status,
                 });

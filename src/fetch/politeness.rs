@@ -166,18 +166,20 @@ impl HostState {
             }
         }
         // Other processes on the same database book the same host's slots too. Each slot is
-        // booked `LATE_WAKE` longer than the spacing, so a request that wakes up to that late
-        // still leaves the spacing before the next process's slot; one that wakes later (a busy
-        // machine) gives its slot up and books the next free one.
+        // booked `LATE_WAKE` longer than the spacing, so a request that starts up to that late
+        // still leaves the spacing before the next process's slot; one that starts later (a
+        // busy machine, a slow database) gives its slot up and books the next free one. The
+        // database's clock read the slot somewhere within the round trip: waiting from the
+        // answer is never early, and lateness counts from the question, so a slow round trip
+        // is late too.
         if let Some(gate) = self.shared.as_ref().filter(|_| !spacing.is_zero()) {
             for _ in 0..LATE_WAKE_RETRIES {
+                let asked = tokio::time::Instant::now();
                 let wait = gate.0.reserve(&self.key, spacing + LATE_WAKE);
-                if wait.is_zero() {
-                    break;
+                if !wait.is_zero() {
+                    tokio::time::sleep_until(tokio::time::Instant::now() + wait).await;
                 }
-                let slot = tokio::time::Instant::now() + wait;
-                tokio::time::sleep_until(slot).await;
-                if tokio::time::Instant::now() <= slot + LATE_WAKE {
+                if tokio::time::Instant::now() <= asked + wait + LATE_WAKE {
                     break;
                 }
             }
