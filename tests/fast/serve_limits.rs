@@ -1,6 +1,7 @@
 //! `archive serve` against hostile clients (issue 32): idle and slow connections do not lock
 //! readers out, every answer carries the security headers (errors included), every `/api/`
-//! error is JSON with a stable code, and a mistyped `--db` is refused, never created. Real
+//! error is JSON with a stable code, a flood of wrong passwords neither tells names apart nor
+//! slows a reader already let in, and a mistyped `--db` is refused, never created. Real
 //! server, real sockets, on an (empty) archive.
 
 use crate::common::*;
@@ -267,4 +268,76 @@ fn unknown_names_cost_what_wrong_passwords_cost_and_guessing_is_rate_limited() {
         (0, a)
     };
     assert!(header(&answer, "retry-after").is_some(), "{answer}");
+}
+
+#[test]
+fn a_flood_of_wrong_passwords_does_not_slow_a_reader_already_let_in() {
+    use argon2::password_hash::{PasswordHasher, SaltString};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let db = empty_archive(dir.path());
+    let config = dir.path().join("config.toml");
+    // The flood comes from the reader's own address: no failure limit to hide behind.
+    write_config(&config, "[serve]\nmax_auth_failures = 1000000\n").unwrap();
+    let salt = SaltString::encode_b64(b"everblog-test-salt").unwrap();
+    let hash = argon2::Argon2::default()
+        .hash_password(b"secret", &salt)
+        .unwrap()
+        .to_string();
+    let users = dir.path().join("users");
+    std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
+    let (_serving, port) = serve(&db, &config, &["--auth", users.to_str().unwrap()]);
+    assert_eq!(login(port, "reader", "secret").0, 200);
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    // What one guess costs the server (an argon2 verification), on a quiet server.
+    let guess = median(
+        (0..5)
+            .map(|_| {
+                let (status, t) = login(port, "reader", "guess");
+                assert_eq!(status, 401);
+                t
+            })
+            .collect(),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let refused = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let flood: Vec<_> = (0..12)
+        .map(|i| {
+            let (stop, refused) = (stop.clone(), refused.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    if login(port, &format!("guesser{i}"), "guess").0 == 401 {
+                        refused.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        })
+        .collect();
+    // 12 guesses in flight: before, they ran argon2 on the threads that answer readers.
+    std::thread::sleep(Duration::from_millis(300));
+    let during: Vec<Duration> = (0..15)
+        .map(|_| {
+            let (status, t) = login(port, "reader", "secret");
+            assert_eq!(status, 200);
+            t
+        })
+        .collect();
+    stop.store(true, Ordering::Relaxed);
+    for t in flood {
+        t.join().unwrap();
+    }
+    let reader = median(during);
+    let refused = refused.load(Ordering::Relaxed);
+    eprintln!(
+        "one guess {guess:?}; reader during a flood of {refused} guesses {reader:?} (medians)"
+    );
+    assert!(refused >= 12, "the flood made {refused} guesses");
+    assert!(
+        reader < guess,
+        "a reader let in waited {reader:?} during the flood, more than one guess costs ({guess:?})"
+    );
 }
