@@ -54,10 +54,7 @@ pub fn first_revisit(url: &str, interval: Duration, now: DateTime<Utc>) -> DateT
         h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
     let phase = (h >> 11) as f64 / (1u64 << 53) as f64;
-    chrono::Duration::from_std(interval.mul_f64(phase))
-        .ok()
-        .and_then(|d| now.checked_add_signed(d))
-        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+    super::schedule::after(now, interval.mul_f64(phase))
 }
 
 /// What a post says: the fields an edit is judged on.

@@ -7,6 +7,23 @@
 use chrono::{DateTime, Utc};
 use std::time::Duration;
 
+/// `t` plus `d`, or the latest representable time when that lies beyond it (a configured
+/// "10000 years" means never, not an overflow).
+pub fn after(t: DateTime<Utc>, d: Duration) -> DateTime<Utc> {
+    chrono::Duration::from_std(d)
+        .ok()
+        .and_then(|d| t.checked_add_signed(d))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+/// `t` minus `d`, or the earliest representable time when that lies before it.
+pub fn before(t: DateTime<Utc>, d: Duration) -> DateTime<Utc> {
+    chrono::Duration::from_std(d)
+        .ok()
+        .and_then(|d| t.checked_sub_signed(d))
+        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+}
+
 /// Bounds of the schedule: the `[schedule]` section of the configuration file.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -134,6 +151,16 @@ mod tests {
 
     fn now() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn times_past_the_calendar_saturate_instead_of_overflowing() {
+        let year = Duration::from_secs(365 * 24 * 3600);
+        assert_eq!(after(now(), year), now() + D::days(365));
+        assert_eq!(before(now(), year), now() - D::days(365));
+        assert_eq!(after(now(), Duration::MAX), DateTime::<Utc>::MAX_UTC);
+        assert_eq!(after(now(), year * 400_000), DateTime::<Utc>::MAX_UTC);
+        assert_eq!(before(now(), year * 400_000), DateTime::<Utc>::MIN_UTC);
     }
 
     #[test]

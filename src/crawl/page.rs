@@ -354,7 +354,7 @@ pub(super) fn schedule_comment_check(
         &update.comment_checks,
         update.comment_check_max_age,
     )
-    .map(|wait| now + chrono::Duration::from_std(wait).unwrap_or_default());
+    .map(|wait| crate::core::schedule::after(now, wait));
 }
 
 /// The comments a page shows (a post page, or one of its comment pages), under the post they

@@ -186,7 +186,7 @@ pub(super) fn judge(
     }
     if let Some(pause) = page.retry_after() {
         if store.attempts(blog.id, &page.url)? + 1 < MAX_ATTEMPTS {
-            let at = Utc::now() + chrono::Duration::from_std(pause).unwrap_or_default();
+            let at = crate::core::schedule::after(Utc::now(), pause);
             return Ok((PageState::Queued, Some(at)));
         }
         return Ok((PageState::Failed, None));

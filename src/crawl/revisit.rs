@@ -6,6 +6,7 @@
 use super::UpdateSettings;
 use crate::core::post_url::{canonical, PostUrlPattern};
 use crate::core::revisit::{first_revisit, judge_redirect, revisit_interval, Redirected};
+use crate::core::schedule;
 use crate::fetch::Fetched;
 use crate::store::{BlogId, Revisit, Store};
 use anyhow::Result;
@@ -27,10 +28,7 @@ pub(super) fn next_revisit(
     update: &UpdateSettings,
     now: DateTime<Utc>,
 ) -> DateTime<Utc> {
-    chrono::Duration::from_std(interval(post, update, now))
-        .ok()
-        .and_then(|d| now.checked_add_signed(d))
-        .unwrap_or(DateTime::<Utc>::MAX_UTC)
+    schedule::after(now, interval(post, update, now))
 }
 
 /// Plans the posts of a blog not planned yet (each at a phase of its interval from its last
@@ -53,11 +51,11 @@ pub(super) fn due(
             // Within the interval from the post's last fetch; posts fetched longer ago than
             // that (archived before revisits existed) are spread over the interval from now.
             let every = interval(&p, update, now);
-            let since = chrono::Duration::from_std(every)
-                .ok()
-                .and_then(|d| p.last_fetch.checked_add_signed(d))
-                .filter(|end| *end > now)
-                .map_or(now, |_| p.last_fetch);
+            let since = if schedule::after(p.last_fetch, every) > now {
+                p.last_fetch
+            } else {
+                now
+            };
             (p.url.clone(), first_revisit(&p.url, every, since))
         })
         .collect();

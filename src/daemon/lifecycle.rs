@@ -80,7 +80,7 @@ pub fn next_update(store: &Store, blog_id: BlogId, bounds: &Bounds) -> Result<Da
     let activity = store.activity(blog_id, 50)?;
     let now = Utc::now();
     let wait = schedule::interval(&activity, now, bounds, draw());
-    Ok(now + chrono::Duration::from_std(wait).unwrap_or_default())
+    Ok(schedule::after(now, wait))
 }
 
 /// Sleeps `d`, waking early once `stop` is set.
@@ -277,7 +277,7 @@ impl Worker {
                 }
                 let errors = store.errors_in_a_row(job.blog_id)? + 1;
                 let wait = schedule::backoff(errors, &self.schedule, draw());
-                let at = Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default();
+                let at = schedule::after(Utc::now(), wait);
                 tracing::warn!(job = job.id, errors_in_a_row = errors, retry_at = %at.to_rfc3339(), "job failed; backing off");
                 store.finish_job(
                     job,

@@ -45,7 +45,7 @@ impl super::SqliteStore {
                 .optional()?
                 .flatten();
             let slot = next.filter(|n| *n > now).unwrap_or(now);
-            let after = slot + chrono::Duration::from_std(delay).unwrap_or_default();
+            let after = crate::core::schedule::after(slot, delay);
             tx.execute(
                 "INSERT INTO host_slots (host, next_at) VALUES (?1, ?2) ON CONFLICT (host) DO UPDATE SET next_at = excluded.next_at",
                 params![host, ts(after)],

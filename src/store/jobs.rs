@@ -38,7 +38,7 @@ fn job_from_row(r: &Row) -> Result<Job> {
 
 /// When a lease of `lease` taken at `now` ends.
 fn lease_end(now: DateTime<Utc>, lease: Duration) -> DateTime<Utc> {
-    now + chrono::Duration::from_std(lease).unwrap_or_default()
+    crate::core::schedule::after(now, lease)
 }
 
 /// Queues a job of `kind` for a blog, created `now`, not before `not_before` when set, unless

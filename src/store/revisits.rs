@@ -52,10 +52,7 @@ pub struct RevisitFigures {
 
 /// `now - within`, or the earliest time when the window reaches past it.
 fn window_start(now: DateTime<Utc>, within: std::time::Duration) -> DateTime<Utc> {
-    chrono::Duration::from_std(within)
-        .ok()
-        .and_then(|w| now.checked_sub_signed(w))
-        .unwrap_or(DateTime::<Utc>::MIN_UTC)
+    crate::core::schedule::before(now, within)
 }
 
 const REVISIT_COLUMNS: &str =
@@ -174,10 +171,7 @@ impl Store {
         within: std::time::Duration,
         n: usize,
     ) -> Result<Vec<Revisit>> {
-        let beyond = chrono::Duration::from_std(within)
-            .ok()
-            .and_then(|w| now.checked_add_signed(w))
-            .unwrap_or(DateTime::<Utc>::MAX_UTC);
+        let beyond = crate::core::schedule::after(now, within);
         self.read(move |db| {
             db.query_map(
                 &format!(

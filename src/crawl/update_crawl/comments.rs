@@ -72,7 +72,7 @@ impl Update<'_> {
                 &update.comment_checks,
                 update.comment_check_max_age,
             )
-            .map(|wait| now + chrono::Duration::from_std(wait).unwrap_or_default());
+            .map(|wait| crate::core::schedule::after(now, wait));
             self.store.set_comment_check(&check.url, now, next, false)?;
         }
         Ok(true)
