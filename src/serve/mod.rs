@@ -246,20 +246,18 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .with_state(reader))
 }
 
-/// 503 Service Unavailable with `Retry-After`: the server is answering as many requests as it
-/// may (`max_requests`), or a request ran past `request_timeout`.
+/// 503 Service Unavailable (the outermost layer, [`headers`], adds `Retry-After`): the server
+/// is answering as many requests as it may (`max_requests`), or a request ran past
+/// `request_timeout`.
 fn busy() -> Response {
-    let mut r = (
+    (
         StatusCode::SERVICE_UNAVAILABLE,
         pages::message(
             StatusCode::SERVICE_UNAVAILABLE,
             "The archive is busy; try again in a moment.",
         ),
     )
-        .into_response();
-    r.headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-    r
+        .into_response()
 }
 
 /// The outermost layer: the reader's headers on every answer, errors included (its policy
