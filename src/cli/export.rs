@@ -76,14 +76,11 @@ pub(super) fn export(
                     "--format wacz needs --output FILE.wacz (a zip cannot be streamed to stdout)"
                 );
             };
-            let title = found
-                .as_ref()
-                .map(|b| b.home_url.clone())
-                .unwrap_or_else(|| "everblog archive".into());
+            let about = wacz_about(&store, found.as_ref())?;
             let tmp = partial(&path);
             let f = std::fs::File::create(&tmp)
                 .with_context(|| format!("creating {}", tmp.display()))?;
-            let (f, w) = webarchive::write_wacz(&store, id, &title, std::io::BufWriter::new(f))?;
+            let (f, w) = webarchive::write_wacz(&store, id, &about, std::io::BufWriter::new(f))?;
             f.into_inner()
                 .map_err(|e| e.into_error())
                 .and_then(|f| f.sync_all())
@@ -349,4 +346,38 @@ impl Documents for Stdout<'_> {
         }
         write(self.out)
     }
+}
+
+/// What the WACZ of `blog` (every blog when `None`) says about itself: the blog's title (its
+/// home URL when the feed has none) and its home page as last captured with 200 as the page a
+/// viewer opens first; for every blog, the one blog's when there is one, else a count and no
+/// main page.
+fn wacz_about(store: &Store, blog: Option<&Blog>) -> Result<webarchive::WaczAbout> {
+    let all;
+    let blog = match blog {
+        Some(b) => b,
+        None => {
+            all = store.blogs()?;
+            let [one] = all.as_slice() else {
+                return Ok(webarchive::WaczAbout {
+                    title: format!("everblog archive of {} blogs", all.len()),
+                    main_page: None,
+                });
+            };
+            one
+        }
+    };
+    let main_page = store
+        .captures_of(&blog.home_url)?
+        .into_iter()
+        .rfind(|c| c.status == 200)
+        .map(|c| (c.url, c.fetched_at));
+    Ok(webarchive::WaczAbout {
+        title: blog
+            .title
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| blog.home_url.clone()),
+        main_page,
+    })
 }

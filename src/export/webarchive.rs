@@ -464,17 +464,28 @@ pub struct WaczWritten {
     pub pages: u64,
 }
 
+/// What a WACZ package says about itself in `datapackage.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaczAbout {
+    /// `title`: the blog's (or the archive's) name.
+    pub title: String,
+    /// `mainPageURL` and `mainPageDate`: the page a viewer opens first (the blog's home page,
+    /// as last captured); `None` writes `null`.
+    pub main_page: Option<(String, DateTime<Utc>)>,
+}
+
 /// Packages the captures of `blog` (all when `None`) as WACZ 1.1.1 into `out`: the WARC as
-/// `archive/data.warc.gz` (stored, not recompressed), its index as `indexes/index.cdxj`, one
-/// line per post in `pages/pages.jsonl` (`url`, `ts`, `title`, `text`), `datapackage.json`
-/// (the SHA-256 and size of every file) and `datapackage-digest.json`.
+/// `archive/data.warc.gz` (stored, not recompressed), its CDXJ index as `indexes/index.cdx`
+/// (the name pywb's `wb-manager add --unpack-wacz` and ReplayWeb.page look for), one line per
+/// post in `pages/pages.jsonl` (`url`, `ts`, `title`, `text`), `datapackage.json` (`about`,
+/// the SHA-256 and size of every file) and `datapackage-digest.json`.
 ///
 /// # Errors
 /// The database failed or writing to `out` failed.
 pub fn write_wacz<W: Write + Seek>(
     store: &Store,
     blog: Option<BlogId>,
-    title: &str,
+    about: &WaczAbout,
     out: W,
 ) -> Result<(W, WaczWritten)> {
     use zip::write::SimpleFileOptions;
@@ -491,14 +502,14 @@ pub fn write_wacz<W: Write + Seek>(
     let (hashed, warc) = write_warc(store, blog, "data.warc.gz", Hashing::new(&mut zip))?;
     resources.push(hashed.resource("data.warc.gz", warc_path));
 
-    let index_path = "indexes/index.cdxj";
+    let index_path = "indexes/index.cdx";
     zip.start_file(index_path, deflated)?;
     let mut h = Hashing::new(&mut zip);
     for line in &warc.index {
         h.write_all(line.as_bytes())?;
         h.write_all(b"\n")?;
     }
-    resources.push(h.resource("index.cdxj", index_path));
+    resources.push(h.resource("index.cdx", index_path));
 
     let pages_path = "pages/pages.jsonl";
     zip.start_file(pages_path, deflated)?;
@@ -536,11 +547,13 @@ pub fn write_wacz<W: Write + Seek>(
     let package = serde_json::to_vec_pretty(&serde_json::json!({
         "profile": "data-package",
         "wacz_version": "1.1.1",
-        "title": title,
+        "title": about.title,
         "created": created,
         "modified": created,
         "software": format!("everblog/{}", env!("CARGO_PKG_VERSION")),
-        "mainPageURL": serde_json::Value::Null,
+        "mainPageURL": about.main_page.as_ref().map(|(url, _)| url),
+        "mainPageDate": about.main_page.as_ref()
+            .map(|(_, at)| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
         "resources": resources,
     }))?;
     zip.start_file("datapackage.json", deflated)?;

@@ -1,8 +1,9 @@
 //! The archive as a standard web archive: a crawled fixture blog (Pelican) exported as WARC
 //! 1.1, CDXJ and WACZ is read back record by record by warcio (digests checked), indexed by
-//! cdxj-indexer into the same index as ours, validated by `wacz validate` (PyPI), and replayed
-//! by pywb in proxy mode in headless Chromium after the blog's server is stopped: the posts'
-//! text, their stylesheets and fonts come from the archive alone. And the media fixture blog
+//! cdxj-indexer into the same index as ours, validated by `wacz validate` (PyPI), added to pywb
+//! by its own `wb-manager add --unpack-wacz` (through the WACZ's index) and replayed in proxy
+//! mode in headless Chromium after the blog's server is stopped: the posts' text, their
+//! stylesheets and fonts come from the archive alone. And the media fixture blog
 //! (images of every form, another host, Isso comments) replays whole: images loaded, comments
 //! shown, nothing from the live sites.
 //!
@@ -122,6 +123,17 @@ fn warc_cdxj_and_wacz_are_read_back_by_the_reference_tools() {
         .arg("-f")
         .arg(&wacz));
     assert!(out.contains("valid"), "{out}");
+    // It names itself: the blog's title, and its home page as the page to open first.
+    let package: serde_json::Value = serde_json::from_str(&run(Command::new(&py)
+        .arg("-c")
+        .arg("import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.read('datapackage.json').decode()); assert 'indexes/index.cdx' in z.namelist(), z.namelist()")
+        .arg(&wacz)))
+    .unwrap();
+    let home = format!("{}/", blog.server.origin);
+    assert_eq!(package["mainPageURL"].as_str(), Some(home.as_str()), "{package}");
+    assert!(package["mainPageDate"].is_string(), "{package}");
+    let title = package["title"].as_str().unwrap_or_default();
+    assert!(!title.is_empty() && !title.starts_with("http"), "{package}");
     // Exporting twice gives the same bytes (record ids and dates come from the archive).
     let again = dir.path().join("again.warc.gz");
     ok(&archive(
@@ -173,11 +185,13 @@ fn pywb_replays_the_posts_with_the_live_site_gone() {
     ));
     drop(blog); // the live site is gone from here on
 
+    // pywb's own way of adding a WACZ (issue 29, item 8): through the WACZ's index.
     let coll = dir.path().join("pywb");
     let out = run(Command::new("bash")
         .arg(fixture_dir("webarchive").join("pywb.sh"))
         .arg(&coll)
         .arg(&wacz)
+        .env("PYWB_WACZ", "unpack")
         .env(
             "PATH",
             format!(
