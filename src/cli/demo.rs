@@ -5,26 +5,38 @@ use super::{add, jobs, open, read};
 use crate::config::Config;
 use crate::store::DatabaseSettings;
 use crate::store::RenderMode;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Runs the demo; with `keep`, the database stays in that directory.
-pub(super) async fn demo(keep: Option<PathBuf>) -> Result<()> {
+/// Runs the demo: into `db` when `--db` named one, else into `demo.db` in `keep`, else into a
+/// temporary database removed on exit.
+///
+/// # Errors
+/// Both `--db` and `--keep` given; the demo server could not start; the crawl failed.
+pub(super) async fn demo(keep: Option<PathBuf>, db: Option<DatabaseSettings>) -> Result<()> {
     let (site, truth_feed, base) = crate::fixture_server::demo_site();
-    let server = crate::fixture_server::Server::start(site, base)
-        .context("starting the demo web server on 127.0.0.1")?;
     let tmp;
-    let dir = match keep {
-        Some(d) => d,
-        None => {
+    let (db, kept) = match (db, keep) {
+        (Some(_), Some(dir)) => bail!(
+            "--db and --keep {} both say where the demo archive goes: pass one of them",
+            dir.display()
+        ),
+        (Some(db), None) => (db, true),
+        (None, Some(dir)) => {
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("creating {}", dir.display()))?;
+            (DatabaseSettings::at(dir.join("demo.db")), true)
+        }
+        (None, None) => {
             tmp = tempfile::tempdir()?;
-            tmp.path().to_path_buf()
+            (DatabaseSettings::at(tmp.path().join("demo.db")), false)
         }
     };
-    let db = DatabaseSettings::at(dir.join("demo.db"));
+    let server = crate::fixture_server::Server::start(site, base)
+        .context("starting the demo web server on 127.0.0.1")?;
     println!("serving the bundled fixture blog at {}/", server.origin);
-    println!("archiving it into {}", dir.join("demo.db").display());
+    println!("archiving it into {}", db.shown());
     println!();
     let feed = format!("{}{truth_feed}", server.origin);
     let config = Config::default();
@@ -45,11 +57,15 @@ pub(super) async fn demo(keep: Option<PathBuf>) -> Result<()> {
         .find(|p| p.content_text.len() > 400)
         .or(posts.first())
     {
-        println!(
-            "a sample post (`archive --db {} show {}`):",
-            db.shown(),
-            p.url
-        );
+        if kept {
+            println!(
+                "a sample post (`archive --db {} show {}`):",
+                db.shown(),
+                p.url
+            );
+        } else {
+            println!("a sample post (the demo archive is removed on exit: keep it with --keep DIR or --db FILE):");
+        }
         println!();
         read::print_post(p);
     }

@@ -296,10 +296,10 @@ pub enum Command {
         #[arg(long)]
         defaults: bool,
     },
-    /// Archive a bundled fixture blog served on 127.0.0.1 into a temporary database, and show
-    /// the summary and a sample post. Needs no network and no blog.
+    /// Archive a bundled fixture blog served on 127.0.0.1 into a temporary database (or the
+    /// one `--db` names), and show the summary and a sample post. Needs no network and no blog.
     Demo {
-        /// Keep the demo database in this directory instead of a temporary one.
+        /// Keep the demo database in this directory (as `demo.db`) instead of a temporary one.
         #[arg(long, value_name = "DIR")]
         keep: Option<PathBuf>,
     },
@@ -369,6 +369,7 @@ fn secs(v: f64) -> Duration {
 /// The command's error, one line (`main` prints it and exits 1).
 pub async fn run(cli: Cli) -> Result<()> {
     let mut config = Config::load(cli.config.as_deref())?;
+    let db_given = cli.db.is_some();
     if let Some(db) = cli.db {
         config.database.path = Some(db);
     }
@@ -451,7 +452,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Coverage { blog, json } => {
             status::coverage(&db, blog.as_deref(), json, config.update.revisit_within)
         }
-        Command::Demo { keep } => demo::demo(keep).await,
+        Command::Demo { keep } => demo::demo(keep, db_given.then_some(db)).await,
         Command::Daemon {
             lease,
             poll,

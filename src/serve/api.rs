@@ -46,27 +46,34 @@ pub fn error(status: StatusCode, message: &str) -> Response {
     (status, Json(body)).into_response()
 }
 
-/// A layer over every route: an error answered under `/api/` in another form than JSON (a
-/// rejected query string, 401, 414, 503 from the load shedder) is answered as [`error`] with
-/// the same status and headers; plain-text messages are kept, pages replaced by the status's
-/// reason.
-pub async fn errors_as_json(req: Request, next: Next) -> Response {
-    let api = req.uri().path().starts_with("/api/");
+/// A layer over every route, so every error reaches a client in the form its route speaks: an
+/// error answered in another form (a rejected query string, 401, 414, 503 from the load
+/// shedder) is answered under `/api/` as [`error`] (JSON) and elsewhere as the reader's HTML
+/// message page ([`super::pages::message`]), with the same status and headers; plain-text
+/// messages are kept, pages replaced by the status's reason. Captures under `/web/` are the
+/// archived answers as they were and are never touched.
+pub async fn uniform_errors(req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    let api = path.starts_with("/api/");
+    let capture = path.starts_with("/web/");
     let r = next.run(req).await;
-    let json = r
+    let content_type = r
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.starts_with("application/json"));
-    if !api || json || !(r.status().is_client_error() || r.status().is_server_error()) {
+        .unwrap_or("")
+        .to_string();
+    let error = r.status().is_client_error() || r.status().is_server_error();
+    let formed = if api {
+        content_type.starts_with("application/json")
+    } else {
+        content_type.starts_with("text/html")
+    };
+    if capture || formed || !error {
         return r;
     }
     let (mut parts, body) = r.into_parts();
-    let plain = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.starts_with("text/plain"));
+    let plain = content_type.starts_with("text/plain");
     let text = match axum::body::to_bytes(body, 16 * 1024).await {
         Ok(b) if plain => String::from_utf8_lossy(&b).trim().to_string(),
         _ => String::new(),
@@ -82,7 +89,11 @@ pub async fn errors_as_json(req: Request, next: Next) -> Response {
     };
     parts.headers.remove(header::CONTENT_TYPE);
     parts.headers.remove(header::CONTENT_LENGTH);
-    let mut out = error(parts.status, &message);
+    let mut out = if api {
+        self::error(parts.status, &message)
+    } else {
+        (parts.status, super::pages::message(parts.status, &message)).into_response()
+    };
     for (name, value) in &parts.headers {
         out.headers_mut().insert(name.clone(), value.clone());
     }

@@ -241,7 +241,7 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
             StatusCode::SERVICE_UNAVAILABLE,
             settings.request_timeout,
         ))
-        .layer(axum::middleware::from_fn(api::errors_as_json))
+        .layer(axum::middleware::from_fn(api::uniform_errors))
         .layer(axum::middleware::from_fn(headers))
         .with_state(reader))
 }

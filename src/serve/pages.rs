@@ -92,6 +92,7 @@ pub fn layout(links: &dyn Links, title: &str, body: Markup) -> Markup {
                 link rel="stylesheet" href=(links.stylesheet());
             }
             body {
+                a.skip href="#main" { "Skip to the content" }
                 header.site {
                     a.home href=(links.home()) { "everblog" }
                     @if let Some(action) = links.search() {
@@ -101,7 +102,7 @@ pub fn layout(links: &dyn Links, title: &str, body: Markup) -> Markup {
                         }
                     }
                 }
-                main { (body) }
+                main id="main" { (body) }
             }
         }
     }
@@ -114,6 +115,12 @@ pub fn message(status: StatusCode, text: &str) -> Markup {
         status.canonical_reason().unwrap_or("Error"),
         html! { h1 { (status.as_u16()) " " (status.canonical_reason().unwrap_or("")) } p { (text) } },
     )
+}
+
+/// `n` and the noun, singular for one: "1 comment", "3 comments".
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `d` as `YYYY-MM-DD`, or "undated".
@@ -148,8 +155,8 @@ pub fn blogs_page(links: &dyn Links, blogs: &[BlogView]) -> Markup {
             @if blogs.is_empty() {
                 p { "The archive holds no blog yet: " code { "archive add URL" } ", then " code { "archive crawl" } "." }
             }
-            table.blogs {
-                thead { tr { th { "Blog" } th { "Posts" } th { "Comments" } th { "From – to" } th { "Last update" } th { "Rules learned" } } }
+            div.table { table.blogs {
+                thead { tr { th { "Blog" } th { "Posts" } th { "Comments" } th { "From – to" } th { "Last update" } } }
                 tbody {
                     @for b in blogs {
                         tr {
@@ -162,12 +169,13 @@ pub fn blogs_page(links: &dyn Links, blogs: &[BlogView]) -> Markup {
                             td { (b.coverage.comments_archived)
                                 @if b.coverage.comments_declared > 0 { " (" (b.coverage.comments_declared) " declared)" } }
                             td { (date(b.coverage.oldest_post)) " – " (date(b.coverage.newest_post)) }
-                            td { (b.last_update.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "never".into())) }
-                            td { (b.rules.join(", ")) }
+                            td { (b.last_update.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "never".into()))
+                                @if b.failed_updates == 1 { br; small.failed { "the last update failed" } }
+                                @if b.failed_updates > 1 { br; small.failed { "the last " (b.failed_updates) " updates failed" } } }
                         }
                     }
                 }
-            }
+            } }
         },
     )
 }
@@ -211,6 +219,12 @@ pub async fn blog(
         format!("{base}?{}", q.join("&"))
     };
     let pages = total.div_ceil(size as u64).max(1);
+    if u64::from(page) > pages {
+        return Err(Failure::NotFound(format!(
+            "There is no page {page} of this list: it fills {}.",
+            count(pages, "page", "pages")
+        )));
+    }
     let mut years: Vec<(String, Vec<(String, u64)>)> = Vec::new();
     for Count { value: m, posts: n } in months {
         let y = m.get(..4).unwrap_or("").to_string();
@@ -231,7 +245,7 @@ pub async fn blog(
         html! {
             h1 { (blog.name()) }
             p.meta { a href=(go_href(&blog.home_url)) { (blog.home_url) } " · "
-                (blog.coverage.posts_archived) " posts, " (blog.coverage.comments_archived) " comments archived" }
+                (count(blog.coverage.posts_archived, "post", "posts")) ", " (count(blog.coverage.comments_archived, "comment", "comments")) " archived" }
             div.columns {
                 section.posts {
                     h2 { (heading) " " small { "(" (total) ")" } }
@@ -278,7 +292,7 @@ pub fn post_list(links: &dyn Links, posts: &[PostSummary]) -> Markup {
                 div.meta {
                     (date(post.published))
                     @if !post.authors.is_empty() { " · " (post.authors.join(", ")) }
-                    @if post.comments > 0 { " · " (post.comments) " comments" }
+                    @if post.comments > 0 { " · " (count(post.comments, "comment", "comments")) }
                     @if post.version > 1 { " · " span.badge { (post.version) " versions" } }
                     @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
                 }
@@ -365,7 +379,7 @@ pub fn article_and_comments(post: &Post, clean: &dyn Fn(&str) -> String, source:
             div.content { (PreEscaped(clean(&post.content_html))) }
         }
         section.comments id="comments" {
-            h2 { (post.comments.len()) " comments" }
+            h2 { (count(post.comments.len() as u64, "comment", "comments")) }
             (comment_thread(post, clean))
         }
     }

@@ -108,7 +108,7 @@ pub fn write_blog(
             h1 { (view.name()) }
             p.meta {
                 a href=(view.home_url) { (view.home_url) } " · "
-                (view.coverage.posts_archived) " posts, " (view.coverage.comments_archived) " comments archived"
+                (pages::count(view.coverage.posts_archived, "post", "posts")) ", " (pages::count(view.coverage.comments_archived, "comment", "comments")) " archived"
                 @if let Some(t) = view.last_update { " · brought up to date " (t.format("%Y-%m-%d %H:%M UTC")) }
             }
             section.posts {

@@ -24,6 +24,8 @@ pub struct BlogView {
     pub last_update: Option<DateTime<Utc>>,
     /// The fields it has learned extraction rules for (`article`, `title`, `author`, …).
     pub rules: Vec<String>,
+    /// Updates (jobs) that failed in a row since the last that succeeded; 0 when it did.
+    pub failed_updates: u32,
 }
 
 impl BlogView {
@@ -48,6 +50,7 @@ impl BlogView {
             coverage,
             last_update: blog.last_update_at.or(blog.crawled_at),
             rules,
+            failed_updates: blog.errors_in_a_row,
         })
     }
 

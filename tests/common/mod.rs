@@ -403,3 +403,34 @@ impl Drop for Serving {
 pub fn url_encode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
+
+/// Starts `archive serve` on `db` with `config` and waits until it answers.
+pub fn serve_archive(db: &Path, config: &Path, extra: &[&str]) -> (Serving, u16) {
+    let port = free_port();
+    let child = archive_command()
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ])
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+        .args(extra)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let serving = Serving(Some(child));
+    wait_for("archive serve to answer", Duration::from_secs(20), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    (serving, port)
+}
+
+/// The header `name` of a raw answer, if present.
+pub fn header<'a>(answer: &'a str, name: &str) -> Option<&'a str> {
+    let head = answer.split("\r\n\r\n").next().unwrap_or("");
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}

@@ -279,3 +279,32 @@ fn archive_extract_says_what_is_wrong_with_its_input() {
         &["big.html", "larger than [fetch] max_page_mb"],
     );
 }
+
+#[test]
+fn the_demo_archives_into_the_database_db_names_and_never_points_at_one_it_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("mine.db");
+    let out = ok(&archive(&db, &["demo"]));
+    let store = Store::open(&DatabaseSettings::at(&db)).unwrap();
+    assert_eq!(store.blogs().unwrap().len(), 1, "the demo blog is in --db");
+    assert!(store.posts(None).unwrap().len() >= 30, "{out}");
+    assert!(
+        out.contains(&format!("archive --db {} show", db.display())),
+        "{out}"
+    );
+    drop(store);
+    one_error_line(
+        &archive(&db, &["demo", "--keep", dir.path().to_str().unwrap()]),
+        &["--db", "--keep"],
+    );
+    // Without --db, the temporary archive is gone when the demo ends: no command names it.
+    let out = archive_command()
+        .env_remove("EVERBLOG_DB")
+        .arg("demo")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("archive --db"), "{stdout}");
+    assert!(stdout.contains("--keep DIR or --db FILE"), "{stdout}");
+}

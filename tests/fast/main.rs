@@ -14,6 +14,7 @@ mod crawl_resume;
 mod fallback;
 mod fuzz_regressions;
 mod hostile;
+mod reader_pages;
 mod regression;
 mod rules_fast_path;
 mod serve_limits;

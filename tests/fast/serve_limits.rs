@@ -11,41 +11,10 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Starts `archive serve` on `db` with `config` and waits until it answers.
-fn serve(db: &Path, config: &Path, extra: &[&str]) -> (Serving, u16) {
-    let port = free_port();
-    let child = archive_command()
-        .args([
-            "--db",
-            db.to_str().unwrap(),
-            "--config",
-            config.to_str().unwrap(),
-        ])
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .args(extra)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let serving = Serving(Some(child));
-    wait_for("archive serve to answer", Duration::from_secs(20), || {
-        TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
-    (serving, port)
-}
-
 fn empty_archive(dir: &Path) -> std::path::PathBuf {
     let db = dir.join("archive.db");
     drop(Store::open(&DatabaseSettings::at(&db)).unwrap());
     db
-}
-
-/// The header `name` of a raw answer, if present.
-fn header<'a>(answer: &'a str, name: &str) -> Option<&'a str> {
-    let head = answer.split("\r\n\r\n").next().unwrap_or("");
-    head.lines().find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        k.eq_ignore_ascii_case(name).then(|| v.trim())
-    })
 }
 
 #[test]
@@ -56,7 +25,7 @@ fn idle_and_slow_clients_do_not_lock_readers_out() {
     write_config(&config, "[serve]\nheader_timeout = \"3s\"\n").unwrap();
     // 2,000 sockets here and as many in the server: more than the usual 1,024 open files.
     rlimit::increase_nofile_limit(8192).unwrap();
-    let (_serving, port) = serve(&db, &config, &[]);
+    let (_serving, port) = serve_archive(&db, &config, &[]);
 
     let mut idle = Vec::new();
     for _ in 0..2000 {
@@ -116,7 +85,7 @@ fn every_answer_carries_the_headers_and_api_errors_are_json() {
     let db = empty_archive(dir.path());
     let config = dir.path().join("config.toml");
     write_config(&config, "").unwrap();
-    let (_open, port) = serve(&db, &config, &[]);
+    let (_open, port) = serve_archive(&db, &config, &[]);
     let long = format!("/search?q={}", "a".repeat(9000));
     for target in [
         "/",
@@ -170,7 +139,7 @@ fn every_answer_carries_the_headers_and_api_errors_are_json() {
         .to_string();
     let users = dir.path().join("users");
     std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
-    let (_closed, port) = serve(&db, &config, &["--auth", users.to_str().unwrap()]);
+    let (_closed, port) = serve_archive(&db, &config, &["--auth", users.to_str().unwrap()]);
     for target in ["/", "/api/blogs"] {
         let (status, answer) = raw_get(port, target);
         assert_eq!(status, 401, "{target}");
@@ -231,7 +200,7 @@ fn unknown_names_cost_what_wrong_passwords_cost_and_guessing_is_rate_limited() {
         .to_string();
     let users = dir.path().join("users");
     std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
-    let (_serving, port) = serve(&db, &config, &["--auth", users.to_str().unwrap()]);
+    let (_serving, port) = serve_archive(&db, &config, &["--auth", users.to_str().unwrap()]);
     assert_eq!(login(port, "reader", "secret").0, 200);
     // Alternating, so a drifting machine speed hits both alike: median of 5 each.
     let (mut wrong, mut unknown) = (Vec::new(), Vec::new());
@@ -287,7 +256,7 @@ fn a_flood_of_wrong_passwords_does_not_slow_a_reader_already_let_in() {
         .to_string();
     let users = dir.path().join("users");
     std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
-    let (_serving, port) = serve(&db, &config, &["--auth", users.to_str().unwrap()]);
+    let (_serving, port) = serve_archive(&db, &config, &["--auth", users.to_str().unwrap()]);
     assert_eq!(login(port, "reader", "secret").0, 200);
     let median = |mut v: Vec<Duration>| {
         v.sort();

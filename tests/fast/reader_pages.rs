@@ -1,0 +1,58 @@
+//! The reader's pages as a reader meets them (issue 29, item 9), on the demo blog archived by
+//! `archive demo --db`: counts read as English ("1 comment"), a page past the last is a 404,
+//! an error the web framework answers (a malformed address) is the reader's HTML page, and
+//! operator words stay out of the reader's pages.
+
+use crate::common::*;
+
+#[test]
+fn the_reader_speaks_plainly_and_errors_are_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    ok(&archive(&db, &["demo"]));
+    let config = dir.path().join("config.toml");
+    write_config(&config, "").unwrap();
+    let (_serving, port) = serve_archive(&db, &config, &[]);
+
+    let (status, home) = raw_get(port, "/");
+    assert_eq!(status, 200);
+    assert!(!home.contains("Rules learned"), "operator words: {home}");
+    assert!(home.contains("href=\"#main\""), "no skip link");
+
+    let (status, blog) = raw_get(port, "/blog/1");
+    assert_eq!(status, 200);
+    let (status, past) = raw_get(port, "/blog/1?page=999");
+    assert_eq!(status, 404, "{past}");
+    assert!(past.contains("no page 999"), "{past}");
+
+    // Every post of the first page, and the blog's page: no "1 comments", no "1 posts".
+    let mut pages = vec![blog.clone()];
+    for href in blog.split("href=\"/post?url=").skip(1) {
+        let href = &href[..href.find('"').unwrap()];
+        let (status, page) = raw_get(port, &format!("/post?url={href}"));
+        assert_eq!(status, 200, "{href}");
+        pages.push(page);
+    }
+    assert!(pages.len() > 5, "{} pages", pages.len());
+    for page in &pages {
+        for wrong in [">1 comments", " 1 comments", ">1 posts", " 1 posts"] {
+            assert!(!page.contains(wrong), "{wrong:?} in {page}");
+        }
+    }
+    assert!(
+        pages.iter().any(|p| p.contains(" comments<") || p.contains(" comment<")),
+        "no comment count shown at all"
+    );
+
+    // The framework's own rejections (a blog id that is not a number, a bad query string)
+    // come as the reader's page, not as plain text.
+    for target in ["/blog/not-a-number", "/post?nourl=1", "/search?page=x"] {
+        let (status, answer) = raw_get(port, target);
+        assert!((400..500).contains(&status), "{target}: {status}");
+        assert!(
+            header(&answer, "content-type").is_some_and(|t| t.starts_with("text/html")),
+            "{target}: {answer}"
+        );
+        assert!(answer.contains("everblog"), "{target}: {answer}");
+    }
+}
