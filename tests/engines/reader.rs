@@ -3,8 +3,9 @@
 //! comments) and is updated; the real `archive serve` is started on it and driven in headless
 //! Chromium: the blogs, the blog, a post with its comments and versions, the word diff, a search
 //! whose hit is in a comment, a TimeMap link to a capture whose inline `<script>` must not run
-//! (checked in the live DOM, and the capture's Content-Security-Policy), the JSON API, and
-//! hostile addresses (path traversal, a 10 KB URL) that answer 404/414.
+//! (checked in the live DOM, and the capture's Content-Security-Policy), the JSON API, the
+//! pages at a phone's width (no sideways scroll), and hostile addresses (path traversal, a
+//! 10 KB URL) that answer 404/414.
 
 use crate::common::*;
 use chromiumoxide::browser::{Browser, BrowserConfig};
@@ -360,6 +361,33 @@ fn the_archive_reads_in_a_browser() {
             v["comments"].as_array().map(Vec::len),
             Some(post.comments.len())
         );
+
+        // A phone's width (390 CSS px): no page scrolls sideways (issue 29, item 9).
+        use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
+        use chromiumoxide::cdp::browser_protocol::page::GetLayoutMetricsParams;
+        page.execute(SetDeviceMetricsOverrideParams::new(390, 844, 2.0, true))
+            .await
+            .unwrap();
+        for target in [
+            "/".to_string(),
+            "/blog/1".to_string(),
+            format!("/post?url={}", url_encode(&commented.url)),
+            format!("/post?url={}", url_encode(&edited)),
+            format!("/search?q={}", url_encode(&comment_word)),
+        ] {
+            page.goto(format!("{base}{target}")).await.unwrap();
+            let m = page.execute(GetLayoutMetricsParams {}).await.unwrap();
+            // A page too wide for the phone widens the layout viewport (the phone zooms out):
+            // compare with the screen's width, the visual viewport.
+            let (content, screen) = (
+                m.result.css_content_size.width,
+                m.result.css_visual_viewport.client_width,
+            );
+            assert!(
+                content <= screen + 1.0,
+                "{target} is {content} px wide on a {screen} px screen"
+            );
+        }
 
         browser.close().await.unwrap();
         let _ = events.await;
