@@ -24,8 +24,7 @@ pub(super) async fn demo(keep: Option<PathBuf>, db: Option<DatabaseSettings>) ->
         ),
         (Some(db), None) => (db, true),
         (None, Some(dir)) => {
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("creating {}", dir.display()))?;
+            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
             (DatabaseSettings::at(dir.join("demo.db")), true)
         }
         (None, None) => {

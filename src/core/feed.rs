@@ -25,6 +25,9 @@ pub struct Feed {
     pub next: Option<String>,
     /// What generated the feed (`<generator>`), e.g. "https://wordpress.org/?v=6.1.9".
     pub generator: Option<String>,
+    /// The language the feed declares (RSS `<language>`, Atom `xml:lang`, JSON Feed
+    /// `language`), as a BCP 47 tag ([`super::head::language_tag`]).
+    pub language: Option<String>,
     /// Entries in feed order.
     pub entries: Vec<FeedEntry>,
 }
@@ -266,6 +269,10 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
         home,
         next,
         generator,
+        language: parsed
+            .language
+            .as_deref()
+            .and_then(super::head::language_tag),
         entries,
     })
 }

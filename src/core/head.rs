@@ -70,6 +70,58 @@ pub(super) fn json_ld(page: &Page) -> Vec<serde_json::Value> {
     out
 }
 
+/// A BCP 47 language tag as a feed or page declares it (`en-US`, `fr`, `pt_BR`), in its
+/// conventional case (RFC 5646 §2.1.1: language lower case, a script title case, a region
+/// upper case): trimmed, `_` read as `-`; `None` when it is not one (empty, other characters,
+/// a first subtag that is not 2–8 letters, longer than 35 characters).
+///
+/// ```
+/// use everblog::core::head::language_tag;
+/// assert_eq!(language_tag(" fr-FR ").as_deref(), Some("fr-FR"));
+/// assert_eq!(language_tag("EN_us").as_deref(), Some("en-US"));
+/// assert_eq!(language_tag("zh-hant-tw").as_deref(), Some("zh-Hant-TW"));
+/// assert_eq!(language_tag("x"), None);
+/// assert_eq!(language_tag("en\"><script>"), None);
+/// ```
+pub fn language_tag(tag: &str) -> Option<String> {
+    let tag = tag.trim().replace('_', "-");
+    let subtags: Vec<&str> = tag.split('-').collect();
+    let primary = subtags[0];
+    let ok = tag.len() <= 35
+        && (2..=8).contains(&primary.len())
+        && primary.chars().all(|c| c.is_ascii_alphabetic())
+        && subtags
+            .iter()
+            .all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric()));
+    if !ok {
+        return None;
+    }
+    let mut out = primary.to_ascii_lowercase();
+    for s in &subtags[1..] {
+        out.push('-');
+        let alpha = s.chars().all(|c| c.is_ascii_alphabetic());
+        match s.len() {
+            2 if alpha => out.push_str(&s.to_ascii_uppercase()),
+            4 if alpha => {
+                out.push_str(&s[..1].to_ascii_uppercase());
+                out.push_str(&s[1..].to_ascii_lowercase());
+            }
+            _ => out.push_str(&s.to_ascii_lowercase()),
+        }
+    }
+    Some(out)
+}
+
+/// The language the page declares on its root element (`<html lang>`, else `xml:lang`),
+/// normalised by [`language_tag`].
+pub fn page_language(page: &Page) -> Option<String> {
+    let root = page.html().root_element();
+    root.value()
+        .attr("lang")
+        .or_else(|| root.value().attr("xml:lang"))
+        .and_then(language_tag)
+}
+
 /// The page's `<link rel="canonical">`, resolved against `base`; `None` when it declares none
 /// (or an unparsable one).
 pub fn canonical_link(page: &Page, base: &Url) -> Option<Url> {

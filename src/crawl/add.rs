@@ -226,6 +226,13 @@ pub async fn add(store: &mut Store, fetcher: &Fetcher, input: &str) -> Result<Ad
         feed.kind,
         &super::canonical_entries(&feed),
     )?;
+    let blog = match &feed.language {
+        Some(language) => {
+            store.set_blog_language(blog.id, language)?;
+            store.blog(blog.id)?.context("blog vanished after insert")?
+        }
+        None => blog,
+    };
     Ok(Added {
         blog,
         feed,

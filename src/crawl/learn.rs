@@ -205,6 +205,8 @@ struct FirstPass {
     winners: Winners,
     urls: Vec<Url>,
     fetched_at: Option<DateTime<Utc>>,
+    /// The language most entry pages declare (`<html lang>`), if any does.
+    language: Option<String>,
 }
 
 /// The evidence of the second pass around each page's article: author and date candidates,
@@ -255,7 +257,12 @@ pub(super) async fn learn_from_entries(
         mut winners,
         urls,
         fetched_at,
+        language,
     } = learner.vote(&pairs)?;
+    // The feed did not say the blog's language (`archive add`): its posts do.
+    if let (None, Some(language)) = (&blog.language, language) {
+        learner.store.set_blog_language(blog.id, &language)?;
+    }
     let Some(article) = winners.rule(Field::Article) else {
         bail!(
             "could not learn an article rule for {}: {} of {} sampled feed entry pages could be fetched and none matched its entry's text{}",
@@ -397,10 +404,14 @@ impl Learner<'_> {
         let mut votes = Votes::default();
         let mut urls = Vec::new();
         let mut fetched_at = None;
+        let mut languages: HashMap<String, usize> = HashMap::new();
         for p in pairs {
             let Some((page, r)) = p.page(self.store, self.blog)? else {
                 continue;
             };
+            if let Some(l) = crate::core::head::page_language(&page) {
+                *languages.entry(l).or_default() += 1;
+            }
             votes.add(&p.sample(&page));
             urls.push(Url::parse(&p.entry.url)?);
             urls.extend(Url::parse(&r.final_url).ok());
@@ -410,6 +421,11 @@ impl Learner<'_> {
             winners: votes.winners(),
             urls,
             fetched_at,
+            // The most declared; on a tie, the first in tag order, so a relearning agrees.
+            language: languages
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+                .map(|(l, _)| l),
         })
     }
 

@@ -165,6 +165,7 @@ fn write_document(
             ("xmlns:fh", HISTORY),
             ("xmlns:thr", THREAD),
         ])
+        .with_attributes(blog.language.as_deref().map(|l| ("xml:lang", l)))
         .write_inner_content(|w| {
             text(w, "id", &blog.home_url)?;
             w.create_element("title")

@@ -48,7 +48,8 @@ struct Attachment<'a> {
 }
 
 /// Writes `blog`'s posts as one JSON Feed 1.1 document to `out`: `version`, `title` (the
-/// feed's title, else the home URL), `home_page_url`, then `items`, newest first, each with
+/// feed's title, else the home URL), `home_page_url`, `language` (the blog's, when known), then
+/// `items`, newest first, each with
 /// `id` and `url` = the permalink, `title` (when known), `content_html`, `content_text`,
 /// `date_published` / `date_modified` (RFC 3339 with the blog's offset, when known),
 /// `authors` (`[{name}]`, one per author), `tags` (categories and tags), `attachments` (the
@@ -64,6 +65,10 @@ pub fn write_jsonfeed(store: &Store, blog: &Blog, out: &mut dyn Write) -> Result
     serde_json::to_writer(&mut *out, blog.title.as_deref().unwrap_or(&blog.home_url))?;
     out.write_all(b",\"home_page_url\":")?;
     serde_json::to_writer(&mut *out, &blog.home_url)?;
+    if let Some(language) = &blog.language {
+        out.write_all(b",\"language\":")?;
+        serde_json::to_writer(&mut *out, language)?;
+    }
     out.write_all(b",\"items\":[")?;
     let mut first = true;
     let n = store.for_each_post(Some(blog.id), |post| {

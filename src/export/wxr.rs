@@ -71,6 +71,16 @@ pub fn write_wxr(store: &Store, blog: &Blog, out: &mut dyn Write) -> Result<(u64
     )?;
     text(&mut w, "link", &blog.home_url)?;
     text(&mut w, "description", "")?;
+    if let Some(at) = blog.last_update_at.or(blog.crawled_at) {
+        text(&mut w, "pubDate", &at.to_rfc2822())?;
+    }
+    // As WordPress writes it, always: strict WXR readers require it. `und` (BCP 47's
+    // "undetermined") when neither the feed nor the pages said.
+    text(
+        &mut w,
+        "language",
+        blog.language.as_deref().unwrap_or("und"),
+    )?;
     text(&mut w, "wp:wxr_version", "1.2")?;
     text(&mut w, "wp:base_site_url", &blog.home_url)?;
     text(&mut w, "wp:base_blog_url", &blog.home_url)?;

@@ -250,7 +250,7 @@ pub async fn blog(
                 section.posts {
                     h2 { (heading) " " small { "(" (total) ")" } }
                     @if filter != Default::default() { p { a href=(base) { "All posts" } } }
-                    (post_list(&Routes, &posts))
+                    div lang=[blog.language.as_deref()] { (post_list(&Routes, &posts)) }
                     nav.pager {
                         @if page > 1 { a rel="prev" href=(with(page - 1)) { "← Newer" } }
                         span { "Page " (page) " of " (pages) }
@@ -304,7 +304,7 @@ pub fn post_list(links: &dyn Links, posts: &[PostSummary]) -> Markup {
 /// `/post?url=`: the post, its comments, versions and captures.
 pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) -> Page {
     let url = q.url.clone();
-    let (versions, captures, post) = reader
+    let (versions, captures, post, language) = reader
         .read(move |s| {
             let Some(post) = s.post(&url)? else {
                 return Err(Failure::NotFound(format!("{url} is not an archived post.")));
@@ -316,7 +316,8 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 captures.extend(s.captures_of(to)?);
                 captures.sort_by_key(|c| c.fetched_at);
             }
-            Ok((s.post_versions(&post.url)?, captures, post))
+            let language = s.find_blog(&post.blog)?.and_then(|b| b.language);
+            Ok((s.post_versions(&post.url)?, captures, post, language))
         })
         .await?;
     let title = post.title.clone().unwrap_or_else(|| post.url.clone());
@@ -326,7 +327,13 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
         &Routes,
         &title,
         html! {
-            (article_and_comments(&post, &clean, html! { a href=(go_href(&post.url)) { "archived page" } }))
+            (article_and_comments(&post, language.as_deref(), &clean, html! {
+                @match captures.iter().rev().find(|c| c.status < 300) {
+                    Some(c) => a href=(web_href(&timestamp(c.fetched_at), false, &c.url)) { "archived page" },
+                    None => a href=(go_href(&post.url)) { "archived page" },
+                }
+                " · " a href=(post.url) rel="noreferrer" { "live page" }
+            }))
             section.versions id="versions" {
                 h2 { "Versions" }
                 @if versions.is_empty() {
@@ -357,13 +364,19 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
     ))
 }
 
-/// The post's title, byline, tags and article, then its threaded comments; `clean` makes
+/// The post's title, byline, tags and article, then its threaded comments, marked as written
+/// in `language` (the blog's BCP 47 tag; the reader's own words stay English); `clean` makes
 /// archived HTML safe (and points its addresses where the page's links go); `source` is put
 /// in the byline (a link to the archived page).
-pub fn article_and_comments(post: &Post, clean: &dyn Fn(&str) -> String, source: Markup) -> Markup {
+pub fn article_and_comments(
+    post: &Post,
+    language: Option<&str>,
+    clean: &dyn Fn(&str) -> String,
+    source: Markup,
+) -> Markup {
     let title = post.title.as_deref().unwrap_or(&post.url);
     html! {
-        article.post {
+        article.post lang=[language] {
             h1 { (title) }
             p.meta {
                 (date(post.published))
@@ -378,7 +391,7 @@ pub fn article_and_comments(post: &Post, clean: &dyn Fn(&str) -> String, source:
             }
             div.content { (PreEscaped(clean(&post.content_html))) }
         }
-        section.comments id="comments" {
+        section.comments id="comments" lang=[language] {
             h2 { (count(post.comments.len() as u64, "comment", "comments")) }
             (comment_thread(post, clean))
         }

@@ -113,7 +113,7 @@ pub fn write_blog(
             }
             section.posts {
                 h2 { "Posts " small { "(" (total) ")" } }
-                (pages::post_list(&listing, &summaries))
+                div lang=[view.language.as_deref()] { (pages::post_list(&listing, &summaries)) }
                 nav.pager {
                     @if page > 1 { a rel="prev" href=(listing_file(page - 1)) { "← Newer" } }
                     span { "Page " (page) " of " (pages_total) }
@@ -168,7 +168,7 @@ pub fn write_blog(
             Vec::new()
         };
         let body = html! {
-            (pages::article_and_comments(&post, &clean, source))
+            (pages::article_and_comments(&post, blog.language.as_deref(), &clean, source))
             @if !versions.is_empty() {
                 section.versions id="versions" {
                     h2 { "Versions" }

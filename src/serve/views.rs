@@ -26,6 +26,8 @@ pub struct BlogView {
     pub rules: Vec<String>,
     /// Updates (jobs) that failed in a row since the last that succeeded; 0 when it did.
     pub failed_updates: u32,
+    /// The blog's language (BCP 47), when known.
+    pub language: Option<String>,
 }
 
 impl BlogView {
@@ -51,6 +53,7 @@ impl BlogView {
             last_update: blog.last_update_at.or(blog.crawled_at),
             rules,
             failed_updates: blog.errors_in_a_row,
+            language: blog.language,
         })
     }
 

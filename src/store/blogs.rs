@@ -40,6 +40,7 @@ fn blog_from_row(r: &Row) -> Result<Blog> {
             .transpose()?,
         render_reason: r.get(15)?,
         sitemaps_read_at: r.time(16)?,
+        language: r.get(17)?,
     })
 }
 
@@ -354,6 +355,21 @@ impl Store {
             db.execute(
                 "UPDATE blogs SET crawl_started_at = COALESCE(crawl_started_at, ?2) WHERE id = ?1",
                 args![blog_id, now],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Records the blog's language (a BCP 47 tag, `core::head::language_tag`).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn set_blog_language(&mut self, blog_id: BlogId, language: &str) -> Result<()> {
+        let language = language.to_owned();
+        self.write(move |db| {
+            db.execute(
+                "UPDATE blogs SET language = ?2 WHERE id = ?1",
+                args![blog_id, &language],
             )?;
             Ok(())
         })

@@ -357,4 +357,9 @@ pub const MIGRATIONS: &[&str] = &[
     CREATE INDEX posts_revisits ON posts(blog_id, next_revisit);
     CREATE INDEX posts_moved_to ON posts(moved_to) WHERE moved_to IS NOT NULL;
     "#,
+    // 22: the blog's language (BCP 47), from its feed or its pages' `<html lang>`: the reader
+    // marks its posts with it, the exports declare it.
+    r#"
+    ALTER TABLE blogs ADD COLUMN language TEXT;
+    "#,
 ];

@@ -236,6 +236,8 @@ pub struct Blog {
     pub render_reason: Option<String>,
     /// When its sitemaps were last read.
     pub sitemaps_read_at: Option<DateTime<Utc>>,
+    /// The blog's language as a BCP 47 tag (its feed's, else its pages' `<html lang>`).
+    pub language: Option<String>,
 }
 
 /// A learned rule as stored.

@@ -5,7 +5,7 @@
 pub(super) const BLOG_COLUMNS: &str =
     "id, home_url, feed_url, title, feed_kind, crawl_started_at, crawled_at, post_pattern, start_url,
      last_update_at, next_update_at, errors_in_a_row, last_error, render, renders, render_reason,
-     sitemaps_read_at";
+     sitemaps_read_at, language";
 
 /// The columns of `jobs` the job row readers read, in their order.
 pub(super) const JOB_COLUMNS: &str =

@@ -171,7 +171,27 @@ fn wordpress_comments_dates_and_authors() {
 
 #[test]
 fn relative_and_local_dates_map_to_the_feeds_instants() {
-    let (blog, _dir, _out, export) = crawl("wordpress-dates");
+    let (blog, dir, _out, export) = crawl("wordpress-dates");
+    // A French blog (its feed says fr-FR): the reader marks its posts as French.
+    let db = dir.path().join("a.db");
+    let store = everblog::store::Store::open(&everblog::store::DatabaseSettings::at(&db)).unwrap();
+    assert_eq!(store.blogs().unwrap()[0].language.as_deref(), Some("fr-FR"));
+    drop(store);
+    let config = dir.path().join("config.toml");
+    write_config(&config, "").unwrap();
+    let (_serving, port) = serve_archive(&db, &config, &[]);
+    let post = &blog.truth["posts"][0];
+    let url = format!("{}{}", blog.server.origin, post["path"].as_str().unwrap());
+    let (status, page) = raw_get(port, &format!("/post?url={}", url_encode(&url)));
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("<article class=\"post\" lang=\"fr-FR\">"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<html lang=\"en\">"),
+        "the reader's own words"
+    );
     let dates = field_rate(&blog.truth, &export, |r, p| {
         same_instant(&r["published"], &p["published"])
     });

@@ -723,3 +723,37 @@ fn html_copy_holds_every_post_and_comment_and_resolves_every_link() {
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     assert!(err.contains("--output DIR"), "{err}");
 }
+
+/// The blog's language (issue 29, items 7 and 9): WordPress's feed says `en-US`; Pelican's
+/// feed says nothing, and its pages' `<html lang="en">` do. Every export declares it, and the
+/// HTML copy marks the posts (not the reader's own words) with it.
+#[test]
+fn the_blogs_language_from_its_feed_or_its_pages_reaches_every_export() {
+    let a = archive_once();
+    for (name, language) in [("wordpress", "en-US"), ("pelican", "en")] {
+        let home = a.home(name);
+        let (_out, dir) = a.export_to_dir("atom", &["--blog", home], home);
+        let feed = parse_feed(&dir.join("index.atom"));
+        assert_eq!(feed.language.as_deref(), Some(language), "{name}: Atom");
+        let (_out, dir) = a.export_to_dir("jsonfeed", &["--blog", home], home);
+        let raw: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("feed.json")).unwrap()).unwrap();
+        assert_eq!(raw["language"], language, "{name}: JSON Feed");
+        let (_out, dir) = a.export_to_dir("wxr", &["--blog", home], home);
+        let raw = std::fs::read_to_string(dir.join("wordpress.xml")).unwrap();
+        assert!(
+            raw.contains(&format!("<language>{language}</language>")),
+            "{name}: WXR"
+        );
+        let (_out, dir) = a.export_to_dir("html", &["--blog", home], home);
+        let post = files_under(&dir)
+            .into_iter()
+            .find(|f| f.starts_with("posts"))
+            .unwrap();
+        let page = std::fs::read_to_string(dir.join(post)).unwrap();
+        assert!(
+            page.contains(&format!("<article class=\"post\" lang=\"{language}\">")),
+            "{name}: HTML copy"
+        );
+    }
+}

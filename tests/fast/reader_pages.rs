@@ -40,7 +40,9 @@ fn the_reader_speaks_plainly_and_errors_are_pages() {
         }
     }
     assert!(
-        pages.iter().any(|p| p.contains(" comments<") || p.contains(" comment<")),
+        pages
+            .iter()
+            .any(|p| p.contains(" comments<") || p.contains(" comment<")),
         "no comment count shown at all"
     );
 

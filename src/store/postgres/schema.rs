@@ -296,4 +296,7 @@ ALTER TABLE posts ADD COLUMN moved_at TEXT;
 CREATE INDEX posts_revisits ON posts(blog_id, next_revisit);
 CREATE INDEX posts_moved_to ON posts(moved_to) WHERE moved_to IS NOT NULL;
 "#,
+    r#"
+ALTER TABLE blogs ADD COLUMN language TEXT;
+"#,
 ];
