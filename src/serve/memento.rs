@@ -281,6 +281,17 @@ pub async fn capture(
         if let Some(ct) = header(&response, "content-type") {
             out_headers.push((h::CONTENT_TYPE, header_value(&ct)));
         }
+        if status == StatusCode::OK {
+            // Bytes as received can be asked for in part: a long recording is seekable.
+            out_headers.push((h::ACCEPT_RANGES, HeaderValue::from_static("bytes")));
+            if let Some(range) = headers.get(h::RANGE) {
+                let mut r = ranged(range, response.body);
+                for (k, v) in out_headers {
+                    r.headers_mut().insert(k, v);
+                }
+                return Ok(r);
+            }
+        }
         response.body
     };
     let mut r = (status, body).into_response();
@@ -288,6 +299,40 @@ pub async fn capture(
         r.headers_mut().insert(k, v);
     }
     Ok(r)
+}
+
+/// The answer to a `Range` request for `body` (RFC 9110 §14): one satisfiable range gives 206
+/// with its bytes and `Content-Range`; an unsatisfiable one 416 with `Content-Range: bytes
+/// */length`; a malformed header or several ranges the whole body with 200 (a server may
+/// ignore `Range`, and no media player asks for several).
+fn ranged(range: &HeaderValue, body: Vec<u8>) -> Response {
+    let length = body.len() as u64;
+    let Some(parsed) = range
+        .to_str()
+        .ok()
+        .and_then(|r| http_range_header::parse_range_header(r).ok())
+    else {
+        return (StatusCode::OK, body).into_response();
+    };
+    match parsed.validate(length) {
+        Ok(ranges) if ranges.len() == 1 => {
+            let (start, end) = (*ranges[0].start(), *ranges[0].end());
+            let part = body[start as usize..=end as usize].to_vec();
+            let mut r = (StatusCode::PARTIAL_CONTENT, part).into_response();
+            r.headers_mut().insert(
+                h::CONTENT_RANGE,
+                header_value(&format!("bytes {start}-{end}/{length}")),
+            );
+            r
+        }
+        Ok(_) => (StatusCode::OK, body).into_response(),
+        Err(_) => {
+            let mut r = StatusCode::RANGE_NOT_SATISFIABLE.into_response();
+            r.headers_mut()
+                .insert(h::CONTENT_RANGE, header_value(&format!("bytes */{length}")));
+            r
+        }
+    }
 }
 
 /// An archived page with every address pointing into the archive at `stamp`: links and

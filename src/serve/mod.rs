@@ -99,7 +99,8 @@ impl Default for ServeSettings {
 pub const MAX_URI: usize = 8 * 1024;
 
 /// The policy of the reader's own pages: no script, nothing from another origin.
-const PAGE_POLICY: &str = "default-src 'none'; img-src 'self' data:; style-src 'self'; \
+const PAGE_POLICY: &str =
+    "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'self'; \
     form-action 'self'; frame-ancestors 'none'; base-uri 'none'; script-src 'none'";
 
 /// Shared by every request: where the archive is, a pool of read-only connections, the

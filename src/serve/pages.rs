@@ -7,15 +7,16 @@ use super::views::{
     self, go_href, query_value, sanitize, BlogView, ListParams, SearchParams, UrlParam,
 };
 use super::{Failure, Reader};
+use crate::core::requisites::Kind;
 use crate::store::PostSummary;
 use crate::store::{BlogId, Count, PostPage};
-use crate::store::{Comment, Post, PostVersion};
+use crate::store::{Comment, MediaState, Post, PostVersion};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, FixedOffset};
 use maud::{html, Markup, PreEscaped, DOCTYPE};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 const STYLE: &str = include_str!("style.css");
@@ -322,7 +323,15 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
         .await?;
     let title = post.title.clone().unwrap_or_else(|| post.url.clone());
     let at = post.fetched_at;
-    let clean = |html: &str| sanitize(html, &post.url, at);
+    // The images the archive holds for this post (as answered: a 404 is not the image).
+    let held: Arc<HashSet<String>> = Arc::new(
+        post.media
+            .iter()
+            .filter(|m| m.state == MediaState::Stored && m.status.is_some_and(|s| s < 400))
+            .map(|m| m.url.clone())
+            .collect(),
+    );
+    let clean = |html: &str| sanitize(html, &post.url, at, &held);
     Ok(layout(
         &Routes,
         &title,
@@ -334,6 +343,7 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 }
                 " · " a href=(post.url) rel="noreferrer" { "live page" }
             }))
+            (media_and_attachments(&post))
             section.versions id="versions" {
                 h2 { "Versions" }
                 @if versions.is_empty() {
@@ -362,6 +372,54 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
             }
         },
     ))
+}
+
+/// The post's sound, video and attached files (its podcast enclosures among them), each
+/// playable or downloadable from the archive, or said not to be archived and why; nothing
+/// when it has none.
+fn media_and_attachments(post: &Post) -> Markup {
+    let files: Vec<_> = post
+        .media
+        .iter()
+        .filter(|m| matches!(m.kind, Kind::Media | Kind::Attachment))
+        .collect();
+    html! {
+        @if !files.is_empty() {
+            section.media id="media" {
+                h2 { "Media and attachments" }
+                ul {
+                    @for m in files {
+                        @let name = m.url.rsplit('/').find(|s| !s.is_empty()).unwrap_or(&m.url);
+                        @let held = m.state == MediaState::Stored && m.status.is_some_and(|s| s < 400);
+                        @let href = web_href(&timestamp(post.fetched_at), true, &m.url);
+                        @let mime = m.mime.as_deref().unwrap_or("");
+                        li {
+                            @if held {
+                                a href=(href) { (name) }
+                                span.meta { " · " (mime) @if let Some(b) = m.bytes { " · " (size(b)) } }
+                                @if mime.starts_with("audio/") { br; audio controls preload="none" src=(href) {} }
+                                @if mime.starts_with("video/") { br; video controls preload="metadata" src=(href) {} }
+                            } @else {
+                                (name) span.meta { " · not archived"
+                                    @if let Some(r) = &m.reason { ": " (r) }
+                                    @if let Some(s) = m.status { " (HTTP " (s) ")" } }
+                                " · " a href=(m.url) rel="noreferrer" { "live address" }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `bytes` for a person: "512 B", "12 KB", "3.4 MB".
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} B"),
+        b if b < 1024 * 1024 => format!("{} KB", b / 1024),
+        b => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
+    }
 }
 
 /// The post's title, byline, tags and article, then its threaded comments, marked as written

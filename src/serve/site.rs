@@ -153,7 +153,8 @@ pub fn write_blog(
                         return Some(format!("../media/{}", m.file));
                     }
                     match target {
-                        Target::Image => None,
+                        Target::Image => Some(crate::serve::views::MISSING_IMAGE.to_string()),
+                        Target::Media => None,
                         Target::Link => {
                             Some(posts.get(url).cloned().unwrap_or_else(|| url.to_string()))
                         }
@@ -229,7 +230,7 @@ fn listing_file(page: u32) -> String {
 /// `doc` with a policy forbidding every script and any load from another origin (a
 /// `<meta http-equiv>`, as a file has no headers), right after `<head>`.
 fn with_policy(doc: Markup) -> String {
-    const POLICY: &str = r#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'none'; base-uri 'none'; form-action 'none'">"#;
+    const POLICY: &str = r#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'self'; script-src 'none'; base-uri 'none'; form-action 'none'">"#;
     doc.into_string()
         .replacen("<head>", &format!("<head>{POLICY}"), 1)
 }

@@ -233,25 +233,45 @@ pub fn go_href(url: &str) -> String {
 /// What an address in archived HTML is for, when [`sanitize_with`] rewrites it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
-    /// An image to show (`<img src>`): never loaded from the live site.
+    /// An image to show (`<img src>`, a video's `poster`): never loaded from the live site.
     Image,
+    /// Sound or video to play (`<audio src>`, `<video src>`, `<source src>`, `<track src>`):
+    /// never loaded from the live site.
+    Media,
     /// A link to follow (`href`, `cite`, `longdesc`).
     Link,
 }
 
 /// Archived HTML (an article, a comment) made safe to show in the reader (ammonia: no
-/// script, no style, no event handler, no form), with every image served from the archive's
-/// capture nearest to `at` and every link going through [`go_href`]; relative addresses are
-/// resolved against `base` first. Addresses that are not http(s) or mailto are dropped.
-pub fn sanitize(html: &str, base: &str, at: DateTime<Utc>) -> String {
+/// script, no style, no event handler, no form; `<audio>`, `<video>` and `<picture>` kept
+/// with their sources, never autoplaying), with every image and media file served from the
+/// archive's capture nearest to `at` and every link going through [`go_href`]; relative
+/// addresses are resolved against `base` first; an image not in `held` (the post's requisites
+/// the archive holds) shows [`MISSING_IMAGE`] instead of a broken image. Addresses that are
+/// not http(s) or mailto are dropped.
+pub fn sanitize(
+    html: &str,
+    base: &str,
+    at: DateTime<Utc>,
+    held: &std::sync::Arc<std::collections::HashSet<String>>,
+) -> String {
     let stamp = super::memento::timestamp(at);
+    let held = std::sync::Arc::clone(held);
     sanitize_with(html, base, move |target, url| {
         Some(match target {
-            Target::Image => super::memento::web_href(&stamp, true, url.as_str()),
+            Target::Image if !held.contains(url.as_str()) => MISSING_IMAGE.to_string(),
+            Target::Image | Target::Media => super::memento::web_href(&stamp, true, url.as_str()),
             Target::Link => go_href(url.as_str()),
         })
     })
 }
+
+/// What an image the archive does not hold shows: a labelled grey box (an SVG `data:` URL,
+/// which the reader's policy allows), never a broken image.
+pub const MISSING_IMAGE: &str = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' \
+    width='240' height='48'%3E%3Crect width='100%25' height='100%25' fill='%23ddd'/%3E%3Ctext \
+    x='12' y='29' font-family='sans-serif' font-size='14' fill='%23444'%3EImage not in the \
+    archive%3C/text%3E%3C/svg%3E";
 
 /// Archived HTML made safe as [`sanitize`] makes it, each absolute http(s) address (relative
 /// ones resolved against `base`) given to `rewrite`, which says where it leads now (`None`
@@ -264,11 +284,31 @@ pub fn sanitize_with(
 ) -> String {
     let base = url::Url::parse(base).ok();
     let mut b = ammonia::Builder::default();
-    b.link_rel(Some("noopener noreferrer nofollow"))
+    b.add_tags(["audio", "video", "source", "track", "picture"])
+        .add_tag_attributes("audio", ["controls", "loop", "preload", "src"])
+        .add_tag_attributes(
+            "video",
+            [
+                "controls",
+                "loop",
+                "preload",
+                "src",
+                "poster",
+                "width",
+                "height",
+                "playsinline",
+            ],
+        )
+        .add_tag_attributes("source", ["src", "type", "media"])
+        .add_tag_attributes("track", ["src", "kind", "srclang", "label", "default"])
+        // Shown as the author placed it, played only when the reader asks.
+        .set_tag_attribute_value("audio", "controls", "")
+        .set_tag_attribute_value("video", "controls", "")
+        .link_rel(Some("noopener noreferrer nofollow"))
         .attribute_filter(move |element, attribute, value| {
             let is_url = matches!(
                 (element, attribute),
-                (_, "href") | (_, "src") | (_, "cite") | ("img", "longdesc")
+                (_, "href") | (_, "src") | (_, "cite") | ("img", "longdesc") | ("video", "poster")
             );
             if !is_url || value.starts_with('#') {
                 return Some(Cow::Borrowed(value));
@@ -282,10 +322,10 @@ pub fn sanitize_with(
                 "mailto" if attribute == "href" => return Some(Cow::Owned(abs.to_string())),
                 _ => return None,
             }
-            let target = if element == "img" && attribute == "src" {
-                Target::Image
-            } else {
-                Target::Link
+            let target = match (element, attribute) {
+                ("img", "src") | ("video", "poster") => Target::Image,
+                ("audio" | "video" | "source" | "track", "src") => Target::Media,
+                _ => Target::Link,
             };
             rewrite(target, &abs).map(Cow::Owned)
         });
@@ -302,7 +342,10 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         let html = r#"<p onclick="x()">Hi <script>alert(1)</script><img src="/a.png" srcset="b.png 2x"> <a href="../other/">o</a> <a href="javascript:alert(1)">j</a></p><style>p{}</style><form><input></form>"#;
-        let out = sanitize(html, "http://blog.test/2020/post/", at);
+        let held = std::sync::Arc::new(std::collections::HashSet::from([
+            "http://blog.test/a.png".to_string()
+        ]));
+        let out = sanitize(html, "http://blog.test/2020/post/", at, &held);
         assert!(!out.contains("script") && !out.contains("onclick") && !out.contains("<form"));
         assert!(
             out.contains(r#"src="/web/20260102030405id_/http://blog.test/a.png""#),
@@ -316,6 +359,37 @@ mod tests {
             !out.contains("javascript") && !out.contains("srcset"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn media_plays_from_the_archive_and_missing_images_are_labelled() {
+        let at = DateTime::parse_from_rfc3339("2026-01-02T03:04:05Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let html = r#"<video autoplay poster="p.png"><source src="v.mp4" type="video/mp4"></video><audio src="https://cdn.test/a.mp3"></audio><img src="gone.png" alt="A heron">"#;
+        let held = std::sync::Arc::new(std::collections::HashSet::from([
+            "http://blog.test/p.png".to_string()
+        ]));
+        let out = sanitize(html, "http://blog.test/", at, &held);
+        assert!(
+            out.contains(r#"poster="/web/20260102030405id_/http://blog.test/p.png""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                r#"<source src="/web/20260102030405id_/http://blog.test/v.mp4" type="video/mp4">"#
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                r#"<audio src="/web/20260102030405id_/https://cdn.test/a.mp3" controls="">"#
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("autoplay"), "{out}");
+        assert!(out.contains(&format!(r#"src="{MISSING_IMAGE}""#)), "{out}");
+        assert!(out.contains(r#"alt="A heron""#), "{out}");
     }
 
     #[test]

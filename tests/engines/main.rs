@@ -19,6 +19,7 @@ mod exports;
 mod fixture_blogs;
 mod frontier;
 mod reader;
+mod reader_media;
 mod real_themes;
 mod render;
 mod render_holdout;
