@@ -130,7 +130,11 @@ fn warc_cdxj_and_wacz_are_read_back_by_the_reference_tools() {
         .arg(&wacz)))
     .unwrap();
     let home = format!("{}/", blog.server.origin);
-    assert_eq!(package["mainPageURL"].as_str(), Some(home.as_str()), "{package}");
+    assert_eq!(
+        package["mainPageURL"].as_str(),
+        Some(home.as_str()),
+        "{package}"
+    );
     assert!(package["mainPageDate"].is_string(), "{package}");
     let title = package["title"].as_str().unwrap_or_default();
     assert!(!title.is_empty() && !title.starts_with("http"), "{package}");
