@@ -22,6 +22,7 @@ mod reader;
 mod real_themes;
 mod render;
 mod render_holdout;
+mod replaywebpage;
 mod revisits;
 mod update_crawl;
 mod webarchive;
