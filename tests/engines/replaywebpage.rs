@@ -361,8 +361,8 @@ async fn open_in_replaywebpage(
     let page = browser.new_page("about:blank").await.unwrap();
     // chromiumoxide has Chromium hold each target a page brings along until a debugger lets
     // it run, then lets a service worker run and detaches from it in the same breath, which
-    // races: one run in two the worker stayed paused and the viewer never started. Here
-    // nothing waits.
+    // races: in six runs of seven the worker stayed paused and the viewer never started.
+    // Here nothing waits.
     page.execute(
         SetAutoAttachParams::builder()
             .auto_attach(true)
