@@ -477,7 +477,8 @@ pub struct WaczAbout {
 /// Packages the captures of `blog` (all when `None`) as WACZ 1.1.1 into `out`: the WARC as
 /// `archive/data.warc.gz` (stored, not recompressed), its CDXJ index as `indexes/index.cdx`
 /// (the name pywb's `wb-manager add --unpack-wacz` and ReplayWeb.page look for), one line per
-/// post in `pages/pages.jsonl` (`url`, `ts`, `title`, `text`), `datapackage.json` (`about`,
+/// post in `pages/pages.jsonl` (`url`, `ts`, `title`, `text`; the header says `hasText`, which
+/// turns on ReplayWeb.page's full-text search), `datapackage.json` (`about`,
 /// the SHA-256 and size of every file) and `datapackage-digest.json`.
 ///
 /// # Errors
@@ -515,7 +516,7 @@ pub fn write_wacz<W: Write + Seek>(
     zip.start_file(pages_path, deflated)?;
     let mut h = Hashing::new(&mut zip);
     h.write_all(
-        serde_json::json!({"format": "json-pages-1.0", "id": "pages", "title": "Posts"})
+        serde_json::json!({"format": "json-pages-1.0", "id": "pages", "title": "Posts", "hasText": true})
             .to_string()
             .as_bytes(),
     )?;
