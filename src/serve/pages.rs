@@ -9,7 +9,7 @@ use super::views::{
 use super::{Failure, Reader};
 use crate::core::requisites::Kind;
 use crate::store::PostSummary;
-use crate::store::{BlogId, Count, PostPage};
+use crate::store::{BlogId, Count, Neighbours, PostPage};
 use crate::store::{Comment, MediaState, Post, PostVersion};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
@@ -55,6 +55,27 @@ pub trait Links {
     fn go(&self, url: &str) -> String;
     /// The search form's action; `None` where there is no search (a static copy).
     fn search(&self) -> Option<String>;
+    /// Blog `id`'s posts with `tag`; `None` where there is no such list (a static copy).
+    fn tag(&self, _id: BlogId, _tag: &str) -> Option<String> {
+        None
+    }
+    /// Blog `id`'s posts by `author`; `None` where there is no such list (a static copy).
+    fn author(&self, _id: BlogId, _author: &str) -> Option<String> {
+        None
+    }
+}
+
+/// Where a post sits, for its page's links: the links of the reader or the copy, its blog,
+/// the blog's language and the posts next to it.
+pub struct Around<'a> {
+    /// Where links lead.
+    pub links: &'a dyn Links,
+    /// The post's blog (its name and id), when archived.
+    pub blog: Option<(BlogId, String)>,
+    /// The blog's language (BCP 47), marking the post's text.
+    pub language: Option<&'a str>,
+    /// The posts just newer and older in the blog's list.
+    pub neighbours: Neighbours,
 }
 
 /// The running reader's routes (`/`, `/blog/{id}`, `/post?url=`, `/go?url=`, `/search`).
@@ -78,6 +99,12 @@ impl Links for Routes {
     }
     fn search(&self) -> Option<String> {
         Some("/search".into())
+    }
+    fn tag(&self, id: BlogId, tag: &str) -> Option<String> {
+        Some(format!("/blog/{id}?tag={}", query_value(tag)))
+    }
+    fn author(&self, id: BlogId, author: &str) -> Option<String> {
+        Some(format!("/blog/{id}?author={}", query_value(author)))
     }
 }
 
@@ -305,7 +332,7 @@ pub fn post_list(links: &dyn Links, posts: &[PostSummary]) -> Markup {
 /// `/post?url=`: the post, its comments, versions and captures.
 pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) -> Page {
     let url = q.url.clone();
-    let (versions, captures, post, language) = reader
+    let (versions, captures, post, blog, neighbours) = reader
         .read(move |s| {
             let Some(post) = s.post(&url)? else {
                 return Err(Failure::NotFound(format!("{url} is not an archived post.")));
@@ -317,8 +344,18 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 captures.extend(s.captures_of(to)?);
                 captures.sort_by_key(|c| c.fetched_at);
             }
-            let language = s.find_blog(&post.blog)?.and_then(|b| b.language);
-            Ok((s.post_versions(&post.url)?, captures, post, language))
+            let blog = s.find_blog(&post.blog)?;
+            let neighbours = match &blog {
+                Some(b) => s.neighbours(b.id, &post.url)?,
+                None => Neighbours::default(),
+            };
+            Ok((
+                s.post_versions(&post.url)?,
+                captures,
+                post,
+                blog,
+                neighbours,
+            ))
         })
         .await?;
     let title = post.title.clone().unwrap_or_else(|| post.url.clone());
@@ -336,7 +373,12 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
         &Routes,
         &title,
         html! {
-            (article_and_comments(&post, language.as_deref(), &clean, html! {
+            (article_and_comments(&post, &Around {
+                links: &Routes,
+                blog: blog.as_ref().map(|b| (b.id, b.title.clone().unwrap_or_else(|| b.home_url.clone()))),
+                language: blog.as_ref().and_then(|b| b.language.as_deref()),
+                neighbours,
+            }, &clean, html! {
                 @match captures.iter().rev().find(|c| c.status < 300) {
                     Some(c) => a href=(web_href(&timestamp(c.fetched_at), false, &c.url)) { "archived page" },
                     None => a href=(go_href(&post.url)) { "archived page" },
@@ -428,30 +470,56 @@ fn size(bytes: u64) -> String {
 /// in the byline (a link to the archived page).
 pub fn article_and_comments(
     post: &Post,
-    language: Option<&str>,
+    around: &Around,
     clean: &dyn Fn(&str) -> String,
     source: Markup,
 ) -> Markup {
     let title = post.title.as_deref().unwrap_or(&post.url);
+    let (links, language) = (around.links, around.language);
+    let blog_id = around.blog.as_ref().map(|(id, _)| *id);
+    let linked = |href: Option<String>, text: &str| match href {
+        Some(h) => html! { a href=(h) { (text) } },
+        None => html! { (text) },
+    };
     html! {
+        @if let Some((id, name)) = &around.blog {
+            nav.crumbs { a href=(links.blog(*id)) { (name) } }
+        }
         article.post lang=[language] {
             h1 { (title) }
             p.meta {
                 (date(post.published))
-                @if !post.authors.is_empty() { " · by " (post.authors.join(", ")) }
+                @if !post.authors.is_empty() {
+                    " · by "
+                    @for (i, a) in post.authors.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        (linked(blog_id.and_then(|id| links.author(id, a)), a))
+                    }
+                }
                 " · " (source)
                 @if post.version > 1 { " · " a.badge href="#versions" { "edited: " (post.version) " versions" } }
                 @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
                 @if let Some(to) = &post.moved_to { " · " span.badge { "moved by the blog to " (to) } }
             }
             @if !post.tags.is_empty() {
-                p.tags { @for t in &post.tags { span.tag { (t) } " " } }
+                p.tags { @for t in &post.tags { span.tag { (linked(blog_id.and_then(|id| links.tag(id, t)), t)) } " " } }
             }
             div.content { (PreEscaped(clean(&post.content_html))) }
         }
         section.comments id="comments" lang=[language] {
             h2 { (count(post.comments.len() as u64, "comment", "comments")) }
             (comment_thread(post, clean))
+        }
+        @let n = &around.neighbours;
+        @if n.newer.is_some() || n.older.is_some() {
+            nav.pager.posts {
+                @if let Some((url, title)) = &n.newer {
+                    a rel="prev" href=(links.post(url)) lang=[language] { "← " (title.as_deref().unwrap_or(url)) }
+                }
+                @if let Some((url, title)) = &n.older {
+                    a rel="next" href=(links.post(url)) lang=[language] { (title.as_deref().unwrap_or(url)) " →" }
+                }
+            }
         }
     }
 }

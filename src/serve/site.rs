@@ -169,7 +169,12 @@ pub fn write_blog(
             Vec::new()
         };
         let body = html! {
-            (pages::article_and_comments(&post, blog.language.as_deref(), &clean, source))
+            (pages::article_and_comments(&post, &pages::Around {
+                links: &post_links,
+                blog: Some((blog.id, view.name().to_string())),
+                language: blog.language.as_deref(),
+                neighbours: store.neighbours(blog.id, &post.url)?,
+            }, &clean, source))
             @if !versions.is_empty() {
                 section.versions id="versions" {
                     h2 { "Versions" }

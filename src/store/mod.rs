@@ -54,7 +54,8 @@ pub use jobs::JobFilter;
 pub use media::{NewMedia, PendingMedia, ResponseStatus};
 pub use posts::{AuthorsAndTags, CommentVersion, CommentsWritten};
 pub use reading::{
-    fts_query, Capture, Count, Hit, HitComment, PostFilter, PostPage, PostSummary, SearchQuery,
+    fts_query, Capture, Count, Hit, HitComment, Neighbours, PostFilter, PostPage, PostSummary,
+    SearchQuery,
 };
 pub use records::*;
 pub use responses::{CaptureSpan, NotModified, StoredResponse, WarcRoll};

@@ -54,6 +54,16 @@ pub struct PostPage {
     pub total: u64,
 }
 
+/// The posts next to one in its blog's list, newest first ([`Store::neighbours`]): each its
+/// permalink and title.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Neighbours {
+    /// The next newer post.
+    pub newer: Option<(String, Option<String>)>,
+    /// The next older post.
+    pub older: Option<(String, Option<String>)>,
+}
+
 /// A value a blog's posts are browsed by (a month, an author, a tag) and how many posts have
 /// it ([`Store::post_months`], [`Store::post_authors`], [`Store::post_tags`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -284,6 +294,43 @@ impl Store {
                 },
             )?;
             Ok(PostPage { posts, total })
+        })
+    }
+
+    /// The posts just newer and just older than `url` in its blog's list, in the order
+    /// [`Store::post_page`] lists them (published, newest first, undated last).
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn neighbours(&self, blog_id: BlogId, url: &str) -> Result<Neighbours> {
+        let url = url.to_owned();
+        self.read(move |db| {
+            let rows = db.query_map(
+                "WITH ordered AS (
+                     SELECT url, title,
+                            ROW_NUMBER() OVER (ORDER BY published DESC NULLS LAST, url DESC) AS n
+                     FROM posts WHERE blog_id = ?1),
+                 me AS (SELECT n FROM ordered WHERE url = ?2)
+                 SELECT o.url, o.title, o.n - me.n FROM ordered o, me
+                 WHERE o.n = me.n - 1 OR o.n = me.n + 1",
+                args![blog_id, &url],
+                |r| {
+                    Ok((
+                        r.get::<String>(0)?,
+                        r.get::<Option<String>>(1)?,
+                        r.get::<i64>(2)?,
+                    ))
+                },
+            )?;
+            let mut n = Neighbours::default();
+            for (url, title, step) in rows {
+                if step < 0 {
+                    n.newer = Some((url, title));
+                } else {
+                    n.older = Some((url, title));
+                }
+            }
+            Ok(n)
         })
     }
 

@@ -25,6 +25,35 @@ fn the_reader_speaks_plainly_and_errors_are_pages() {
     assert_eq!(status, 404, "{past}");
     assert!(past.contains("no page 999"), "{past}");
 
+    // A post page leads on: to its blog, its authors' and tags' posts, the posts next to it.
+    let hrefs: Vec<&str> = blog
+        .split("href=\"/post?url=")
+        .skip(1)
+        .map(|h| &h[..h.find('"').unwrap()])
+        .collect();
+    let (_, newest) = raw_get(port, &format!("/post?url={}", hrefs[0]));
+    assert!(
+        newest.contains("<nav class=\"crumbs\"><a href=\"/blog/1\">"),
+        "{newest}"
+    );
+    assert!(
+        newest.contains("href=\"/blog/1?author="),
+        "authors link: {newest}"
+    );
+    assert!(
+        newest.contains(&format!("rel=\"next\" href=\"/post?url={}\"", hrefs[1])),
+        "the next older post: {newest}"
+    );
+    assert!(
+        !newest.contains("rel=\"prev\""),
+        "nothing is newer than the newest"
+    );
+    let (_, second) = raw_get(port, &format!("/post?url={}", hrefs[1]));
+    assert!(
+        second.contains(&format!("rel=\"prev\" href=\"/post?url={}\"", hrefs[0])),
+        "{second}"
+    );
+
     // Every post of the first page, and the blog's page: no "1 comments", no "1 posts".
     let mut pages = vec![blog.clone()];
     for href in blog.split("href=\"/post?url=").skip(1) {

@@ -542,6 +542,18 @@ macro_rules! reading_round_trip {
             vec!["http://b/4", "http://b/3"],
             "{backend}: newest first, paged"
         );
+        // The posts next to one, in the same order.
+        let n = s.neighbours(blog, "http://b/4").unwrap();
+        assert_eq!(
+            (
+                n.newer.map(|(u, _)| u).as_deref(),
+                n.older.map(|(u, _)| u).as_deref()
+            ),
+            (Some("http://b/5"), Some("http://b/3")),
+            "{backend}"
+        );
+        let n = s.neighbours(blog, "http://b/5").unwrap();
+        assert!(n.newer.is_none() && n.older.is_some(), "{backend}: {n:?}");
         let march = PostFilter {
             month: Some((2026, 3)),
             ..PostFilter::default()
