@@ -728,7 +728,13 @@ pub async fn go(
         layout(
             &Routes,
             "Not archived",
-            html! { h1 { "Not in the archive" } p { "The archive holds no capture of " code { (q.url) } "." } },
+            html! {
+                h1 { "Not in the archive" }
+                p { "The archive holds no capture of " code { (q.url) } "." }
+                @if url::Url::parse(&q.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https")) {
+                    p { "It may still be on the web: " a href=(q.url) rel="noreferrer nofollow" { "open the live address" } "." }
+                }
+            },
         ),
     )
         .into_response())

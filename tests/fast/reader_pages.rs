@@ -75,6 +75,16 @@ fn the_reader_speaks_plainly_and_errors_are_pages() {
         "no comment count shown at all"
     );
 
+    // An address the archive does not hold: a 404 that offers the live address.
+    let (status, gone) = raw_get(port, "/go?url=https%3A%2F%2Fexample.org%2Felsewhere");
+    assert_eq!(status, 404);
+    assert!(
+        gone.contains("href=\"https://example.org/elsewhere\""),
+        "{gone}"
+    );
+    let (_, odd) = raw_get(port, "/go?url=javascript%3Aalert(1)");
+    assert!(!odd.contains("href=\"javascript"), "{odd}");
+
     // The framework's own rejections (a blog id that is not a number, a bad query string)
     // come as the reader's page, not as plain text.
     for target in ["/blog/not-a-number", "/post?nourl=1", "/search?page=x"] {
