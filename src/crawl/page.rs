@@ -155,6 +155,24 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
     Ok((ctx, stored))
 }
 
+/// The feed's instant `feed` in the offset the page states it in (`page`), when the page gives
+/// the same instant (within a minute) in another offset: feeds often write UTC where the post
+/// was dated in the blog's own time, and the day a reader sees is the local one (issue 29,
+/// item 6). Otherwise `feed` as it is.
+fn in_local_time(
+    feed: chrono::DateTime<chrono::FixedOffset>,
+    page: Option<chrono::DateTime<chrono::FixedOffset>>,
+) -> chrono::DateTime<chrono::FixedOffset> {
+    match page {
+        Some(local)
+            if local.offset() != feed.offset() && (local - feed).num_seconds().abs() <= 60 =>
+        {
+            feed.with_timezone(local.offset())
+        }
+        _ => feed,
+    }
+}
+
 /// One page read as a crawl of `blog` reads it, whatever its URL: its post (the blog's rules
 /// first, the generic extractor where they do not fit) and the comments its comment rules find.
 /// For `archive extract --blog`. `Err(Declined)` when the page holds no post, with why.
@@ -285,7 +303,7 @@ fn post_of(
     let published = match entry.and_then(|e| e.published) {
         Some(p) => {
             by.published = Some(Extractor::Feed);
-            Some(p)
+            Some(in_local_time(p, x.published))
         }
         None => x.published,
     };
@@ -608,6 +626,23 @@ pub(super) fn comment_write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_feed_instant_takes_the_offset_the_page_states_it_in() {
+        let t = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap();
+        let feed = t("2024-12-22T02:55:00+00:00");
+        let local = in_local_time(feed, Some(t("2024-12-21T21:55:00-05:00")));
+        assert_eq!(local, feed, "the same instant");
+        assert_eq!(
+            local.to_rfc3339(),
+            "2024-12-21T21:55:00-05:00",
+            "on the local day"
+        );
+        // Another instant (a page showing only the day, an edit date): the feed's as it is.
+        let other = in_local_time(feed, Some(t("2024-12-21T00:00:00-05:00")));
+        assert_eq!(other.to_rfc3339(), "2024-12-22T02:55:00+00:00");
+        assert_eq!(in_local_time(feed, None), feed);
+    }
 
     fn comment(id: &str, author: &str, text: &str, source: CommentSource) -> Comment {
         Comment {

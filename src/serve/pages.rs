@@ -151,6 +151,20 @@ pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `d` as a `<time>`: the day (`YYYY-MM-DD`, with the time of day when `with_time`) in the
+/// offset it was stored with (the blog's own), the full instant in `datetime`; "undated"
+/// without one.
+pub fn time(d: Option<DateTime<FixedOffset>>, with_time: bool) -> Markup {
+    match d {
+        Some(d) => html! {
+            time datetime=(d.to_rfc3339()) {
+                (d.format(if with_time { "%Y-%m-%d %H:%M" } else { "%Y-%m-%d" }))
+            }
+        },
+        None => html! { "undated" },
+    }
+}
+
 /// `d` as `YYYY-MM-DD`, or "undated".
 pub fn date(d: Option<DateTime<FixedOffset>>) -> String {
     d.map(|d| d.format("%Y-%m-%d").to_string())
@@ -318,7 +332,7 @@ pub fn post_list(links: &dyn Links, posts: &[PostSummary]) -> Markup {
             article.summary {
                 a href=(links.post(&post.url)) { (post.title.as_deref().unwrap_or(&post.url)) }
                 div.meta {
-                    (date(post.published))
+                    (time(post.published, false))
                     @if !post.authors.is_empty() { " · " (post.authors.join(", ")) }
                     @if post.comments > 0 { " · " (count(post.comments, "comment", "comments")) }
                     @if post.version > 1 { " · " span.badge { (post.version) " versions" } }
@@ -488,7 +502,7 @@ pub fn article_and_comments(
         article.post lang=[language] {
             h1 { (title) }
             p.meta {
-                (date(post.published))
+                (time(post.published, false))
                 @if !post.authors.is_empty() {
                     " · by "
                     @for (i, a) in post.authors.iter().enumerate() {
@@ -552,7 +566,7 @@ fn comment_thread(post: &Post, clean: &dyn Fn(&str) -> String) -> Markup {
         let body = clean(&c.content_html);
         html! {
             li.comment id={ "comment-" (c.id) } {
-                div.meta { b { (c.author.as_deref().unwrap_or("Anonymous")) } " · " (date(c.published)) }
+                div.meta { b { (c.author.as_deref().unwrap_or("Anonymous")) } " · " (time(c.published, true)) }
                 div.content { (PreEscaped(body)) }
                 @if let Some(k) = kids.get(&i) {
                     @if depth < 12 {
@@ -690,7 +704,7 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
                         li.hit {
                             a href=(href) { (h.title.as_deref().unwrap_or(&h.url)) }
                             @if let Some(c) = &h.comment { " " span.badge { "comment by " (c.author.as_deref().unwrap_or("Anonymous")) } }
-                            div.meta { (date(h.published)) " · " (h.blog) }
+                            div.meta { (time(h.published, false)) " · " (h.blog) }
                             p.snippet { (PreEscaped(views::snippet_html(&h.marked))) }
                         }
                     }

@@ -192,10 +192,38 @@ fn relative_and_local_dates_map_to_the_feeds_instants() {
         page.contains("<html lang=\"en\">"),
         "the reader's own words"
     );
+    // 2024-12-21 21:55 at -05:00 is 22 Dec in UTC: the reader shows the blog's day.
+    let winter = blog.truth["posts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["published"] == "2024-12-21T21:55:00-05:00")
+        .expect("the fixture's December post");
+    let url = format!("{}{}", blog.server.origin, winter["path"].as_str().unwrap());
+    let (_, page) = raw_get(port, &format!("/post?url={}", url_encode(&url)));
+    assert!(
+        page.contains("<time datetime=\"2024-12-21T21:55:00-05:00\">2024-12-21</time>"),
+        "{page}"
+    );
     let dates = field_rate(&blog.truth, &export, |r, p| {
         same_instant(&r["published"], &p["published"])
     });
     assert!(dates >= 0.95, "published right for {dates:.2}");
+    // The feed writes UTC; the pages date each post in the blog's own time: the archive keeps
+    // the feed's instant on the blog's clock (issue 29, item 6).
+    let local = field_rate(&blog.truth, &export, |r, p| {
+        let offset = |v: &Value| {
+            v.as_str()
+                .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+                .map(|d| *d.offset())
+        };
+        same_instant(&r["published"], &p["published"])
+            && offset(&r["published"]) == offset(&p["published"])
+    });
+    assert!(
+        local >= 0.95,
+        "published in the blog's own offset for {local:.2}"
+    );
     let s = score_comments(&blog.truth, &export);
     assert!(
         s.right as f64 >= 0.95 * s.total as f64,
