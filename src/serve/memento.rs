@@ -29,6 +29,25 @@ pub const CAPTURE_POLICY: &str = "sandbox allow-same-origin allow-popups \
     object-src 'none'; style-src 'self' 'unsafe-inline' data:; base-uri 'none'; \
     form-action 'none'";
 
+/// [`CAPTURE_POLICY`] for a capture shown in the replay frame (`fr_`): its links may lead the
+/// whole window on to the next capture's replay page, when the reader clicks one.
+pub const FRAMED_CAPTURE_POLICY: &str = "sandbox allow-same-origin allow-popups \
+    allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation; \
+    default-src 'self' data:; script-src 'none'; object-src 'none'; \
+    style-src 'self' 'unsafe-inline' data:; base-uri 'none'; form-action 'none'";
+
+/// How a capture is asked for, by the modifier after its time (`/web/{stamp}{modifier}/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// No modifier: the page with its addresses rewritten into the archive.
+    Page,
+    /// `id_`: the bytes as received.
+    Raw,
+    /// `fr_`: the page as [`View::Page`], shown inside the replay page's frame: its links
+    /// lead the whole window to the next page's replay (`serve::replay`).
+    Framed,
+}
+
 /// A capture time as Memento URLs write it: `YYYYMMDDhhmmss`, UTC.
 pub fn timestamp(t: DateTime<Utc>) -> String {
     t.format("%Y%m%d%H%M%S").to_string()
@@ -37,7 +56,22 @@ pub fn timestamp(t: DateTime<Utc>) -> String {
 /// The reader's URL of the capture of `url` at `stamp` ([`timestamp`]): the bytes as
 /// received when `raw`, else the page with its links rewritten.
 pub fn web_href(stamp: &str, raw: bool, url: &str) -> String {
-    format!("/web/{stamp}{}/{url}", if raw { "id_" } else { "" })
+    view_href(stamp, if raw { View::Raw } else { View::Page }, url)
+}
+
+/// The reader's URL of the capture of `url` at `stamp` as `view` shows it.
+pub fn view_href(stamp: &str, view: View, url: &str) -> String {
+    let modifier = match view {
+        View::Page => "",
+        View::Raw => "id_",
+        View::Framed => "fr_",
+    };
+    format!("/web/{stamp}{modifier}/{url}")
+}
+
+/// The replay page (banner and frame, `serve::replay`) of the capture of `url` at `stamp`.
+pub fn replay_href(stamp: &str, url: &str) -> String {
+    format!("/replay/{stamp}/{url}")
 }
 
 fn http_date(t: DateTime<Utc>) -> String {
@@ -104,6 +138,9 @@ pub async fn timemap(
     let captures = reader.read(move |s| Ok(s.captures_of(&key)?)).await?;
     if captures.is_empty() {
         return Err(not_archived(&url));
+    }
+    if !json && super::replay::wants_html(&headers) {
+        return Ok(super::replay::timemap_page(&url, &captures));
     }
     let origin = origin(&headers);
     let m = |c: &Capture| {
@@ -195,18 +232,24 @@ pub async fn timegate(
         .into_response())
 }
 
-/// Parses `{stamp}{id_}/{url}`: the stamp padded to 14 digits (a year alone is its 1 January),
-/// whether the bytes are asked as received, the URL.
-fn parse_web(uri: &Uri) -> Option<(String, bool, String, DateTime<Utc>)> {
-    let pq = uri.path_and_query()?.as_str().strip_prefix("/web/")?;
+/// Parses `{prefix}{stamp}{modifier}/{url}`: the stamp padded to 14 digits (a year alone is
+/// its 1 January), the [`View`] its modifier asks for (`id_`, `fr_`, none), the URL.
+pub(super) fn parse_stamped(
+    uri: &Uri,
+    prefix: &str,
+) -> Option<(String, View, String, DateTime<Utc>)> {
+    let pq = uri.path_and_query()?.as_str().strip_prefix(prefix)?;
     let digits: String = pq.chars().take_while(char::is_ascii_digit).collect();
     if digits.is_empty() || digits.len() > 14 {
         return None;
     }
     let rest = &pq[digits.len()..];
-    let (raw, rest) = match rest.strip_prefix("id_") {
-        Some(r) => (true, r),
-        None => (false, rest),
+    let (view, rest) = if let Some(r) = rest.strip_prefix("id_") {
+        (View::Raw, r)
+    } else if let Some(r) = rest.strip_prefix("fr_") {
+        (View::Framed, r)
+    } else {
+        (View::Page, rest)
     };
     let rest = rest.strip_prefix('/')?;
     let url = target(&Uri::try_from(format!("/x/{rest}")).ok()?, "/x/")?;
@@ -214,7 +257,28 @@ fn parse_web(uri: &Uri) -> Option<(String, bool, String, DateTime<Utc>)> {
     let at = NaiveDateTime::parse_from_str(&stamp, "%Y%m%d%H%M%S")
         .ok()?
         .and_utc();
-    Some((stamp, raw, url, at))
+    Some((stamp, view, url, at))
+}
+
+/// The capture of `url` nearest `at`, else (pywb's fuzzy matching, for the common cases) that
+/// of `url` as the crawl keyed it: tracking parameters, `replytocom` and such dropped,
+/// `index.html` dropped (`core::post_url::canonical`). Answers the URL that matched too.
+pub(super) fn capture_or_canonical(
+    s: &crate::store::Store,
+    url: &str,
+    at: DateTime<Utc>,
+) -> anyhow::Result<Option<(String, Capture)>> {
+    if let Some(c) = s.capture_near(url, at)? {
+        return Ok(Some((url.to_string(), c)));
+    }
+    let Some(canonical) = url::Url::parse(url)
+        .ok()
+        .map(|u| crate::core::post_url::canonical(&u).to_string())
+        .filter(|c| c != url)
+    else {
+        return Ok(None);
+    };
+    Ok(s.capture_near(&canonical, at)?.map(|c| (canonical, c)))
 }
 
 /// `/web/{stamp}[id_]/{url}`: one capture, as stored.
@@ -223,26 +287,27 @@ pub async fn capture(
     uri: Uri,
     headers: HeaderMap,
 ) -> Result<Response, Failure> {
-    let (stamp, raw, url, at) = parse_web(&uri).ok_or_else(|| {
+    let (stamp, view, url, at) = parse_stamped(&uri, "/web/").ok_or_else(|| {
         Failure::NotFound(
             "A capture is /web/YYYYMMDDhhmmss/URL (or …id_/URL for the bytes).".into(),
         )
     })?;
+    let raw = view == View::Raw;
     let key = url.clone();
     let found = reader
         .read(move |s| {
-            let Some(c) = s.capture_near(&key, at)? else {
+            let Some((matched, c)) = capture_or_canonical(s, &key, at)? else {
                 return Ok(None);
             };
-            Ok(s.capture_response(c.id)?.map(|r| (c, r)))
+            Ok(s.capture_response(c.id)?.map(|r| (matched, c, r)))
         })
         .await?;
-    let Some((capture, response)) = found else {
+    let Some((matched, capture, response)) = found else {
         return Err(not_archived(&url));
     };
     let exact = timestamp(capture.fetched_at);
-    if exact != stamp {
-        let location = web_href(&exact, raw, &url);
+    if exact != stamp || matched != url {
+        let location = view_href(&exact, view, &matched);
         return Ok((StatusCode::FOUND, [(h::LOCATION, header_value(&location))]).into_response());
     }
     let origin = origin(&headers);
@@ -250,7 +315,11 @@ pub async fn capture(
     let mut out_headers = vec![
         (
             h::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(CAPTURE_POLICY),
+            HeaderValue::from_static(if view == View::Framed {
+                FRAMED_CAPTURE_POLICY
+            } else {
+                CAPTURE_POLICY
+            }),
         ),
         (
             h::HeaderName::from_static("memento-datetime"),
@@ -264,7 +333,7 @@ pub async fn capture(
         {
             out_headers.push((
                 h::LOCATION,
-                header_value(&web_href(&exact, raw, to.as_str())),
+                header_value(&view_href(&exact, view, to.as_str())),
             ));
         }
     }
@@ -276,7 +345,13 @@ pub async fn capture(
             HeaderValue::from_static("text/html; charset=utf-8"),
         ));
         let ct = header(&response, "content-type").map(|c| c.to_ascii_lowercase());
-        rewrite(&decode_body(&response.body, ct.as_deref()), &url, &exact).into_bytes()
+        rewrite(
+            &decode_body(&response.body, ct.as_deref()),
+            &url,
+            &exact,
+            view == View::Framed,
+        )
+        .into_bytes()
     } else {
         if let Some(ct) = header(&response, "content-type") {
             out_headers.push((h::CONTENT_TYPE, header_value(&ct)));
@@ -336,10 +411,12 @@ fn ranged(range: &HeaderValue, body: Vec<u8>) -> Response {
 }
 
 /// An archived page with every address pointing into the archive at `stamp`: links and
-/// frames to the rewritten capture nearest that time, everything loaded (images, stylesheets,
-/// scripts, media) to the bytes as received; `<base>` applied then dropped, meta refreshes
-/// dropped. A page the rewriter cannot parse is returned unchanged (the policy still holds).
-pub fn rewrite(html: &str, page_url: &str, stamp: &str) -> String {
+/// frames to the rewritten capture nearest that time (when `framed`, links to its replay page,
+/// opened in the whole window), everything loaded (images, stylesheets, scripts, media) to the
+/// bytes as received, lazy images (`data-src`, `data-srcset`) loaded as a script would have;
+/// `<base>` applied then dropped, meta refreshes dropped. A page the rewriter cannot parse is
+/// returned unchanged (the policy still holds).
+pub fn rewrite(html: &str, page_url: &str, stamp: &str, framed: bool) -> String {
     use lol_html::{element, rewrite_str, RewriteStrSettings};
     let base = RefCell::new(url::Url::parse(page_url).ok());
     let to = |value: &str, raw: bool| -> Option<String> {
@@ -395,7 +472,19 @@ pub fn rewrite(html: &str, page_url: &str, stamp: &str) -> String {
                     Ok(())
                 }),
                 element!("a[href], area[href]", |el| {
-                    attr(el, "href", false);
+                    if framed {
+                        let href = el.get_attribute("href").unwrap_or_default();
+                        let v = href.trim();
+                        if !v.is_empty() && !v.starts_with('#') {
+                            let abs = base.borrow().as_ref().and_then(|b| b.join(v).ok());
+                            if let Some(abs) = abs.filter(|a| matches!(a.scheme(), "http" | "https")) {
+                                let _ = el.set_attribute("href", &replay_href(stamp, abs.as_str()));
+                                let _ = el.set_attribute("target", "_top");
+                            }
+                        }
+                    } else {
+                        attr(el, "href", false);
+                    }
                     Ok(())
                 }),
                 element!("iframe[src], frame[src]", |el| {
@@ -425,6 +514,20 @@ pub fn rewrite(html: &str, page_url: &str, stamp: &str) -> String {
                     srcset(el);
                     Ok(())
                 }),
+                // Lazy images: what the page's script would have put in place.
+                element!("img[data-src]", |el| {
+                    if let Some(new) = el.get_attribute("data-src").and_then(|v| to(&v, true)) {
+                        let _ = el.set_attribute("src", &new);
+                    }
+                    Ok(())
+                }),
+                element!("img[data-srcset], source[data-srcset]", |el| {
+                    if let Some(v) = el.get_attribute("data-srcset") {
+                        let _ = el.set_attribute("srcset", &v);
+                        srcset(el);
+                    }
+                    Ok(())
+                }),
             ],
             ..RewriteStrSettings::new()
         },
@@ -440,7 +543,7 @@ mod tests {
     fn captures_point_into_the_archive() {
         let html = r##"<html><head><base href="http://b.test/blog/"><meta http-equiv="refresh" content="0; url=http://evil.test/"><link rel="stylesheet" href="s.css"></head>
             <body><a href="p/">p</a><img src="/i.png" srcset="a.png 1x, b.png 2x"><a href="#top">t</a></body></html>"##;
-        let out = rewrite(html, "http://b.test/x", "20260101000000");
+        let out = rewrite(html, "http://b.test/x", "20260101000000", false);
         assert!(
             !out.contains("<base") && !out.contains("evil.test"),
             "{out}"
@@ -465,14 +568,36 @@ mod tests {
     }
 
     #[test]
+    fn a_framed_capture_links_to_replay_pages_and_lazy_images_load() {
+        let html = r##"<a href="/p/">p</a><a href="#c">c</a><img src="blank.gif" data-src="/big.jpg"><img data-srcset="/s.jpg 1x">"##;
+        let out = rewrite(html, "http://b.test/x", "20260101000000", true);
+        assert!(
+            out.contains(r#"href="/replay/20260101000000/http://b.test/p/" target="_top""#),
+            "{out}"
+        );
+        assert!(out.contains(r##"href="#c">"##), "{out}");
+        assert!(
+            out.contains(r#"src="/web/20260101000000id_/http://b.test/big.jpg""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"srcset="/web/20260101000000id_/http://b.test/s.jpg 1x""#),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn web_paths_parse_with_short_stamps_queries_and_collapsed_slashes() {
         let u: Uri = "/web/2026id_/http:/b.test/p?q=1".parse().unwrap();
-        let (stamp, raw, url, _) = parse_web(&u).unwrap();
+        let (stamp, view, url, _) = parse_stamped(&u, "/web/").unwrap();
         assert_eq!(
-            (stamp.as_str(), raw, url.as_str()),
-            ("20260101000000", true, "http://b.test/p?q=1")
+            (stamp.as_str(), view, url.as_str()),
+            ("20260101000000", View::Raw, "http://b.test/p?q=1")
         );
-        assert!(parse_web(&"/web/x/http://b.test/".parse().unwrap()).is_none());
-        assert!(parse_web(&"/web/2026/file:///etc/passwd".parse().unwrap()).is_none());
+        let framed: Uri = "/web/20260102fr_/http://b.test/".parse().unwrap();
+        assert_eq!(parse_stamped(&framed, "/web/").unwrap().1, View::Framed);
+        let web = |s: &str| parse_stamped(&s.parse().unwrap(), "/web/");
+        assert!(web("/web/x/http://b.test/").is_none());
+        assert!(web("/web/2026/file:///etc/passwd").is_none());
     }
 }

@@ -14,6 +14,7 @@ pub mod api;
 pub mod auth;
 pub mod memento;
 pub mod pages;
+pub mod replay;
 pub mod site;
 pub mod views;
 
@@ -100,7 +101,7 @@ pub const MAX_URI: usize = 8 * 1024;
 
 /// The policy of the reader's own pages: no script, nothing from another origin.
 const PAGE_POLICY: &str =
-    "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'self'; \
+    "default-src 'none'; img-src 'self' data:; media-src 'self'; frame-src 'self'; style-src 'self'; \
     form-action 'self'; frame-ancestors 'none'; base-uri 'none'; script-src 'none'";
 
 /// Shared by every request: where the archive is, a pool of read-only connections, the
@@ -225,6 +226,7 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .route("/timemap/{*rest}", get(memento::timemap))
         .route("/timegate/{*rest}", get(memento::timegate))
         .route("/web/{*rest}", get(memento::capture))
+        .route("/replay/{*rest}", get(replay::replay))
         .fallback(|| async { Failure::NotFound("No such page.".into()) })
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&reader),

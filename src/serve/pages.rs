@@ -2,7 +2,7 @@
 //! month, author and tag, a post (article, threaded comments, versions, captures), the word
 //! diff of two versions, search, and `/go` (an archived address to what the archive holds).
 
-use super::memento::{timestamp, web_href};
+use super::memento::{replay_href, timestamp, web_href};
 use super::views::{
     self, go_href, query_value, sanitize, BlogView, ListParams, SearchParams, UrlParam,
 };
@@ -394,7 +394,7 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 neighbours,
             }, &clean, html! {
                 @match captures.iter().rev().find(|c| c.status < 300) {
-                    Some(c) => a href=(web_href(&timestamp(c.fetched_at), false, &c.url)) { "archived page" },
+                    Some(c) => a href=(replay_href(&timestamp(c.fetched_at), &c.url)) { "archived page" },
                     None => a href=(go_href(&post.url)) { "archived page" },
                 }
                 " · " a href=(post.url) rel="noreferrer" { "live page" }
@@ -421,7 +421,7 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 h2 { "Captures" }
                 ul {
                     @for c in &captures {
-                        li { a href=(web_href(&timestamp(c.fetched_at), false, &c.url)) { (c.fetched_at.format("%Y-%m-%d %H:%M:%S UTC")) } " (HTTP " (c.status) ")" }
+                        li { a href=(replay_href(&timestamp(c.fetched_at), &c.url)) { (c.fetched_at.format("%Y-%m-%d %H:%M:%S UTC")) } " (HTTP " (c.status) ")" }
                     }
                 }
                 p { a href={ "/timemap/link/" (post.url) } { "TimeMap" } " (Memento)" }
@@ -726,16 +726,28 @@ pub async fn go(
     Query(q): Query<UrlParam>,
 ) -> Result<Response, Failure> {
     let url = q.url.clone();
-    let (is_post, capture) = reader
-        .read(move |s| Ok((s.has_post(&url)?, s.capture_near(&url, chrono::Utc::now())?)))
+    // As the crawl keyed it too: a link with tracking parameters, `?replytocom=` or
+    // `index.html` leads to the post or capture the crawl kept.
+    let (post, capture) = reader
+        .read(move |s| {
+            let canonical = url::Url::parse(&url)
+                .ok()
+                .map(|u| crate::core::post_url::canonical(&u).to_string());
+            let mut post = None;
+            for u in std::iter::once(url.clone()).chain(canonical) {
+                if post.is_none() && s.has_post(&u)? {
+                    post = Some(u);
+                }
+            }
+            let capture = super::memento::capture_or_canonical(s, &url, chrono::Utc::now())?;
+            Ok((post, capture))
+        })
         .await?;
-    if is_post {
-        return Ok(Redirect::to(&post_href(&q.url)).into_response());
+    if let Some(post) = post {
+        return Ok(Redirect::to(&post_href(&post)).into_response());
     }
-    if let Some(c) = capture {
-        return Ok(
-            Redirect::to(&web_href(&timestamp(c.fetched_at), false, &c.url)).into_response(),
-        );
+    if let Some((url, c)) = capture {
+        return Ok(Redirect::to(&replay_href(&timestamp(c.fetched_at), &url)).into_response());
     }
     Ok((
         StatusCode::NOT_FOUND,

@@ -362,6 +362,54 @@ fn the_archive_reads_in_a_browser() {
             Some(post.comments.len())
         );
 
+        // Replay with the reader's banner (issue 29, item 2): from the post's "archived page"
+        // to its latest capture, then to the one before (the edit made two).
+        page.goto(format!("{base}/post?url={}", url_encode(&edited)))
+            .await
+            .unwrap();
+        click_and_wait(&page, "article.post p.meta a[href^='/replay/']").await;
+        let html = dom(&page).await;
+        assert!(html.contains("<nav class=\"replay\""), "{html}");
+        assert!(
+            html.contains(" 2 of 2 "),
+            "the latest of two captures: {html}"
+        );
+        assert!(html.contains("the archived post"), "{html}");
+        let frames = page
+            .execute(chromiumoxide::cdp::browser_protocol::page::GetFrameTreeParams {})
+            .await
+            .unwrap();
+        let child = frames.result.frame_tree.child_frames.unwrap_or_default();
+        assert!(
+            child
+                .iter()
+                .any(|f| f.frame.url.contains("fr_/") && f.frame.url.ends_with(&edited)),
+            "the capture is a frame: {:?}",
+            child.iter().map(|f| &f.frame.url).collect::<Vec<_>>()
+        );
+        click_and_wait(&page, "nav.replay a[rel=prev]").await;
+        let html = dom(&page).await;
+        assert!(
+            html.contains(" 1 of 2 ") && html.contains("rel=\"next\""),
+            "{html}"
+        );
+        // A tracking parameter the crawl dropped still finds the capture (fuzzy matching).
+        let (status, answer) = raw_get(port, &format!("/replay/2030/{edited}?utm_source=feed"));
+        assert_eq!(status, 303, "{answer}");
+        assert!(
+            header(&answer, "location").is_some_and(|l| l.ends_with(&format!("/{edited}"))),
+            "{answer}"
+        );
+        // The TimeMap, asked by a browser, is a page.
+        page.goto(format!("{base}/timemap/link/{edited}"))
+            .await
+            .unwrap();
+        let html = dom(&page).await;
+        assert!(
+            html.contains("<h1>Captures</h1>") && html.contains("/replay/"),
+            "{html}"
+        );
+
         // A phone's width (390 CSS px): no page scrolls sideways (issue 29, item 9).
         use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
         use chromiumoxide::cdp::browser_protocol::page::GetLayoutMetricsParams;
