@@ -1,7 +1,8 @@
 //! What a post page needs to be shown as it looked, and the media it carries: images (every
 //! `srcset` candidate, lazy `data-src`/`data-srcset`, `<picture>` sources, inline `style`
-//! `url()`), stylesheets, favicons, audio/video (and posters), and attachments linked from the
-//! page on its own site (PDF, office documents, archives, audio…). Stylesheets' own `url()`s
+//! `url()`), stylesheets, favicons, scripts (for replay tools that run them; the reader never
+//! does), audio/video (and posters), and attachments linked from the page on its own site
+//! (PDF, office documents, archives, audio…). Stylesheets' own `url()`s
 //! (images, fonts, `@import`) come from [`css_urls`] once they are fetched.
 
 use scraper::{Html, Selector};
@@ -22,6 +23,10 @@ crate::core::vocabulary! {
         Media = "media",
         /// A linked file of the post's own site (PDF, documents, archives).
         Attachment = "attachment",
+        /// A script the page loads (`<script src>`, `rel=preload as=script`,
+        /// `rel=modulepreload`): archived so that a replay (pywb, ReplayWeb.page) draws what
+        /// it draws; the reader's own pages never run one.
+        Script = "script",
     }
 }
 
@@ -76,7 +81,7 @@ pub fn of_page(html: &Html, base: &Url) -> Vec<Requisite> {
         }
     };
     let sel = |s: &str| Selector::parse(s).expect("static selector");
-    let all = sel("img, source, link[href], audio[src], video, track[src], a[href], [style], input[type=image][src]");
+    let all = sel("img, source, link[href], audio[src], video, track[src], a[href], [style], input[type=image][src], script[src]");
     for e in html.select(&all) {
         let v = e.value();
         match v.name() {
@@ -123,6 +128,17 @@ pub fn of_page(html: &Html, base: &Url) -> Vec<Requisite> {
                     push(href, Kind::Icon, &mut out);
                 } else if rels.contains(&"enclosure") {
                     push(href, Kind::Media, &mut out);
+                } else if rels.contains(&"modulepreload")
+                    || (rels.contains(&"preload")
+                        && v.attr("as")
+                            .is_some_and(|a| a.eq_ignore_ascii_case("script")))
+                {
+                    push(href, Kind::Script, &mut out);
+                }
+            }
+            "script" => {
+                if let Some(x) = v.attr("src") {
+                    push(x, Kind::Script, &mut out);
                 }
             }
             "audio" | "video" | "track" => {
@@ -264,6 +280,8 @@ mod tests {
             <audio src="/pod.mp3"></audio><video poster="/poster.jpg"><source src="/clip.mp4"></video>
             <a href="/files/paper.pdf">paper</a><a href="https://elsewhere.org/x.pdf">theirs</a>
             <a href="/2020/01/post.html">a post</a><div style="background-image:url(/div.jpg)"></div>
+            <script src="/js/theme.js"></script><script>inline()</script>
+            <link rel="modulepreload" href="/js/mod.js"><link rel="preload" as="script" href="/js/pre.js">
             </body></html>"#,
         );
         let base = Url::parse("http://blog.test/2021/05/post.html").unwrap();
@@ -293,6 +311,9 @@ mod tests {
             ("/files/paper.pdf", Kind::Attachment),
             ("/div.jpg", Kind::Image),
             ("/img/bg.png", Kind::Image),
+            ("/js/theme.js", Kind::Script),
+            ("/js/mod.js", Kind::Script),
+            ("/js/pre.js", Kind::Script),
         ];
         for (u, k) in want {
             assert!(

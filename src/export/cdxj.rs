@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 /// The SURT (Sort-friendly URI Reordering Transform) of `url`, as Python's `surt` (used by
 /// pywb and cdxj-indexer) writes it: no scheme, host lower-cased without a leading `www.`,
 /// its labels reversed and joined by `,` (an IPv4 address's bytes too), a non-default port
-/// as `:port`, then `)`, the path and the query with its parameters sorted, all lower-cased,
-/// no fragment. `http://www.Example.com/A?b=1&a=2` → `com,example)/a?a=2&b=1`. A string that
+/// as `:port`, then `)`, the path without trailing slashes (the root's kept) and the query
+/// with its parameters sorted, all lower-cased, no fragment, no empty query. `http://www.Example.com/A?b=1&a=2` → `com,example)/a?a=2&b=1`. A string that
 /// is not a URL (`urn:…`) is returned as it is.
 pub fn surt(url: &str) -> String {
     let Ok(u) = url::Url::parse(url) else {
@@ -35,8 +35,12 @@ pub fn surt(url: &str) -> String {
         key.push_str(&format!(":{port}"));
     }
     key.push(')');
-    key.push_str(&u.path().to_ascii_lowercase());
-    if let Some(q) = u.query() {
+    // As the `surt` library (cdxj-indexer, pywb) keys paths: trailing slashes dropped, the
+    // root's alone kept. pywb looks `…/post/` up as `…/post`.
+    let path = u.path().to_ascii_lowercase();
+    let trimmed = path.trim_end_matches('/');
+    key.push_str(if trimmed.is_empty() { "/" } else { trimmed });
+    if let Some(q) = u.query().filter(|q| !q.is_empty()) {
         let mut params: Vec<&str> = q.split('&').collect();
         params.sort_unstable();
         key.push('?');
@@ -125,5 +129,10 @@ mod tests {
         );
         assert_eq!(surt("http://www.com/"), "com,www)/");
         assert_eq!(surt("urn:everblog:post:X"), "urn:everblog:post:X");
+        // Trailing slashes and an empty query go, as Python's surt drops them.
+        assert_eq!(surt("http://x.org/a/"), "org,x)/a");
+        assert_eq!(surt("http://x.org/a//?q=1"), "org,x)/a?q=1");
+        assert_eq!(surt("http://x.org/a/b/?"), "org,x)/a/b");
+        assert_eq!(surt("http://x.org"), "org,x)/");
     }
 }

@@ -23,6 +23,7 @@ mod reader_media;
 mod real_themes;
 mod render;
 mod render_holdout;
+mod replay_scripts;
 mod replaywebpage;
 mod revisits;
 mod update_crawl;

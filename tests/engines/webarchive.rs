@@ -15,7 +15,45 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-fn tools() -> Option<PathBuf> {
+/// pywb replaying an archive in proxy mode (`fixtures/webarchive/pywb.sh`), stopped on drop.
+pub(crate) struct Pywb {
+    /// Its proxy port on 127.0.0.1.
+    pub port: u16,
+    dir: PathBuf,
+}
+
+impl Drop for Pywb {
+    fn drop(&mut self) {
+        if let Ok(pid) = std::fs::read_to_string(self.dir.join("pywb.pid")) {
+            let _ = Command::new("kill").arg(pid.trim()).status();
+        }
+    }
+}
+
+/// Starts pywb in `coll` on `archive` (a WACZ: through its own index when `unpack`, pywb's
+/// `wb-manager add --unpack-wacz`; else its WARCs indexed by pywb).
+pub(crate) fn start_pywb(venv: &Path, coll: &Path, archive: &Path, unpack: bool) -> Pywb {
+    let out = run(Command::new("bash")
+        .arg(fixture_dir("webarchive").join("pywb.sh"))
+        .arg(coll)
+        .arg(archive)
+        .env("PYWB_WACZ", if unpack { "unpack" } else { "warcs" })
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                venv.join("bin").display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        ));
+    Pywb {
+        port: out.lines().last().unwrap().trim().parse().unwrap(),
+        dir: coll.to_path_buf(),
+    }
+}
+
+/// The venv with the PyPI web-archive tools (`fixtures/webarchive/tools.sh`).
+pub(crate) fn tools() -> Option<PathBuf> {
     let out = Command::new("bash")
         .arg(fixture_dir("webarchive").join("tools.sh"))
         .output()
@@ -33,7 +71,7 @@ fn tools() -> Option<PathBuf> {
     Some(venv)
 }
 
-fn run(cmd: &mut Command) -> String {
+pub(crate) fn run(cmd: &mut Command) -> String {
     let out = cmd.output().expect("spawn");
     assert!(
         out.status.success(),
@@ -190,30 +228,8 @@ fn pywb_replays_the_posts_with_the_live_site_gone() {
     drop(blog); // the live site is gone from here on
 
     // pywb's own way of adding a WACZ (issue 29, item 8): through the WACZ's index.
-    let coll = dir.path().join("pywb");
-    let out = run(Command::new("bash")
-        .arg(fixture_dir("webarchive").join("pywb.sh"))
-        .arg(&coll)
-        .arg(&wacz)
-        .env("PYWB_WACZ", "unpack")
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                venv.join("bin").display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        ));
-    let port: u16 = out.lines().last().unwrap().trim().parse().unwrap();
-    struct Stop(PathBuf);
-    impl Drop for Stop {
-        fn drop(&mut self) {
-            if let Ok(pid) = std::fs::read_to_string(self.0.join("pywb.pid")) {
-                let _ = Command::new("kill").arg(pid.trim()).status();
-            }
-        }
-    }
-    let _stop = Stop(coll.clone());
+    let pywb = start_pywb(&venv, &dir.path().join("pywb"), &wacz, true);
+    let port = pywb.port;
 
     let posts = truth["posts"].as_array().unwrap();
     for post in [&posts[0], &posts[posts.len() / 2], &posts[posts.len() - 1]] {
@@ -395,29 +411,8 @@ fn pywb_replays_images_and_comments_with_every_server_gone() {
     let dir = tempfile::tempdir().unwrap();
     let (t, origin, wacz) = media_archived(dir.path());
     media_match_the_truth(&t, &dir.path().join("a.db"));
-    let coll = dir.path().join("pywb");
-    let out = run(Command::new("bash")
-        .arg(fixture_dir("webarchive").join("pywb.sh"))
-        .arg(&coll)
-        .arg(&wacz)
-        .env(
-            "PATH",
-            format!(
-                "{}:{}",
-                venv.join("bin").display(),
-                std::env::var("PATH").unwrap_or_default()
-            ),
-        ));
-    let port: u16 = out.lines().last().unwrap().trim().parse().unwrap();
-    struct Stop(PathBuf);
-    impl Drop for Stop {
-        fn drop(&mut self) {
-            if let Ok(pid) = std::fs::read_to_string(self.0.join("pywb.pid")) {
-                let _ = Command::new("kill").arg(pid.trim()).status();
-            }
-        }
-    }
-    let _stop = Stop(coll.clone());
+    let pywb = start_pywb(&venv, &dir.path().join("pywb"), &wacz, false);
+    let port = pywb.port;
 
     let posts = t["posts"].as_array().unwrap();
     let pick = |path: &str| {
