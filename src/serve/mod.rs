@@ -16,6 +16,7 @@ pub mod memento;
 pub mod pages;
 pub mod replay;
 pub mod site;
+pub mod versions;
 pub mod views;
 
 use crate::store::DatabaseSettings;
@@ -215,7 +216,8 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .route("/", get(pages::blogs))
         .route("/blog/{id}", get(pages::blog))
         .route("/post", get(pages::post))
-        .route("/diff", get(pages::diff))
+        .route("/diff", get(versions::diff))
+        .route("/version", get(versions::version))
         .route("/search", get(pages::search))
         .route("/go", get(pages::go))
         .route("/assets/style.css", get(pages::stylesheet))
@@ -223,6 +225,7 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .route("/api/blog/{id}/posts", get(api::posts))
         .route("/api/post", get(api::post))
         .route("/api/search", get(api::search))
+        .route("/api/versions", get(versions::api))
         .route("/timemap/{*rest}", get(memento::timemap))
         .route("/timegate/{*rest}", get(memento::timegate))
         .route("/web/{*rest}", get(memento::capture))

@@ -10,7 +10,7 @@ use super::{Failure, Reader};
 use crate::core::requisites::Kind;
 use crate::store::PostSummary;
 use crate::store::{BlogId, Count, Neighbours, PostPage};
-use crate::store::{Comment, MediaState, Post, PostVersion};
+use crate::store::{Comment, CommentVersion, MediaState, Post};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -76,6 +76,8 @@ pub struct Around<'a> {
     pub language: Option<&'a str>,
     /// The posts just newer and older in the blog's list.
     pub neighbours: Neighbours,
+    /// Earlier texts of the post's comments, oldest first (`Store::comment_versions`).
+    pub earlier: Vec<CommentVersion>,
 }
 
 /// The running reader's routes (`/`, `/blog/{id}`, `/post?url=`, `/go?url=`, `/search`).
@@ -346,7 +348,7 @@ pub fn post_list(links: &dyn Links, posts: &[PostSummary]) -> Markup {
 /// `/post?url=`: the post, its comments, versions and captures.
 pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) -> Page {
     let url = q.url.clone();
-    let (versions, captures, post, blog, neighbours) = reader
+    let (versions, captures, post, blog, neighbours, earlier) = reader
         .read(move |s| {
             let Some(post) = s.post(&url)? else {
                 return Err(Failure::NotFound(format!("{url} is not an archived post.")));
@@ -363,12 +365,14 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 Some(b) => s.neighbours(b.id, &post.url)?,
                 None => Neighbours::default(),
             };
+            let earlier = s.comment_versions(&post.url)?;
             Ok((
                 s.post_versions(&post.url)?,
                 captures,
                 post,
                 blog,
                 neighbours,
+                earlier,
             ))
         })
         .await?;
@@ -392,6 +396,7 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 blog: blog.as_ref().map(|b| (b.id, b.title.clone().unwrap_or_else(|| b.home_url.clone()))),
                 language: blog.as_ref().and_then(|b| b.language.as_deref()),
                 neighbours,
+                earlier,
             }, &clean, html! {
                 @match captures.iter().rev().find(|c| c.status < 300) {
                     Some(c) => a href=(replay_href(&timestamp(c.fetched_at), &c.url)) { "archived page" },
@@ -406,8 +411,8 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                     p { "One version: the blog has not changed this post since it was archived." }
                 } @else {
                     ol {
-                        @for v in &versions { li { "Version " (v.version) ", fetched " (v.fetched_at.format("%Y-%m-%d %H:%M UTC")) } }
-                        li { "Version " (post.version) " (current), fetched " (post.fetched_at.format("%Y-%m-%d %H:%M UTC")) }
+                        @for v in &versions { li { a href={ "/version?url=" (query_value(&post.url)) "&n=" (v.version) } { "Version " (v.version) } ", fetched " (time(Some(v.fetched_at.fixed_offset()), true)) ", replaced " (time(Some(v.replaced_at.fixed_offset()), true)) } }
+                        li { a href={ "/version?url=" (query_value(&post.url)) "&n=" (post.version) } { "Version " (post.version) } " (current), fetched " (time(Some(post.fetched_at.fixed_offset()), true)) }
                     }
                     form.diff action="/diff" method="get" {
                         input type="hidden" name="url" value=(post.url);
@@ -522,7 +527,7 @@ pub fn article_and_comments(
         }
         section.comments id="comments" lang=[language] {
             h2 { (count(post.comments.len() as u64, "comment", "comments")) }
-            (comment_thread(post, clean))
+            (comment_thread(post, &around.earlier, clean))
         }
         @let n = &around.neighbours;
         @if n.newer.is_some() || n.older.is_some() {
@@ -540,7 +545,15 @@ pub fn article_and_comments(
 
 /// The comments of `post` as nested lists, in archive order; a reply whose parent is unknown
 /// is shown at the top level; nesting past 12 levels continues flat.
-fn comment_thread(post: &Post, clean: &dyn Fn(&str) -> String) -> Markup {
+fn comment_thread(
+    post: &Post,
+    earlier: &[CommentVersion],
+    clean: &dyn Fn(&str) -> String,
+) -> Markup {
+    let mut before: HashMap<&str, Vec<&CommentVersion>> = HashMap::new();
+    for v in earlier {
+        before.entry(v.id.as_str()).or_default().push(v);
+    }
     let ids: HashMap<&str, usize> = post
         .comments
         .iter()
@@ -555,104 +568,38 @@ fn comment_thread(post: &Post, clean: &dyn Fn(&str) -> String) -> Markup {
             _ => roots.push(i),
         }
     }
-    fn one(
-        post: &Post,
-        c: &Comment,
-        i: usize,
-        kids: &HashMap<usize, Vec<usize>>,
-        depth: u32,
-        clean: &dyn Fn(&str) -> String,
-    ) -> Markup {
-        let body = clean(&c.content_html);
+    struct Thread<'a> {
+        post: &'a Post,
+        kids: HashMap<usize, Vec<usize>>,
+        before: HashMap<&'a str, Vec<&'a CommentVersion>>,
+        clean: &'a dyn Fn(&str) -> String,
+    }
+    fn one(t: &Thread, i: usize, depth: u32) -> Markup {
+        let c: &Comment = &t.post.comments[i];
+        let body = (t.clean)(&c.content_html);
         html! {
             li.comment id={ "comment-" (c.id) } {
                 div.meta { b { (c.author.as_deref().unwrap_or("Anonymous")) } " · " (time(c.published, true)) }
                 div.content { (PreEscaped(body)) }
-                @if let Some(k) = kids.get(&i) {
+                @if let Some(v) = t.before.get(c.id.as_str()) { (super::versions::earlier_texts(v)) }
+                @if let Some(k) = t.kids.get(&i) {
                     @if depth < 12 {
-                        ol.replies { @for &j in k { (one(post, &post.comments[j], j, kids, depth + 1, clean)) } }
+                        ol.replies { @for &j in k { (one(t, j, depth + 1)) } }
                     }
                 }
             }
             @if depth >= 12 {
-                @if let Some(k) = kids.get(&i) { @for &j in k { (one(post, &post.comments[j], j, kids, depth, clean)) } }
+                @if let Some(k) = t.kids.get(&i) { @for &j in k { (one(t, j, depth)) } }
             }
         }
     }
-    html! { ol.thread { @for &i in &roots { (one(post, &post.comments[i], i, &children, 0, clean)) } } }
-}
-
-/// Query of `/diff`.
-#[derive(Debug, serde::Deserialize)]
-pub struct DiffParams {
-    /// The post.
-    pub url: String,
-    /// The older version.
-    pub from: u32,
-    /// The newer version.
-    pub to: u32,
-}
-
-/// `/diff?url=&from=&to=`: the word diff of two versions of a post (title and text).
-pub async fn diff(State(reader): State<Arc<Reader>>, Query(q): Query<DiffParams>) -> Page {
-    let url = q.url.clone();
-    let (versions, post) = reader
-        .read(move |s| {
-            let Some(post) = s.post(&url)? else {
-                return Err(Failure::NotFound(format!("{url} is not an archived post.")));
-            };
-            Ok((s.post_versions(&post.url)?, post))
-        })
-        .await?;
-    let text_of = |n: u32| -> Option<(Option<String>, String)> {
-        if n == post.version {
-            return Some((post.title.clone(), post.content_text.clone()));
-        }
-        versions
-            .iter()
-            .find(|v: &&PostVersion| v.version == n)
-            .map(|v| (v.title.clone(), v.content_text.clone()))
+    let t = Thread {
+        post,
+        kids: children,
+        before,
+        clean,
     };
-    let (Some(a), Some(b)) = (text_of(q.from), text_of(q.to)) else {
-        return Err(Failure::NotFound(format!(
-            "{} has versions 1 to {}.",
-            q.url, post.version
-        )));
-    };
-    let title = post.title.clone().unwrap_or_else(|| post.url.clone());
-    Ok(layout(
-        &Routes,
-        &format!("{title}: versions {} and {}", q.from, q.to),
-        html! {
-            h1 { "Version " (q.from) " → " (q.to) }
-            p { a href=(post_href(&post.url)) { "← " (title) } }
-            h2.diff-title { (word_diff(a.0.as_deref().unwrap_or(""), b.0.as_deref().unwrap_or(""))) }
-            div.diff { (word_diff(&a.1, &b.1)) }
-        },
-    ))
-}
-
-/// How long a word diff may search for the smallest difference; past it, `similar` gives a
-/// correct but coarser diff (whole runs of words replaced), so a page never waits longer on
-/// two very different versions.
-pub const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// `old` → `new` word by word: removed words in `<del>`, added ones in `<ins>` (similar),
-/// within [`DIFF_TIMEOUT`].
-pub fn word_diff(old: &str, new: &str) -> Markup {
-    use similar::{ChangeTag, TextDiff};
-    let diff = TextDiff::configure()
-        .timeout(DIFF_TIMEOUT)
-        .diff_words(old, new);
-    html! {
-        @for change in diff.iter_all_changes() {
-            @match change.tag() {
-                ChangeTag::Equal => (change.value()),
-                ChangeTag::Delete => del { (change.value()) },
-                ChangeTag::Insert => ins { (change.value()) },
-            }
-        }
-    }
+    html! { ol.thread { @for &i in &roots { (one(&t, i, 0)) } } }
 }
 
 /// `/search?q=&blog=&author=&from=&to=&page=`.

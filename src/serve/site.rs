@@ -174,19 +174,20 @@ pub fn write_blog(
                 blog: Some((blog.id, view.name().to_string())),
                 language: blog.language.as_deref(),
                 neighbours: store.neighbours(blog.id, &post.url)?,
+                earlier: store.comment_versions(&post.url)?,
             }, &clean, source))
             @if !versions.is_empty() {
                 section.versions id="versions" {
                     h2 { "Versions" }
                     @for (i, v) in versions.iter().enumerate() {
-                        @let (next_title, next_text, n) = match versions.get(i + 1) {
-                            Some(w) => (w.title.as_deref(), w.content_text.as_str(), w.version),
-                            None => (post.title.as_deref(), post.content_text.as_str(), post.version),
+                        @let (next_title, next_html, n) = match versions.get(i + 1) {
+                            Some(w) => (w.title.as_deref(), w.content_html.as_str(), w.version),
+                            None => (post.title.as_deref(), post.content_html.as_str(), post.version),
                         };
                         details {
                             summary { "Version " (v.version) " (fetched " (v.fetched_at.format("%Y-%m-%d")) ") → version " (n) }
-                            h3.diff-title { (pages::word_diff(v.title.as_deref().unwrap_or(""), next_title.unwrap_or(""))) }
-                            div.diff { (pages::word_diff(&v.content_text, next_text)) }
+                            h3.diff-title { (super::versions::word_diff(v.title.as_deref().unwrap_or(""), next_title.unwrap_or(""))) }
+                            div.diff { (super::versions::block_diff(&v.content_html, next_html)) }
                         }
                     }
                 }

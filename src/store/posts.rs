@@ -41,8 +41,14 @@ pub struct AuthorsAndTags {
 pub struct CommentVersion {
     /// The comment's key within its post ([`Comment::id`]).
     pub id: String,
+    /// Its author then.
+    pub author: Option<String>,
+    /// Its HTML then.
+    pub content_html: String,
     /// Its text then.
     pub content_text: String,
+    /// When a newer text replaced it.
+    pub replaced_at: DateTime<Utc>,
 }
 
 /// The response a post is extracted from: its id, and when it arrived when that is known
@@ -600,12 +606,16 @@ impl Store {
         let url = post_url.to_string();
         self.read(move |db| {
             db.query_map(
-                "SELECT key, content_text FROM comment_versions WHERE post_url = ?1 ORDER BY id",
+                "SELECT key, author, content_html, content_text, replaced_at FROM comment_versions
+                 WHERE post_url = ?1 ORDER BY id",
                 args![url.as_str()],
                 |r| {
                     Ok(CommentVersion {
                         id: r.get(0)?,
-                        content_text: r.get(1)?,
+                        author: r.get(1)?,
+                        content_html: r.get(2)?,
+                        content_text: r.get(3)?,
+                        replaced_at: r.time_req(4)?,
                     })
                 },
             )

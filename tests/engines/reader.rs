@@ -214,7 +214,7 @@ fn the_archive_reads_in_a_browser() {
         }
         let html = dom(&page).await;
         assert!(html.contains(&html_escape(&title)), "post title: {html}");
-        assert!(html.contains("Version 2 (current)"), "versions listed");
+        assert!(html.contains("Version 2</a> (current)"), "versions listed");
         // Live images of the blog never load in the reader: every <img> points into it.
         assert!(!html.contains(&format!("src=\"{}", server.origin)));
 
@@ -224,6 +224,35 @@ fn the_archive_reads_in_a_browser() {
         assert!(
             html.contains("<del>") && html.contains("<ins>"),
             "diff: {html}"
+        );
+
+        // Each version on its own, with its dates; the diff keeps the article's blocks.
+        page.goto(format!("{base}/version?url={}&n=1", url_encode(&edited)))
+            .await
+            .unwrap();
+        let html = dom(&page).await;
+        assert!(
+            html.contains("Version 1 of 2") && html.contains("replaced"),
+            "{html}"
+        );
+        page.goto(format!(
+            "{base}/diff?url={}&from=1&to=2",
+            url_encode(&edited)
+        ))
+        .await
+        .unwrap();
+        let html = dom(&page).await;
+        assert!(
+            html.contains("class=\"block p\"") && html.contains("class=\"block removed"),
+            "block diff: {html}"
+        );
+        let (status, api) = raw_get(port, &format!("/api/versions?url={}", url_encode(&edited)));
+        assert_eq!(status, 200, "{api}");
+        let v: Value = serde_json::from_str(api.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        assert_eq!(v["versions"].as_array().map(Vec::len), Some(2), "{v}");
+        assert!(
+            v["versions"][0]["replaced_at"].is_string()
+                && v["versions"][1]["replaced_at"].is_null()
         );
 
         // A post's threaded comments: each shown once, replies inside their parent.
@@ -246,6 +275,16 @@ fn the_archive_reads_in_a_browser() {
             html.contains(&format!("{} comments", commented.comments.len())),
             "comment count"
         );
+        // An edited comment keeps its earlier text, under it.
+        assert!(
+            html.contains("<details class=\"earlier\">"),
+            "an edited comment's earlier text: {html}"
+        );
+        let (_, api) = raw_get(
+            port,
+            &format!("/api/versions?url={}", url_encode(&commented.url)),
+        );
+        assert!(api.contains("\"comment_versions\":[{"), "{api}");
 
         // A search whose hit is a comment, typed into the form.
         page.goto(format!("{base}/search")).await.unwrap();
