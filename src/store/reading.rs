@@ -196,12 +196,12 @@ impl Fts {
                         None => return Ok(None),
                     }
                 },
-                matches: "doc @@ to_tsquery('simple', CAST(?1 AS TEXT))",
+                matches: "doc @@ to_tsquery('everblog', CAST(?1 AS TEXT))",
                 row: "row_id",
                 rank: "-ts_rank('{0.125, 0, 0.25, 1}', doc,
-                                to_tsquery('simple', CAST(?1 AS TEXT)))::float8",
-                snippet: "ts_headline('simple', COALESCE(s.body, s.title, ''),
-                                      to_tsquery('simple', CAST(?1 AS TEXT)),
+                                to_tsquery('everblog', CAST(?1 AS TEXT)))::float8",
+                snippet: "ts_headline('everblog', COALESCE(s.body, s.title, ''),
+                                      to_tsquery('everblog', CAST(?1 AS TEXT)),
                                       'StartSel=' || chr(1) || ', StopSel=' || chr(2)
                                       || ', MaxWords=24, MinWords=12, MaxFragments=1, FragmentDelimiter=…')",
             },

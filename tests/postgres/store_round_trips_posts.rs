@@ -477,6 +477,23 @@ macro_rules! reading_round_trip {
         };
         assert_eq!(s.search_matches("lantern").unwrap(), 6, "{backend}");
         assert_eq!(s.search_matches("lant*").unwrap(), 6, "{backend}: a prefix");
+        // A word's other forms (stemming): "lanterns" and "weighing" find "lantern", "weigh".
+        assert_eq!(
+            s.search_matches("lanterns").unwrap(),
+            6,
+            "{backend}: stemmed"
+        );
+        assert_eq!(
+            s.search_matches("weighing").unwrap(),
+            5,
+            "{backend}: stemmed"
+        );
+        // "about" is on PostgreSQL's English stop-word list; here it is searched as a word.
+        assert_eq!(
+            s.search_matches("about").unwrap(),
+            5,
+            "{backend}: no stop word list"
+        );
         assert_eq!(
             s.search_matches("\"*) OR").unwrap(),
             0,

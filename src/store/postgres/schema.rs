@@ -299,4 +299,21 @@ CREATE INDEX posts_moved_to ON posts(moved_to) WHERE moved_to IS NOT NULL;
     r#"
 ALTER TABLE blogs ADD COLUMN language TEXT;
 "#,
+    // Search finds a word's other forms, as SQLite's Porter tokenizer does: the `everblog`
+    // configuration is `simple` with words stemmed by Snowball's English stemmer, without
+    // its stop words (a query of "the" finds "the", as on SQLite).
+    r#"
+CREATE TEXT SEARCH DICTIONARY everblog_stem (TEMPLATE = snowball, Language = english);
+CREATE TEXT SEARCH CONFIGURATION everblog (COPY = simple);
+ALTER TEXT SEARCH CONFIGURATION everblog
+    ALTER MAPPING FOR asciiword, word, asciihword, hword, hword_asciipart, hword_part
+    WITH everblog_stem;
+CREATE OR REPLACE FUNCTION everblog_search_doc(title TEXT, body TEXT, author TEXT) RETURNS tsvector
+LANGUAGE sql STABLE AS $$
+    SELECT setweight(to_tsvector('everblog', unaccent(coalesce(title, ''))), 'A')
+        || setweight(to_tsvector('everblog', unaccent(coalesce(author, ''))), 'B')
+        || setweight(to_tsvector('everblog', unaccent(coalesce(body, ''))), 'D')
+$$;
+UPDATE search SET doc = everblog_search_doc(title, body, author);
+"#,
 ];
