@@ -434,3 +434,33 @@ pub fn header<'a>(answer: &'a str, name: &str) -> Option<&'a str> {
         k.eq_ignore_ascii_case(name).then(|| v.trim())
     })
 }
+
+/// Debian's headless Chromium as the browser tests drive it: no sandbox (containers), no GPU,
+/// a window of `width` × `height`, its profile in `profile`, and `args` (flags without `--`).
+pub fn headless(
+    profile: &Path,
+    (width, height): (u32, u32),
+    args: &[&str],
+) -> chromiumoxide::browser::BrowserConfig {
+    let mut b = chromiumoxide::browser::BrowserConfig::builder()
+        .chrome_executable("/usr/bin/chromium")
+        .no_sandbox()
+        .user_data_dir(profile)
+        .window_size(width, height)
+        .arg("disable-gpu");
+    for a in args {
+        b = b.arg(*a);
+    }
+    b.build().expect("a browser configuration")
+}
+
+/// The page as a PNG.
+pub async fn screenshot(page: &chromiumoxide::Page) -> Vec<u8> {
+    page.screenshot(
+        chromiumoxide::page::ScreenshotParams::builder()
+            .format(chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat::Png)
+            .build(),
+    )
+    .await
+    .expect("a screenshot")
+}

@@ -6,7 +6,7 @@
 //! advances) under the reader's policy.
 
 use crate::common::*;
-use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::browser::Browser;
 use everblog::fixture_server::{Root, Server};
 use futures::StreamExt;
 use std::io::{Read, Write};
@@ -124,14 +124,11 @@ fn video_and_audio_play_from_the_archive_and_missing_images_are_labelled() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let profile = tempfile::tempdir().unwrap();
-        let config = BrowserConfig::builder()
-            .chrome_executable("/usr/bin/chromium")
-            .no_sandbox()
-            .user_data_dir(profile.path())
-            .arg("disable-gpu")
-            .arg("autoplay-policy=no-user-gesture-required")
-            .build()
-            .unwrap();
+        let config = headless(
+            profile.path(),
+            (1100, 800),
+            &["autoplay-policy=no-user-gesture-required"],
+        );
         let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
         let events = tokio::spawn(async move { while handler.next().await.is_some() {} });
         let page = browser.new_page("about:blank").await.unwrap();
@@ -193,14 +190,7 @@ fn video_and_audio_play_from_the_archive_and_missing_images_are_labelled() {
             .unwrap();
         assert!(played > 0.5, "the {what} did not play: currentTime {played}, error {error}");
         let shot = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("reader-media.png");
-        let png = page
-            .screenshot(
-                chromiumoxide::page::ScreenshotParams::builder()
-                    .format(chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat::Png)
-                    .build(),
-            )
-            .await
-            .unwrap();
+        let png = screenshot(&page).await;
         std::fs::write(&shot, png).unwrap();
         eprintln!("the {what} played {played:.2} s; screenshot {}", shot.display());
         browser.close().await.unwrap();

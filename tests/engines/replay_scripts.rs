@@ -8,7 +8,7 @@
 
 use super::webarchive::{start_pywb, tools};
 use crate::common::*;
-use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::browser::Browser;
 use futures::StreamExt;
 use std::path::Path;
 use std::time::Duration;
@@ -17,19 +17,16 @@ use std::time::Duration;
 /// answers the page's text, whether the share box is shown, and a screenshot.
 async fn open_and_share(url: &str, proxy: Option<u16>) -> (String, bool, Vec<u8>) {
     let profile = tempfile::tempdir().unwrap();
-    let mut config = BrowserConfig::builder()
-        .chrome_executable("/usr/bin/chromium")
-        .no_sandbox()
-        .user_data_dir(profile.path())
-        .window_size(1100, 900)
-        .arg("disable-gpu");
-    if let Some(port) = proxy {
-        config = config
-            .arg(format!("proxy-server=http://127.0.0.1:{port}"))
+    let proxy_args = proxy.map(|port| {
+        [
+            format!("proxy-server=http://127.0.0.1:{port}"),
             // Chromium never proxies loopback addresses unless told to.
-            .arg("proxy-bypass-list=<-loopback>");
-    }
-    let (mut browser, mut handler) = Browser::launch(config.build().unwrap()).await.unwrap();
+            "proxy-bypass-list=<-loopback>".to_string(),
+        ]
+    });
+    let args: Vec<&str> = proxy_args.iter().flatten().map(String::as_str).collect();
+    let config = headless(profile.path(), (1100, 900), &args);
+    let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
     let events = tokio::spawn(async move { while handler.next().await.is_some() {} });
     let page = browser.new_page("about:blank").await.unwrap();
     page.goto(url).await.unwrap();
@@ -52,14 +49,7 @@ async fn open_and_share(url: &str, proxy: Option<u16>) -> (String, bool, Vec<u8>
         .unwrap()
         .into_value()
         .unwrap();
-    let png = page
-        .screenshot(
-            chromiumoxide::page::ScreenshotParams::builder()
-                .format(chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat::Png)
-                .build(),
-        )
-        .await
-        .unwrap();
+    let png = screenshot(&page).await;
     browser.close().await.unwrap();
     let _ = events.await;
     (text, shared, png)

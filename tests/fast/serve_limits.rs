@@ -11,6 +11,19 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// An auth file in `dir` with one user, `reader`, whose password is `secret` (argon2id).
+fn reader_users(dir: &Path) -> std::path::PathBuf {
+    use argon2::password_hash::{PasswordHasher, SaltString};
+    let salt = SaltString::encode_b64(b"everblog-test-salt").unwrap();
+    let hash = argon2::Argon2::default()
+        .hash_password(b"secret", &salt)
+        .unwrap()
+        .to_string();
+    let users = dir.join("users");
+    std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
+    users
+}
+
 fn empty_archive(dir: &Path) -> std::path::PathBuf {
     let db = dir.join("archive.db");
     drop(Store::open(&DatabaseSettings::at(&db)).unwrap());
@@ -80,7 +93,6 @@ fn idle_and_slow_clients_do_not_lock_readers_out() {
 
 #[test]
 fn every_answer_carries_the_headers_and_api_errors_are_json() {
-    use argon2::password_hash::{PasswordHasher, SaltString};
     let dir = tempfile::tempdir().unwrap();
     let db = empty_archive(dir.path());
     let config = dir.path().join("config.toml");
@@ -132,13 +144,7 @@ fn every_answer_carries_the_headers_and_api_errors_are_json() {
     assert_eq!(raw_get(port, &format!("/api{long}")).0, 414);
 
     // Behind a password: 401 carries the headers too, and is JSON under /api/.
-    let salt = SaltString::encode_b64(b"everblog-test-salt").unwrap();
-    let hash = argon2::Argon2::default()
-        .hash_password(b"secret", &salt)
-        .unwrap()
-        .to_string();
-    let users = dir.path().join("users");
-    std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
+    let users = reader_users(dir.path());
     let (_closed, port) = serve_archive(&db, &config, &["--auth", users.to_str().unwrap()]);
     for target in ["/", "/api/blogs"] {
         let (status, answer) = raw_get(port, target);
@@ -188,18 +194,11 @@ fn login(port: u16, user: &str, password: &str) -> (u16, Duration) {
 
 #[test]
 fn unknown_names_cost_what_wrong_passwords_cost_and_guessing_is_rate_limited() {
-    use argon2::password_hash::{PasswordHasher, SaltString};
     let dir = tempfile::tempdir().unwrap();
     let db = empty_archive(dir.path());
     let config = dir.path().join("config.toml");
     write_config(&config, "[serve]\nmax_auth_failures = 12\n").unwrap();
-    let salt = SaltString::encode_b64(b"everblog-test-salt").unwrap();
-    let hash = argon2::Argon2::default()
-        .hash_password(b"secret", &salt)
-        .unwrap()
-        .to_string();
-    let users = dir.path().join("users");
-    std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
+    let users = reader_users(dir.path());
     let (_serving, port) = serve_archive(&db, &config, &["--auth", users.to_str().unwrap()]);
     assert_eq!(login(port, "reader", "secret").0, 200);
     // Alternating, so a drifting machine speed hits both alike: median of 5 each.
@@ -241,7 +240,6 @@ fn unknown_names_cost_what_wrong_passwords_cost_and_guessing_is_rate_limited() {
 
 #[test]
 fn a_flood_of_wrong_passwords_does_not_slow_a_reader_already_let_in() {
-    use argon2::password_hash::{PasswordHasher, SaltString};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
@@ -249,13 +247,7 @@ fn a_flood_of_wrong_passwords_does_not_slow_a_reader_already_let_in() {
     let config = dir.path().join("config.toml");
     // The flood comes from the reader's own address: no failure limit to hide behind.
     write_config(&config, "[serve]\nmax_auth_failures = 1000000\n").unwrap();
-    let salt = SaltString::encode_b64(b"everblog-test-salt").unwrap();
-    let hash = argon2::Argon2::default()
-        .hash_password(b"secret", &salt)
-        .unwrap()
-        .to_string();
-    let users = dir.path().join("users");
-    std::fs::write(&users, format!("reader:{hash}\n")).unwrap();
+    let users = reader_users(dir.path());
     let (_serving, port) = serve_archive(&db, &config, &["--auth", users.to_str().unwrap()]);
     assert_eq!(login(port, "reader", "secret").0, 200);
     let median = |mut v: Vec<Duration>| {
