@@ -14,11 +14,19 @@ use std::time::{Duration, Instant};
 use tokio::sync::{OnceCell, Semaphore};
 use url::Url;
 
-/// How late past its booked slot a request may start when another process books the host's
-/// next slot ([`HostGate`]): slots are booked this much longer than the spacing, and a request
-/// that wakes later books a new slot (at most [`LATE_WAKE_RETRIES`] times; the last one is
-/// taken however late).
+/// How late past its booked slot a request may start, at least, when another process books
+/// the host's next slot ([`HostGate`]): slots are booked this much longer than the spacing (or
+/// a twentieth of the spacing, when that is more: [`late_wake`]), and a request that starts
+/// later books a new slot (at most [`LATE_WAKE_RETRIES`] times; the last one is taken however
+/// late).
 pub const LATE_WAKE: Duration = Duration::from_millis(10);
+
+/// The slack of a shared slot for requests `spacing` apart: [`LATE_WAKE`], or 5 % of the
+/// spacing when that is more (a second's spacing tolerates 50 ms; rebooking would cost a whole
+/// second).
+pub fn late_wake(spacing: Duration) -> Duration {
+    LATE_WAKE.max(spacing / 20)
+}
 /// Slots booked at most for one request after waking too late ([`LATE_WAKE`]).
 pub const LATE_WAKE_RETRIES: u32 = 3;
 /// Longest a host stays disallowed, between two reads, while its robots.txt is unreachable
@@ -82,7 +90,9 @@ pub struct HostState {
     last_start: Mutex<Instant>,
     delay: Duration,
     max_pause: Duration,
-    backoff: Mutex<(Duration, u32)>,
+    /// The server-asked pause: its length (also the spacing after it until a normal answer),
+    /// how many 429/503 in a row, and until when it holds.
+    backoff: Mutex<(Duration, u32, Instant)>,
     key: String,
     shared: Option<SharedGate>,
     /// The host's robots.txt, fetched on first use.
@@ -166,20 +176,21 @@ impl HostState {
             }
         }
         // Other processes on the same database book the same host's slots too. Each slot is
-        // booked `LATE_WAKE` longer than the spacing, so a request that starts up to that late
+        // booked `late_wake` longer than the spacing, so a request that starts up to that late
         // still leaves the spacing before the next process's slot; one that starts later (a
         // busy machine, a slow database) gives its slot up and books the next free one. The
         // database's clock read the slot somewhere within the round trip: waiting from the
         // answer is never early, and lateness counts from the question, so a slow round trip
         // is late too.
         if let Some(gate) = self.shared.as_ref().filter(|_| !spacing.is_zero()) {
+            let slack = late_wake(spacing);
             for _ in 0..LATE_WAKE_RETRIES {
                 let asked = tokio::time::Instant::now();
-                let wait = gate.0.reserve(&self.key, spacing + LATE_WAKE);
+                let wait = gate.0.reserve(&self.key, spacing + slack);
                 if !wait.is_zero() {
                     tokio::time::sleep_until(tokio::time::Instant::now() + wait).await;
                 }
-                if tokio::time::Instant::now() <= asked + wait + LATE_WAKE {
+                if tokio::time::Instant::now() <= asked + wait + slack {
                     break;
                 }
             }
@@ -197,6 +208,7 @@ impl HostState {
         let wait = retry_after.unwrap_or(exp).min(ROBOTS_RETRY_MAX);
         let pause = wait.min(self.max_pause);
         b.0 = pause;
+        b.2 = Instant::now() + pause;
         let mut next = self.next_start.lock().expect("lock");
         *next = (*next).max(Instant::now() + pause);
         wait
@@ -222,9 +234,14 @@ impl HostState {
         next.checked_duration_since(Instant::now())
     }
 
-    /// The host answered normally: clear any backoff.
+    /// The host answered normally: clear any backoff, once the pause it asked for has passed
+    /// (a request sent before the server asked to wait may answer normally meanwhile; the
+    /// pause stands, so a bounded wait still sees the host paused and does not sit it out).
     pub fn recovered(&self) {
-        *self.backoff.lock().expect("lock") = (Duration::ZERO, 0);
+        let mut b = self.backoff.lock().expect("lock");
+        if Instant::now() >= b.2 {
+            *b = (Duration::ZERO, 0, b.2);
+        }
     }
 
     /// robots.txt could not be read (5xx, network error): the host is disallowed until a
@@ -312,7 +329,7 @@ impl Politeness {
                         self.settings.delay
                     },
                     max_pause: self.settings.max_pause,
-                    backoff: Mutex::new((Duration::ZERO, 0)),
+                    backoff: Mutex::new((Duration::ZERO, 0, Instant::now())),
                     key: host_key(url),
                     shared: self.shared.clone(),
                     robots: OnceCell::new(),
@@ -338,6 +355,23 @@ pub fn retry_after(value: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_normal_answer_does_not_end_a_pause_the_server_asked_for() {
+        let p = Politeness::new(PolitenessSettings::default(), None);
+        let host = p.host(&Url::parse("http://b.test/").unwrap());
+        assert_eq!(
+            host.back_off(Some(Duration::from_secs(3600))),
+            Duration::from_secs(3600)
+        );
+        // A request sent before the 503 answers 200 meanwhile: the host stays paused.
+        host.recovered();
+        assert!(host
+            .paused_for()
+            .is_some_and(|d| d > Duration::from_secs(50)));
+        assert_eq!(late_wake(Duration::from_millis(150)), LATE_WAKE);
+        assert_eq!(late_wake(Duration::from_secs(1)), Duration::from_millis(50));
+    }
 
     #[test]
     fn retry_after_forms() {
