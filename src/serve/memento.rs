@@ -419,13 +419,18 @@ fn ranged(range: &HeaderValue, body: Vec<u8>) -> Response {
 pub fn rewrite(html: &str, page_url: &str, stamp: &str, framed: bool) -> String {
     use lol_html::{element, rewrite_str, RewriteStrSettings};
     let base = RefCell::new(url::Url::parse(page_url).ok());
-    let to = |value: &str, raw: bool| -> Option<String> {
+    // An address of the page, absolute, when it leads somewhere on the web (not a fragment,
+    // not inline data).
+    let absolute = |value: &str| -> Option<url::Url> {
         let v = value.trim();
         if v.is_empty() || v.starts_with('#') || v.starts_with("data:") {
             return None;
         }
         let abs = base.borrow().as_ref()?.join(v).ok()?;
-        matches!(abs.scheme(), "http" | "https").then(|| web_href(stamp, raw, abs.as_str()))
+        matches!(abs.scheme(), "http" | "https").then_some(abs)
+    };
+    let to = |value: &str, raw: bool| -> Option<String> {
+        absolute(value).map(|abs| web_href(stamp, raw, abs.as_str()))
     };
     let attr = |el: &mut lol_html::html_content::Element, name: &str, raw: bool| {
         if let Some(new) = el.get_attribute(name).and_then(|v| to(&v, raw)) {
@@ -473,14 +478,9 @@ pub fn rewrite(html: &str, page_url: &str, stamp: &str, framed: bool) -> String 
                 }),
                 element!("a[href], area[href]", |el| {
                     if framed {
-                        let href = el.get_attribute("href").unwrap_or_default();
-                        let v = href.trim();
-                        if !v.is_empty() && !v.starts_with('#') {
-                            let abs = base.borrow().as_ref().and_then(|b| b.join(v).ok());
-                            if let Some(abs) = abs.filter(|a| matches!(a.scheme(), "http" | "https")) {
-                                let _ = el.set_attribute("href", &replay_href(stamp, abs.as_str()));
-                                let _ = el.set_attribute("target", "_top");
-                            }
+                        if let Some(abs) = el.get_attribute("href").and_then(|v| absolute(&v)) {
+                            let _ = el.set_attribute("href", &replay_href(stamp, abs.as_str()));
+                            let _ = el.set_attribute("target", "_top");
                         }
                     } else {
                         attr(el, "href", false);

@@ -10,7 +10,7 @@ use super::{Failure, Reader};
 use crate::core::requisites::Kind;
 use crate::store::PostSummary;
 use crate::store::{BlogId, Count, Neighbours, PostPage};
-use crate::store::{Comment, CommentVersion, MediaState, Post};
+use crate::store::{Comment, CommentVersion, Post};
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -382,7 +382,7 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
     let held: Arc<HashSet<String>> = Arc::new(
         post.media
             .iter()
-            .filter(|m| m.state == MediaState::Stored && m.status.is_some_and(|s| s < 400))
+            .filter(|m| m.is_held())
             .map(|m| m.url.clone())
             .collect(),
     );
@@ -451,7 +451,7 @@ fn media_and_attachments(post: &Post) -> Markup {
                 ul {
                     @for m in files {
                         @let name = m.url.rsplit('/').find(|s| !s.is_empty()).unwrap_or(&m.url);
-                        @let held = m.state == MediaState::Stored && m.status.is_some_and(|s| s < 400);
+                        @let held = m.is_held();
                         @let href = web_href(&timestamp(post.fetched_at), true, &m.url);
                         @let mime = m.mime.as_deref().unwrap_or("");
                         li {

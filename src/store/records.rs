@@ -323,6 +323,14 @@ pub struct Media {
     pub bytes: Option<u64>,
 }
 
+impl Media {
+    /// Whether the archive holds the file as it was (kept, and answered without an error: a
+    /// 404 is not the file).
+    pub fn is_held(&self) -> bool {
+        self.state == MediaState::Stored && self.status.is_some_and(|s| s < 400)
+    }
+}
+
 /// An archived post (as exported: see README "Export format").
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Post {
