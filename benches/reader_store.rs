@@ -84,6 +84,7 @@ fn main() -> anyhow::Result<()> {
                 Comment {
                     id: format!("comment-{i}-{k}"),
                     author: Some(AUTHORS[(i + k + 3) % AUTHORS.len()].to_string()),
+                    author_url: None,
                     published: Some(published + Duration::hours(k as i64 + 1)),
                     published_raw: None,
                     content_html: p.html.clone(),

@@ -97,6 +97,7 @@ fn archive() -> (tempfile::TempDir, Store) {
                 upsert: vec![Comment {
                     id: "c1".into(),
                     author: Some("Bea".into()),
+                    author_url: None,
                     published: None,
                     published_raw: None,
                     content_html: String::new(),

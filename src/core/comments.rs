@@ -54,6 +54,8 @@ pub struct PageComment {
     pub key: String,
     /// Author name.
     pub author: Option<String>,
+    /// The author's website: the absolute http(s) link on the author's name ([`author_link`]).
+    pub author_url: Option<String>,
     /// Publication time (machine-readable time first, else the shown text).
     pub published: Option<DateTime<FixedOffset>>,
     /// The date as shown.
@@ -522,7 +524,9 @@ pub fn extract(
                 })
                 .collect()
         };
-        let author = nearest(page, c, &inside(&authors)).map(|a| {
+        let author_node = nearest(page, c, &inside(&authors));
+        let author_url = author_node.and_then(|a| author_link(page, a, container));
+        let author = author_node.map(|a| {
             let t = page.text_of(a);
             t.trim_end_matches(" says:")
                 .trim_end_matches(':')
@@ -562,6 +566,7 @@ pub fn extract(
         let key = id.unwrap_or_else(|| stable_key(&author, &published, &content_text));
         out.push(PageComment {
             key,
+            author_url: author_url.filter(|_| author.as_deref().is_some_and(|a| !a.is_empty())),
             author: author.filter(|a| !a.is_empty()),
             published,
             published_raw,
@@ -582,6 +587,36 @@ pub fn extract(
         out[i].parent = parent.map(|j| out[j].key.clone());
     }
     out
+}
+
+/// The commenter's website: the link on the author element `a` (a link itself, the first link
+/// inside it, or a link around it below the comment's `container`), when it is an absolute
+/// http(s) URL. Themes link a commenter's name to the site the comment form asked for
+/// (WordPress: `<a href="…" class="url" rel="ugc external nofollow">`, hCard's `url`).
+fn author_link(page: &Page, a: ElementIdx, container: ElementIdx) -> Option<String> {
+    let is_link = |x: ElementIdx| page.elements[x as usize].name == "a";
+    let around = {
+        let mut cur = Some(a);
+        let mut found = None;
+        while let Some(x) = cur {
+            if is_link(x) {
+                found = Some(x);
+                break;
+            }
+            if x == container {
+                break;
+            }
+            cur = page.elements[x as usize].parent;
+        }
+        found
+    };
+    let link = around.or_else(|| page.subtree(a).find(|&x| is_link(x)))?;
+    let href = page.attr(link, "href")?.trim();
+    let lower = href.to_ascii_lowercase();
+    (lower.starts_with("http://") || lower.starts_with("https://"))
+        .then(|| url::Url::parse(href).ok())
+        .flatten()
+        .map(String::from)
 }
 
 #[cfg(test)]

@@ -303,16 +303,6 @@ pub(super) fn declared_description(page: &Page) -> Option<String> {
 /// outside navigation (`nav`, `aside`, a site `header` outside `article`/`main`, menus, sidebars, widgets, tag clouds), then
 /// OpenGraph `article:tag` and JSON-LD `keywords`. At most 50.
 pub fn declared_tags(page: &Page) -> Vec<String> {
-    const TAXONOMY: [&str; 7] = [
-        "tag",
-        "tags",
-        "category",
-        "categories",
-        "topics",
-        "label",
-        "labels",
-    ];
-    const CHROME: [&str; 5] = ["menu", "sidebar", "widget", "cloud", "navbar"];
     let mut tags: Vec<String> = Vec::new();
     let mut push = |t: &str| {
         let t = super::text::collapse_whitespace(t.trim_start_matches('#'));
@@ -324,45 +314,8 @@ pub fn declared_tags(page: &Page) -> Vec<String> {
             tags.push(t);
         }
     };
-    for a in select(page, "a[href]") {
-        let rel_tag = a
-            .value()
-            .attr("rel")
-            .is_some_and(|r| r.split_ascii_whitespace().any(|w| w == "tag"));
-        let href = a.value().attr("href").unwrap_or_default();
-        let path = href.split(['?', '#']).next().unwrap_or_default();
-        let taxonomy = path
-            .split('/')
-            .rev()
-            .skip(1)
-            .any(|seg| TAXONOMY.contains(&seg.to_ascii_lowercase().as_str()));
-        if !rel_tag && !taxonomy {
-            continue;
-        }
-        let ancestors: Vec<_> = a
-            .ancestors()
-            .filter_map(scraper::ElementRef::wrap)
-            .collect();
-        let in_article = |i: usize| {
-            ancestors[i + 1..]
-                .iter()
-                .any(|e| matches!(e.value().name(), "article" | "main"))
-        };
-        let in_chrome = ancestors.iter().enumerate().any(|(i, e)| {
-            let v = e.value();
-            matches!(v.name(), "nav" | "aside")
-                || (v.name() == "header" && !in_article(i))
-                || [v.attr("class"), v.attr("id")]
-                    .into_iter()
-                    .flatten()
-                    .any(|c| {
-                        let c = c.to_ascii_lowercase();
-                        CHROME.iter().any(|w| c.contains(w))
-                    })
-        });
-        if !in_chrome {
-            push(&a.text().collect::<String>());
-        }
+    for link in super::taxonomy::term_links(page) {
+        push(&link.name);
     }
     for e in select(page, "meta[property='article:tag']") {
         push(e.value().attr("content").unwrap_or_default());
@@ -399,20 +352,8 @@ fn site_names(page: &Page) -> Vec<String> {
     names
 }
 
-/// Path segments that name an author's page on blog engines (`/author/jo/`, `/contributors/jo/`).
-const AUTHOR_PAGES: &[&str] = &[
-    "author",
-    "authors",
-    "contributor",
-    "contributors",
-    "people",
-    "writers",
-    "profile",
-    "staff",
-];
-
 /// The byline a page shows, when it declares no author: the links to author pages
-/// ([`AUTHOR_PAGES`]) outside navigation, asides and footers, those of the first parent that
+/// ([`super::taxonomy::AUTHOR_PAGES`]) outside navigation, asides and footers, those of the first parent that
 /// holds any, each a short name.
 fn visible_byline(page: &Page) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
@@ -424,7 +365,7 @@ fn visible_byline(page: &Page) -> Vec<String> {
         let author_page = segments.len() >= 2
             && segments[..segments.len() - 1]
                 .iter()
-                .any(|s| AUTHOR_PAGES.contains(&s.to_ascii_lowercase().as_str()));
+                .any(|s| super::taxonomy::AUTHOR_PAGES.contains(&s.to_ascii_lowercase().as_str()));
         if !author_page {
             continue;
         }

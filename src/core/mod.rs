@@ -114,5 +114,6 @@ pub mod roles;
 pub mod rules;
 pub mod schedule;
 pub mod sitemap;
+pub mod taxonomy;
 pub mod text;
 pub mod url_features;

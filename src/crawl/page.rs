@@ -397,6 +397,7 @@ fn comments_of(
         .map(|(i, c)| Comment {
             id: c.key,
             author: c.author,
+            author_url: c.author_url,
             published: c.published,
             published_raw: c.published_raw,
             content_html: c.content_html,
@@ -522,6 +523,7 @@ pub(super) fn comments_of_feed(cf: &Feed) -> Vec<Comment> {
             Comment {
                 id: format!("feed:{}", c.url),
                 author: c.authors.first().cloned(),
+                author_url: None,
                 published: c.published,
                 published_raw: None,
                 content_text: feed::html_to_text(&html),
@@ -648,6 +650,7 @@ mod tests {
         Comment {
             id: id.into(),
             author: Some(author.into()),
+            author_url: None,
             published: None,
             published_raw: None,
             content_html: text.into(),

@@ -14,5 +14,6 @@ pub mod rolling;
 pub mod warc;
 pub mod webarchive;
 pub mod wxr;
+mod wxr_page;
 
 pub use jsonl::write_jsonl;

@@ -11,7 +11,8 @@
 //! its replies' ids. Text is written as CDATA (`]]>` split), as WordPress does.
 
 use super::feeds::{dashed, tags_of, xml_chars};
-use crate::store::{Blog, Comment, Post, Store};
+use super::wxr_page::{facts_of_blog, slug, untexturized, PageFacts, Term};
+use crate::store::{Blog, Comment, CommentSource, Post, Store};
 use anyhow::{bail, Result};
 use chrono::{DateTime, FixedOffset, Utc};
 use quick_xml::events::{BytesCData, BytesDecl, BytesEnd, BytesStart, BytesText, Event};
@@ -22,9 +23,16 @@ use std::io::Write;
 /// The document's file name.
 pub const FILE: &str = "wordpress.xml";
 
-/// The taxonomy every category/tag is exported to. `Post::tags` does not tell categories
-/// from tags; WordPress tags are flat, so none is given a hierarchy it did not have.
+/// The taxonomy of tags, and of every term whose page the archive cannot tell apart
+/// (WordPress tags are flat, so none is given a hierarchy it did not have).
 const TAG_DOMAIN: &str = "post_tag";
+
+/// The taxonomy of categories: the terms a post page links as categories
+/// ([`crate::core::taxonomy::TermKind::Category`]).
+const CATEGORY_DOMAIN: &str = "category";
+
+/// What WordPress shows for a comment left without a name (English sites).
+const WORDPRESS_ANONYMOUS: &str = "Anonymous";
 
 /// WordPress's "no date" (what it writes for drafts), for posts and comments without one.
 const NO_DATE: &str = "0000-00-00 00:00:00";
@@ -50,9 +58,9 @@ const NO_DATE: &str = "0000-00-00 00:00:00";
 pub fn write_wxr(store: &Store, blog: &Blog, out: &mut dyn Write) -> Result<(u64, u64)> {
     let total = store.post_count(blog.id)?;
     let crate::store::AuthorsAndTags { authors, tags } = store.authors_and_tags(blog.id)?;
-    let logins = unique_slugs(&authors, |c| c.is_ascii_alphanumeric(), "author");
-    let nicenames = unique_slugs(&tags, char::is_alphanumeric, "tag");
-
+    let facts = facts_of_blog(store, blog.id)?;
+    let logins = logins(&authors, &facts);
+    let terms = Terms::of(&tags, &facts);
     let mut w = Writer::new_with_indent(out, b'\t', 1);
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
     w.write_event(Event::Start(BytesStart::new("rss").with_attributes([
@@ -89,16 +97,28 @@ pub fn write_wxr(store: &Store, blog: &Blog, out: &mut dyn Write) -> Result<(u64
             text(w, "wp:author_id", &(i + 1).to_string())?;
             cdata(w, "wp:author_login", &logins[name])?;
             cdata(w, "wp:author_email", "")?;
-            cdata(w, "wp:author_display_name", name)?;
+            cdata(w, "wp:author_display_name", &untexturized(name))?;
             cdata(w, "wp:author_first_name", "")?;
             cdata(w, "wp:author_last_name", "")
         })?;
     }
-    for (i, name) in tags.iter().enumerate() {
-        w.create_element("wp:tag").write_inner_content(|w| {
+    for (i, c) in terms.categories.iter().enumerate() {
+        w.create_element("wp:category").write_inner_content(|w| {
             text(w, "wp:term_id", &(i + 1).to_string())?;
-            cdata(w, "wp:tag_slug", &nicenames[name])?;
-            cdata(w, "wp:tag_name", name)
+            cdata(w, "wp:category_nicename", &c.slug)?;
+            cdata(w, "wp:category_parent", c.parent.as_deref().unwrap_or(""))?;
+            cdata(w, "wp:cat_name", &untexturized(&c.name))
+        })?;
+    }
+    for (i, t) in terms.tags.iter().enumerate() {
+        w.create_element("wp:tag").write_inner_content(|w| {
+            text(
+                w,
+                "wp:term_id",
+                &(terms.categories.len() + i + 1).to_string(),
+            )?;
+            cdata(w, "wp:tag_slug", &t.slug)?;
+            cdata(w, "wp:tag_name", &untexturized(&t.name))
         })?;
     }
     w.create_element("generator")
@@ -112,12 +132,15 @@ pub fn write_wxr(store: &Store, blog: &Blog, out: &mut dyn Write) -> Result<(u64
     let posts = store.for_each_post(Some(blog.id), |post| {
         let post_id = total.saturating_sub(seen);
         seen += 1;
+        let none = PageFacts::default();
+        let page = facts.get(&post.url).unwrap_or(&none);
         write_item(
             &mut w,
             &post,
             post_id,
-            &logins,
-            &nicenames,
+            (&authors, &logins),
+            &terms.of_post(&post, page),
+            page.comments_closed,
             &mut next_comment_id,
         )?;
         Ok(())
@@ -138,14 +161,19 @@ fn write_item<W: Write>(
     w: &mut Writer<W>,
     post: &Post,
     post_id: u64,
-    logins: &HashMap<String, String>,
-    nicenames: &HashMap<String, String>,
+    (authors, logins): (&[String], &HashMap<String, String>),
+    terms: &[(&str, &Term)],
+    comments_closed: bool,
     next_comment_id: &mut u64,
 ) -> std::io::Result<()> {
     let comments = thread_order(&post.comments);
     let modified = post.updated.or(post.published);
     w.create_element("item").write_inner_content(|w| {
-        text(w, "title", post.title.as_deref().unwrap_or(""))?;
+        text(
+            w,
+            "title",
+            &untexturized(post.title.as_deref().unwrap_or("")),
+        )?;
         text(w, "link", &post.url)?;
         if let Some(p) = post.published {
             text(w, "pubDate", &p.to_rfc2822())?;
@@ -163,7 +191,8 @@ fn write_item<W: Write>(
         cdata(w, "wp:post_date_gmt", &gmt(post.published))?;
         cdata(w, "wp:post_modified", &local(modified))?;
         cdata(w, "wp:post_modified_gmt", &gmt(modified))?;
-        cdata(w, "wp:comment_status", "open")?;
+        let status = if comments_closed { "closed" } else { "open" };
+        cdata(w, "wp:comment_status", status)?;
         cdata(w, "wp:ping_status", "closed")?;
         cdata(w, "wp:post_name", &post_name(&post.url))?;
         cdata(w, "wp:status", "publish")?;
@@ -172,15 +201,12 @@ fn write_item<W: Write>(
         cdata(w, "wp:post_type", "post")?;
         cdata(w, "wp:post_password", "")?;
         text(w, "wp:is_sticky", "0")?;
-        for tag in tags_of(post) {
+        for (domain, term) in terms {
             w.write_event(Event::Start(BytesStart::new("category").with_attributes([
-                ("domain", TAG_DOMAIN),
-                (
-                    "nicename",
-                    xml_chars(nicenames.get(tag).map_or("", String::as_str)).as_ref(),
-                ),
+                ("domain", *domain),
+                ("nicename", xml_chars(&term.slug).as_ref()),
             ])))?;
-            cdata_events(w, tag)?;
+            cdata_events(w, &untexturized(&term.name))?;
             w.write_event(Event::End(BytesEnd::new("category")))?;
         }
         if post.authors.len() > 1 {
@@ -200,9 +226,7 @@ fn write_item<W: Write>(
         *next_comment_id += comments.len() as u64;
         let offset = post.published.map(|p| *p.offset());
         for c in &comments {
-            let date = c
-                .published
-                .map(|d| offset.map_or(d, |o| d.with_timezone(&o)));
+            let date = c.published.map(|d| comment_local(d, c.source, offset));
             let parent = c
                 .parent
                 .as_deref()
@@ -211,9 +235,27 @@ fn write_item<W: Write>(
                 .unwrap_or(0);
             w.create_element("wp:comment").write_inner_content(|w| {
                 text(w, "wp:comment_id", &ids[c.id.as_str()].to_string())?;
-                cdata(w, "wp:comment_author", c.author.as_deref().unwrap_or(""))?;
+                // WordPress shows a comment without a name as "Anonymous" and stores "".
+                let author = untexturized(
+                    c.author
+                        .as_deref()
+                        .filter(|a| *a != WORDPRESS_ANONYMOUS)
+                        .unwrap_or(""),
+                );
+                // A comment by one of the blog's authors: theirs on the restored site too
+                // (`wp:comment_user_id` is the channel's `wp:author_id`).
+                let user = c.author.as_deref().and_then(|a| {
+                    authors
+                        .iter()
+                        .position(|n| crate::core::authors::same_person(n, a))
+                });
+                cdata(w, "wp:comment_author", &author)?;
                 cdata(w, "wp:comment_author_email", "")?;
-                cdata(w, "wp:comment_author_url", "")?;
+                cdata(
+                    w,
+                    "wp:comment_author_url",
+                    c.author_url.as_deref().unwrap_or(""),
+                )?;
                 cdata(w, "wp:comment_author_IP", "")?;
                 cdata(w, "wp:comment_date", &local(date))?;
                 cdata(w, "wp:comment_date_gmt", &gmt(date))?;
@@ -221,12 +263,182 @@ fn write_item<W: Write>(
                 cdata(w, "wp:comment_approved", "1")?;
                 cdata(w, "wp:comment_type", "comment")?;
                 text(w, "wp:comment_parent", &parent.to_string())?;
-                text(w, "wp:comment_user_id", "0")
+                text(
+                    w,
+                    "wp:comment_user_id",
+                    &user.map_or(0, |i| i + 1).to_string(),
+                )
             })?;
         }
         Ok(())
     })?;
     Ok(())
+}
+
+/// A comment's date on the blog's clock: a date read from the page keeps the offset the page
+/// gave it (WordPress writes each comment's own, summer or winter); a feed's date, usually
+/// UTC, is moved to the post's offset, the best the archive knows of the blog's clock.
+fn comment_local(
+    d: DateTime<FixedOffset>,
+    source: CommentSource,
+    post_offset: Option<FixedOffset>,
+) -> DateTime<FixedOffset> {
+    match post_offset {
+        Some(o) if source != CommentSource::Page || d.offset().local_minus_utc() == 0 => {
+            d.with_timezone(&o)
+        }
+        _ => d,
+    }
+}
+
+/// Each author's WordPress login: the slug of the author page the post pages link for that
+/// name (`/author/zoe/` → `zoe`, the `user_nicename` WordPress made from the login), else a
+/// slug of the name with its accents taken off (`Inês` → `ines`); unique among `authors`.
+fn logins(authors: &[String], facts: &HashMap<String, PageFacts>) -> HashMap<String, String> {
+    let linked: Vec<&(String, String)> = facts.values().flat_map(|f| &f.authors).collect();
+    let mut taken = HashSet::new();
+    let mut out = HashMap::new();
+    for name in authors {
+        let base = linked
+            .iter()
+            .find(|(shown, _)| crate::core::authors::same_person(shown, name))
+            .map(|(_, s)| s.clone())
+            .unwrap_or_else(|| slug(name, "author"));
+        let mut login = base.clone();
+        let mut n = 2;
+        while !taken.insert(login.clone()) {
+            login = format!("{base}-{n}");
+            n += 1;
+        }
+        out.insert(name.clone(), login);
+    }
+    out
+}
+
+/// The blog's categories and tags as the channel declares them.
+struct Terms {
+    /// Categories, parents before their children.
+    categories: Vec<Term>,
+    /// Tags: those the pages link as tags, then the post records' other terms.
+    tags: Vec<Term>,
+}
+
+impl Terms {
+    /// From the pages' term links, then `names` (every post's `tags`) not among them, as
+    /// tags with a slug of their name.
+    fn of(names: &[String], facts: &HashMap<String, PageFacts>) -> Terms {
+        let mut categories: Vec<Term> = Vec::new();
+        let mut tags: Vec<Term> = Vec::new();
+        // The same file whatever the map's order: pages by permalink.
+        let mut pages: Vec<(&String, &PageFacts)> = facts.iter().collect();
+        pages.sort_by_key(|(url, _)| *url);
+        for (_, f) in &pages {
+            for c in &f.categories {
+                if !categories.iter().any(|x| x.slug == c.slug) {
+                    categories.push(c.clone());
+                }
+            }
+            for t in &f.tags {
+                if !tags.iter().any(|x| x.slug == t.slug) {
+                    tags.push(t.clone());
+                }
+            }
+        }
+        categories.sort_by(|a, b| a.slug.cmp(&b.slug));
+        tags.sort_by(|a, b| a.slug.cmp(&b.slug));
+        // A parent the pages never link by itself: declared by its slug.
+        let parents: Vec<String> = categories.iter().filter_map(|c| c.parent.clone()).collect();
+        for p in parents {
+            if !categories.iter().any(|c| c.slug == p) {
+                categories.push(Term {
+                    name: p.clone(),
+                    slug: p,
+                    parent: None,
+                });
+            }
+        }
+        let mut ordered: Vec<Term> = Vec::with_capacity(categories.len());
+        while ordered.len() < categories.len() {
+            let before = ordered.len();
+            for c in &categories {
+                let ready = c
+                    .parent
+                    .as_ref()
+                    .is_none_or(|p| ordered.iter().any(|o| &o.slug == p));
+                if ready && !ordered.iter().any(|o| o.slug == c.slug) {
+                    ordered.push(c.clone());
+                }
+            }
+            if ordered.len() == before {
+                // A cycle of parents (not from WordPress): the rest as top-level categories.
+                for c in &categories {
+                    if !ordered.iter().any(|o| o.slug == c.slug) {
+                        ordered.push(Term {
+                            parent: None,
+                            ..c.clone()
+                        });
+                    }
+                }
+            }
+        }
+        let known = |n: &str| {
+            ordered
+                .iter()
+                .chain(&tags)
+                .any(|t| t.name.to_lowercase() == n.to_lowercase())
+        };
+        let rest: Vec<&String> = names.iter().filter(|n| !known(n)).collect();
+        let mut extra: Vec<Term> = Vec::new();
+        for name in rest {
+            let mut s = dashed(&name.to_lowercase(), char::is_alphanumeric);
+            if s.is_empty() {
+                s = "tag".into();
+            }
+            let base = s.clone();
+            let mut n = 2;
+            while tags.iter().chain(&extra).any(|t| t.slug == s) {
+                s = format!("{base}-{n}");
+                n += 1;
+            }
+            extra.push(Term {
+                name: name.clone(),
+                slug: s,
+                parent: None,
+            });
+        }
+        tags.extend(extra);
+        Terms {
+            categories: ordered,
+            tags,
+        }
+    }
+
+    /// A post's terms as (taxonomy, term): its page's categories and tags, then its record's
+    /// other terms as tags.
+    fn of_post<'a>(&'a self, post: &Post, page: &PageFacts) -> Vec<(&'static str, &'a Term)> {
+        let find = |list: &'a [Term], t: &Term| list.iter().find(|x| x.slug == t.slug);
+        let mut out: Vec<(&'static str, &'a Term)> = Vec::new();
+        out.extend(
+            page.categories
+                .iter()
+                .filter_map(|c| find(&self.categories, c).map(|t| (CATEGORY_DOMAIN, t))),
+        );
+        out.extend(
+            page.tags
+                .iter()
+                .filter_map(|c| find(&self.tags, c).map(|t| (TAG_DOMAIN, t))),
+        );
+        for name in tags_of(post) {
+            let lower = name.to_lowercase();
+            if out.iter().any(|(_, t)| t.name.to_lowercase() == lower) {
+                continue;
+            }
+            if let Some(t) = self.tags.iter().find(|t| t.name.to_lowercase() == lower) {
+                out.push((TAG_DOMAIN, t));
+            }
+        }
+        out
+    }
 }
 
 /// A post's comments in thread order: each thread depth first from its root, roots and
@@ -292,31 +504,6 @@ fn post_name(url: &str) -> String {
     last.to_lowercase()
 }
 
-/// Each name's slug (lower case, `keep` characters, runs of others as `-`), unique among
-/// `names` (`-2`, `-3`… on a clash); `fallback` when nothing is left.
-fn unique_slugs(
-    names: &[String],
-    keep: impl Fn(char) -> bool,
-    fallback: &str,
-) -> HashMap<String, String> {
-    let mut taken = HashSet::new();
-    let mut out = HashMap::new();
-    for name in names {
-        let mut base = dashed(&name.to_lowercase(), &keep);
-        if base.is_empty() {
-            base = fallback.into();
-        }
-        let mut slug = base.clone();
-        let mut n = 2;
-        while !taken.insert(slug.clone()) {
-            slug = format!("{base}-{n}");
-            n += 1;
-        }
-        out.insert(name.clone(), slug);
-    }
-    out
-}
-
 fn text<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> std::io::Result<()> {
     w.create_element(name)
         .write_text_content(BytesText::new(&xml_chars(value)))?;
@@ -350,6 +537,7 @@ mod tests {
         Comment {
             id: id.into(),
             author: None,
+            author_url: None,
             published: None,
             published_raw: None,
             content_html: String::new(),
@@ -383,15 +571,24 @@ mod tests {
         assert_eq!(local(Some(d)), "2024-12-13 11:00:00");
         assert_eq!(gmt(Some(d)), "2024-12-13 10:00:00");
         assert_eq!(gmt(None), NO_DATE);
-        let names = ["Ann Lee".to_string(), "ann-lee".into(), "日本".into()];
-        let s = unique_slugs(&names, |c| c.is_ascii_alphanumeric(), "author");
+        let names = [
+            "Ann Lee".to_string(),
+            "Zoë Castellanos".into(),
+            "日本".into(),
+        ];
+        let page = PageFacts {
+            authors: vec![("Ann Lee".into(), "ann".into())],
+            ..PageFacts::default()
+        };
+        let facts = HashMap::from([("http://b.example/p/".to_string(), page)]);
+        let l = logins(&names, &facts);
         assert_eq!(
             (
-                s["Ann Lee"].as_str(),
-                s["ann-lee"].as_str(),
-                s["日本"].as_str()
+                l["Ann Lee"].as_str(),
+                l["Zoë Castellanos"].as_str(),
+                l["日本"].as_str()
             ),
-            ("ann-lee", "ann-lee-2", "author")
+            ("ann", "zoe-castellanos", "author")
         );
     }
 }

@@ -579,7 +579,17 @@ fn comment_thread(
         let body = (t.clean)(&c.content_html);
         html! {
             li.comment id={ "comment-" (c.id) } {
-                div.meta { b { (c.author.as_deref().unwrap_or("Anonymous")) } " · " (time(c.published, true)) }
+                div.meta {
+                    b {
+                        @let name = c.author.as_deref().unwrap_or("Anonymous");
+                        @match &c.author_url {
+                            // The commenter's own site, live: never followed as the blog's.
+                            Some(u) => a href=(u) rel="nofollow ugc noopener" { (name) },
+                            None => (name),
+                        }
+                    }
+                    " · " (time(c.published, true))
+                }
                 div.content { (PreEscaped(body)) }
                 @if let Some(v) = t.before.get(c.id.as_str()) { (super::versions::earlier_texts(v)) }
                 @if let Some(k) = t.kids.get(&i) {

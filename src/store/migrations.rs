@@ -376,4 +376,9 @@ pub const MIGRATIONS: &[&str] = &[
     INSERT INTO search (rowid, title, body, author, post_url)
         SELECT 2 * id + 1, NULL, content_text, author, post_url FROM comments;
     "#,
+    // 24: a commenter's website (the link on the comment's author name): kept for the reader
+    // and written to exports (WXR `wp:comment_author_url`).
+    r#"
+    ALTER TABLE comments ADD COLUMN author_url TEXT;
+    "#,
 ];

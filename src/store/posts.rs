@@ -229,9 +229,9 @@ fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result
             Some(_) => {}
         }
         db.execute(
-            "INSERT INTO comments (post_url, key, author, published, published_raw, content_html, content_text, parent_key, source, position)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-             ON CONFLICT (post_url, key) DO UPDATE SET author = excluded.author, published = COALESCE(excluded.published, comments.published),
+            "INSERT INTO comments (post_url, key, author, published, published_raw, content_html, content_text, parent_key, source, position, author_url)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+             ON CONFLICT (post_url, key) DO UPDATE SET author = excluded.author, author_url = COALESCE(excluded.author_url, comments.author_url), published = COALESCE(excluded.published, comments.published),
                published_raw = excluded.published_raw, content_html = excluded.content_html, content_text = excluded.content_text,
                parent_key = COALESCE(excluded.parent_key, comments.parent_key), source = excluded.source, position = excluded.position",
             args![
@@ -244,7 +244,8 @@ fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result
                 c.content_text.as_str(),
                 c.parent.clone(),
                 c.source,
-                c.position
+                c.position,
+                c.author_url.clone()
             ],
         )?;
     }
@@ -297,7 +298,7 @@ pub(super) fn whole_post(db: &mut dyn Db, row: &Row) -> Result<Post> {
 /// The comments of a post, oldest first.
 fn comments_of(db: &mut dyn Db, post_url: &str) -> Result<Vec<Comment>> {
     db.query_map(
-        "SELECT key, author, published, published_raw, content_html, content_text, parent_key, source, position FROM comments
+        "SELECT key, author, published, published_raw, content_html, content_text, parent_key, source, position, author_url FROM comments
          WHERE post_url = ?1 ORDER BY published IS NULL, published, position, key",
         args![post_url],
         |r| {
@@ -311,6 +312,7 @@ fn comments_of(db: &mut dyn Db, post_url: &str) -> Result<Vec<Comment>> {
                 parent: r.get(6)?,
                 source: r.word(7)?,
                 position: r.get(8)?,
+                author_url: r.get(9)?,
             })
         },
     )

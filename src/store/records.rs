@@ -424,6 +424,9 @@ pub struct Comment {
     pub id: String,
     /// Author name.
     pub author: Option<String>,
+    /// The author's website: the link the page puts on the author's name (absolute http(s)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author_url: Option<String>,
     /// Publication time, with the offset shown or the blog's.
     #[serde(serialize_with = "rfc3339::local")]
     pub published: Option<DateTime<FixedOffset>>,

@@ -298,6 +298,7 @@ struct Wxr {
     items: Vec<Item>,
     logins: HashSet<String>,
     tag_slugs: HashSet<String>,
+    category_slugs: HashSet<String>,
     wxr_version: String,
 }
 
@@ -379,6 +380,9 @@ fn parse_wxr(path: &Path) -> Wxr {
                     (WP, "tag_slug", _) => {
                         out.tag_slugs.insert(value);
                     }
+                    (WP, "category_nicename", _) => {
+                        out.category_slugs.insert(value);
+                    }
                     (WP, _, Some(b"comment")) => {
                         item.unwrap()
                             .comments
@@ -458,11 +462,28 @@ fn wxr_items_comments_threads_and_dates() {
             chrono::DateTime::parse_from_rfc3339(row["published"].as_str().unwrap()).unwrap();
         assert_eq!(wp_date(&item.post_date_gmt), published.naive_utc());
         assert_eq!(wp_date(&item.post_date), published.naive_local());
+        // Categories apart from tags, each declared in the channel (WordPress posts of this
+        // blog have one category each).
+        let mut categories = 0;
         for (domain, nicename, _) in &item.categories {
-            assert_eq!(domain, "post_tag");
-            assert!(wxr.tag_slugs.contains(nicename), "{nicename} declared");
+            let declared = match domain.as_str() {
+                "category" => {
+                    categories += 1;
+                    &wxr.category_slugs
+                }
+                "post_tag" => &wxr.tag_slugs,
+                other => panic!("taxonomy {other}"),
+            };
+            assert!(declared.contains(nicename), "{domain} {nicename} declared");
         }
+        assert_eq!(categories, 1, "{}: its category", item.link);
         assert_eq!(item.categories.len(), strings(&row["tags"]).len());
+        let archived_comments: HashMap<&str, &Value> = row["comments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["id"].as_str().unwrap(), c))
+            .collect();
         let ids: HashMap<u64, &HashMap<String, String>> = item
             .comments
             .iter()
@@ -486,11 +507,20 @@ fn wxr_items_comments_threads_and_dates() {
             }
             let local = wp_date(&c["comment_date"]);
             let gmt = wp_date(&c["comment_date_gmt"]);
+            // On the blog's clock at the comment's own date (summer or winter time), as the
+            // page gave it: the offset of the archived comment of that instant.
             let offset = (local - gmt).num_seconds();
-            assert_eq!(
-                offset,
-                published.offset().local_minus_utc() as i64,
-                "comment in the blog's offset"
+            let theirs: Vec<i64> = archived_comments
+                .values()
+                .filter_map(|a| a["published"].as_str())
+                .map(|p| chrono::DateTime::parse_from_rfc3339(p).unwrap())
+                .filter(|p| p.naive_utc() == gmt)
+                .map(|p| p.offset().local_minus_utc() as i64)
+                .collect();
+            assert!(
+                theirs.contains(&offset),
+                "{}: comment of {gmt} at {offset} s, archived at {theirs:?}",
+                item.link
             );
         }
     }

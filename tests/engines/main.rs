@@ -28,3 +28,4 @@ mod replaywebpage;
 mod revisits;
 mod update_crawl;
 mod webarchive;
+mod wxr_restore;

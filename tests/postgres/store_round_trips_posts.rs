@@ -53,6 +53,7 @@ macro_rules! posts_round_trip {
         let comment = |key: &str, text: &str| Comment {
             id: key.into(),
             author: Some("Bram".into()),
+            author_url: Some("https://bram.example/".into()),
             published: Some(when("2026-03-02T08:00:00+01:00")),
             published_raw: None,
             content_html: format!("<p>{text}</p>"),
@@ -186,6 +187,11 @@ macro_rules! posts_round_trip {
         );
         assert_eq!(a.comments.len(), 1, "{backend}");
         assert_eq!(a.comments[0].content_text, "Nice!", "{backend}");
+        assert_eq!(
+            a.comments[0].author_url.as_deref(),
+            Some("https://bram.example/"),
+            "{backend}: the commenter's website"
+        );
         assert_eq!(
             s.post_versions(&url("p/a.html")).unwrap()[0].content_text,
             "First text.",
@@ -397,6 +403,7 @@ macro_rules! reading_round_trip {
                 upsert: vec![Comment {
                     id: "c1".into(),
                     author: Some("Bea".into()),
+                    author_url: None,
                     published: None,
                     published_raw: None,
                     content_html: String::new(),

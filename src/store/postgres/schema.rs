@@ -316,4 +316,8 @@ LANGUAGE sql STABLE AS $$
 $$;
 UPDATE search SET doc = everblog_search_doc(title, body, author);
 "#,
+    // A commenter's website (SQLite's migration 24).
+    r#"
+ALTER TABLE comments ADD COLUMN author_url TEXT;
+"#,
 ];

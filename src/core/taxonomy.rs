@@ -1,0 +1,233 @@
+//! What a post page says of its terms and authors as links: each category or tag link with
+//! its kind and its archive page (WordPress's `rel="category tag"` and `rel="tag"`,
+//! `/category/…/` and `/tag/…/`), and each author's page (`/author/jo/`). The reader lists
+//! names; the WordPress export (WXR) needs the kind and the slug, which only these links
+//! give: WordPress builds `/category/<slug>/`, `/tag/<slug>/` and `/author/<nicename>/` from
+//! them.
+
+use super::head::select;
+use super::page::Page;
+
+super::vocabulary! {
+    /// Which taxonomy a term belongs to.
+    pub enum TermKind {
+        /// A category: `rel="category"` (WordPress: `rel="category tag"`) or a link under a
+        /// `category`/`categories` path segment. Hierarchical in WordPress.
+        Category = "category",
+        /// A tag: any other term link (`rel="tag"`, `/tag/…/`, `/topics/…/`, …).
+        Tag = "tag",
+    }
+}
+
+/// One category or tag link of a post page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermLink {
+    /// The name the link shows (whitespace collapsed, a leading `#` dropped).
+    pub name: String,
+    /// Category or tag.
+    pub kind: TermKind,
+    /// The link's `href` as written (absolute or relative).
+    pub href: String,
+}
+
+impl TermLink {
+    /// The term's slug: the last path segment of its page (`/category/journeys/` →
+    /// `journeys`), as the URL writes it (percent-encoded), lower case. `None` when the link
+    /// has no path segment.
+    pub fn slug(&self) -> Option<String> {
+        segments(&self.href).last().map(|s| s.to_lowercase())
+    }
+
+    /// The parent category's slug of a hierarchical category page
+    /// (`/category/europe/alps/` → `europe`); `None` for tags and top-level categories.
+    pub fn parent_slug(&self) -> Option<String> {
+        if self.kind != TermKind::Category {
+            return None;
+        }
+        let segs = segments(&self.href);
+        let base = segs
+            .iter()
+            .rposition(|s| matches!(s.to_ascii_lowercase().as_str(), "category" | "categories"))?;
+        (segs.len() >= base + 3).then(|| segs[segs.len() - 2].to_lowercase())
+    }
+}
+
+/// Path segments that name a taxonomy page.
+const TAXONOMY: [&str; 7] = [
+    "tag",
+    "tags",
+    "category",
+    "categories",
+    "topics",
+    "label",
+    "labels",
+];
+
+/// Classes and ids of page chrome whose term links are the site's, not the post's.
+const CHROME: [&str; 5] = ["menu", "sidebar", "widget", "cloud", "navbar"];
+
+/// Path segments that name an author's page on blog engines (`/author/jo/`, `/contributors/jo/`).
+pub(super) const AUTHOR_PAGES: &[&str] = &[
+    "author",
+    "authors",
+    "contributor",
+    "contributors",
+    "people",
+    "writers",
+    "profile",
+    "staff",
+];
+
+/// The non-empty path segments of an `href` (query and fragment left out).
+fn segments(href: &str) -> Vec<&str> {
+    let path = href.split(['?', '#']).next().unwrap_or_default();
+    let path = path.split_once("://").map_or(path, |(_, rest)| {
+        rest.split_once('/').map_or("", |(_, p)| p)
+    });
+    path.split('/').filter(|s| !s.is_empty()).collect()
+}
+
+/// The category and tag links of a post page, in page order: links marked `rel="tag"` or
+/// `rel="category"`, and links to a taxonomy page (a path segment `tag`, `tags`,
+/// `category`, `categories`, `topics`, `label`, `labels` before the last) outside navigation
+/// (`nav`, `aside`, a site `header` outside `article`/`main`, menus, sidebars, widgets, tag
+/// clouds). Every link is given, repeats included; names may be empty.
+pub fn term_links(page: &Page) -> Vec<TermLink> {
+    let mut out = Vec::new();
+    for a in select(page, "a[href]") {
+        let rel: Vec<&str> = a
+            .value()
+            .attr("rel")
+            .map(|r| r.split_ascii_whitespace().collect())
+            .unwrap_or_default();
+        let href = a.value().attr("href").unwrap_or_default();
+        let segs = segments(href);
+        let under = |words: &[&str]| {
+            segs.iter()
+                .rev()
+                .skip(1)
+                .any(|s| words.contains(&s.to_ascii_lowercase().as_str()))
+        };
+        let rel_term = rel.iter().any(|w| matches!(*w, "tag" | "category"));
+        if !rel_term && !under(&TAXONOMY) {
+            continue;
+        }
+        let ancestors: Vec<_> = a
+            .ancestors()
+            .filter_map(scraper::ElementRef::wrap)
+            .collect();
+        let in_article = |i: usize| {
+            ancestors[i + 1..]
+                .iter()
+                .any(|e| matches!(e.value().name(), "article" | "main"))
+        };
+        let in_chrome = ancestors.iter().enumerate().any(|(i, e)| {
+            let v = e.value();
+            matches!(v.name(), "nav" | "aside")
+                || (v.name() == "header" && !in_article(i))
+                || [v.attr("class"), v.attr("id")]
+                    .into_iter()
+                    .flatten()
+                    .any(|c| {
+                        let c = c.to_ascii_lowercase();
+                        CHROME.iter().any(|w| c.contains(w))
+                    })
+        });
+        if in_chrome {
+            continue;
+        }
+        let kind = if rel.contains(&"category") || under(&["category", "categories"]) {
+            TermKind::Category
+        } else {
+            TermKind::Tag
+        };
+        let name = super::text::collapse_whitespace(
+            a.text().collect::<String>().trim().trim_start_matches('#'),
+        );
+        out.push(TermLink {
+            name,
+            kind,
+            href: href.to_string(),
+        });
+    }
+    out
+}
+
+/// The links to author pages ([`AUTHOR_PAGES`], or `rel="author"`) a page shows, as (name
+/// shown, `href`), in page order, repeats included; short names only (≤ 60 characters).
+pub fn author_links(page: &Page) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for a in select(page, "a[href]") {
+        let href = a.value().attr("href").unwrap_or_default();
+        let segs = segments(href);
+        let author_page = segs.len() >= 2
+            && segs[..segs.len() - 1]
+                .iter()
+                .any(|s| AUTHOR_PAGES.contains(&s.to_ascii_lowercase().as_str()));
+        let rel_author = a
+            .value()
+            .attr("rel")
+            .is_some_and(|r| r.split_ascii_whitespace().any(|w| w == "author"));
+        if !author_page && !rel_author {
+            continue;
+        }
+        let name = super::text::collapse_whitespace(&a.text().collect::<String>());
+        if !name.is_empty() && name.chars().count() <= 60 {
+            out.push((name, href.to_string()));
+        }
+    }
+    out
+}
+
+/// The slug an author page gives its author: the last path segment (`/author/zoe/` →
+/// `zoe`), lower case, as the URL writes it. `None` without a path segment.
+pub fn author_slug(href: &str) -> Option<String> {
+    segments(href).last().map(|s| s.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categories_tags_and_authors_from_a_wordpress_footer() {
+        let page = Page::parse(
+            r#"<html><body><nav><a href="/category/journeys/">Journeys</a></nav>
+            <article><header><h1>A post</h1>
+            <span class="byline">By <a href="http://b.example/author/zoe/" rel="author">Zoë C.</a></span></header>
+            <p>Text</p>
+            <footer class="entry-footer"><span class="cat-links">Categorized as
+              <a href="http://b.example/category/europe/alps/" rel="category tag">Alps</a></span>
+              <span class="tags-links">Tagged <a href="http://b.example/tag/night-trains/" rel="tag">night trains</a>,
+              <a href="http://b.example/tag/caf%C3%A9/" rel="tag">café</a></span></footer></article>
+            <aside class="widget"><a href="/tag/budget/" rel="tag">budget</a></aside></body></html>"#,
+        );
+        let terms = term_links(&page);
+        let got: Vec<(&str, TermKind, Option<String>, Option<String>)> = terms
+            .iter()
+            .map(|t| (t.name.as_str(), t.kind, t.slug(), t.parent_slug()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "Alps",
+                    TermKind::Category,
+                    Some("alps".into()),
+                    Some("europe".into())
+                ),
+                (
+                    "night trains",
+                    TermKind::Tag,
+                    Some("night-trains".into()),
+                    None
+                ),
+                ("café", TermKind::Tag, Some("caf%c3%a9".into()), None),
+            ]
+        );
+        let authors = author_links(&page);
+        assert_eq!(authors.len(), 1);
+        assert_eq!(author_slug(&authors[0].1).as_deref(), Some("zoe"));
+        assert_eq!(authors[0].0, "Zoë C.");
+    }
+}
