@@ -166,9 +166,10 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
     Ok(Json(post).into_response())
 }
 
-/// `/api/search?q=&blog=&author=&from=&to=&page=`: `[{url, title, blog, published, snippet,
-/// comment}]`, best first; `snippet` is HTML (text escaped, matches in `<mark>`), `comment`
-/// `{id, author}` when the hit is in a comment, else null.
+/// `/api/search?q=&blog=&author=&tag=&from=&to=&sort=&page=`: `[{url, title, blog,
+/// published, post_matches, snippet, comments: [{id, author, snippet}]}]`, one per post, best
+/// (or newest) first; each `snippet` is HTML (text escaped, matches in `<mark>`);
+/// `post_matches` is false when only the comments hold the words.
 pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchParams>) -> ApiResult {
     let size = reader.page_size;
     let q = p.query(size, reader.search_rank_window)?;
@@ -177,9 +178,11 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
     let out: Vec<serde_json::Value> = hits
         .into_iter()
         .map(|h| {
-            let snippet = views::snippet_html(&h.marked);
             let mut v = serde_json::to_value(&h).unwrap_or_default();
-            v["snippet"] = snippet.into();
+            v["snippet"] = views::snippet_html(&h.marked).into();
+            for (i, c) in h.comments.iter().enumerate() {
+                v["comments"][i]["snippet"] = views::snippet_html(&c.marked).into();
+            }
             v
         })
         .collect();

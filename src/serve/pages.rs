@@ -612,10 +612,12 @@ fn comment_thread(
     html! { ol.thread { @for &i in &roots { (one(&t, i, 0)) } } }
 }
 
-/// `/search?q=&blog=&author=&from=&to=&page=`.
+/// `/search?q=&blog=&author=&tag=&from=&to=&sort=&page=`: one hit per post, its matching
+/// comments under it; with filters and no words, the posts they keep, newest first.
 pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchParams>) -> Page {
     let size = reader.page_size;
     let q = p.query(size, reader.search_rank_window)?;
+    let asked = !q.text.trim().is_empty() || q.filtered();
     let (mut hits, blogs, matches) = reader
         .read(move |s| Ok((s.search(&q)?, s.blogs()?, s.search_matches(&q.text)?)))
         .await?;
@@ -623,17 +625,21 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
     hits.truncate(size as usize);
     let text = p.q.clone().unwrap_or_default();
     let page = p.page();
+    let v = |o: &Option<String>| o.clone().unwrap_or_default();
     let link = |page: u32| {
-        let v = |o: &Option<String>| query_value(o.as_deref().unwrap_or(""));
+        let q = |o: &Option<String>| query_value(o.as_deref().unwrap_or(""));
         format!(
-            "/search?q={}&blog={}&author={}&from={}&to={}&page={page}",
-            v(&p.q),
-            v(&p.blog),
-            v(&p.author),
-            v(&p.from),
-            v(&p.to)
+            "/search?q={}&blog={}&author={}&tag={}&from={}&to={}&sort={}&page={page}",
+            q(&p.q),
+            q(&p.blog),
+            q(&p.author),
+            q(&p.tag),
+            q(&p.from),
+            q(&p.to),
+            q(&p.sort)
         )
     };
+    let by_date = p.sort.as_deref() == Some("date");
     Ok(layout(
         &Routes,
         if text.is_empty() { "Search" } else { &text },
@@ -647,22 +653,38 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
                         option value=(b.id.get()) selected[p.blog.as_deref() == Some(b.id.to_string().as_str())] { (b.title.as_deref().unwrap_or(&b.home_url)) }
                     }
                 }
-                input type="text" name="author" placeholder="Author" value=(p.author.clone().unwrap_or_default()) aria-label="Author";
-                label { "From " input type="date" name="from" value=(p.from.clone().unwrap_or_default()); }
-                label { " to " input type="date" name="to" value=(p.to.clone().unwrap_or_default()); }
+                input type="text" name="author" placeholder="Author" value=(v(&p.author)) aria-label="Author";
+                input type="text" name="tag" placeholder="Tag or category" value=(v(&p.tag)) aria-label="Tag or category";
+                label { "From " input type="date" name="from" value=(v(&p.from)); }
+                label { " to " input type="date" name="to" value=(v(&p.to)); }
+                select name="sort" aria-label="Order" {
+                    option value="relevance" selected[!by_date] { "Best first" }
+                    option value="date" selected[by_date] { "Newest first" }
+                }
                 button { "Search" }
             }
-            @if !text.trim().is_empty() {
+            p.meta { "Words, \"a phrase\", -without, this OR that, prefix*. Titles, articles, comments, authors, tags and blog names are searched." }
+            @if asked {
                 @if hits.is_empty() { p { "Nothing found." } }
-                @else { p.meta { (matches) " posts and comments hold these words (before filters)." } }
+                @else if !text.trim().is_empty() { p.meta { (count(matches, "post or comment holds", "posts and comments hold")) " these words (before filters)." } }
                 ol.hits {
                     @for h in &hits {
-                        @let href = match &h.comment { Some(c) => format!("{}#comment-{}", post_href(&h.url), c.id), None => post_href(&h.url) };
                         li.hit {
-                            a href=(href) { (h.title.as_deref().unwrap_or(&h.url)) }
-                            @if let Some(c) = &h.comment { " " span.badge { "comment by " (c.author.as_deref().unwrap_or("Anonymous")) } }
+                            a href=(post_href(&h.url)) { (h.title.as_deref().unwrap_or(&h.url)) }
                             div.meta { (time(h.published, false)) " · " (h.blog) }
-                            p.snippet { (PreEscaped(views::snippet_html(&h.marked))) }
+                            @if h.post_matches || h.comments.is_empty() {
+                                p.snippet { (PreEscaped(views::snippet_html(&h.marked))) }
+                            }
+                            @if !h.comments.is_empty() {
+                                ul.hit-comments {
+                                    @for c in &h.comments {
+                                        li {
+                                            a href=(format!("{}#comment-{}", post_href(&h.url), c.id)) { "Comment by " (c.author.as_deref().unwrap_or("Anonymous")) }
+                                            ": " span.snippet { (PreEscaped(views::snippet_html(&c.marked))) }
+                                        }
+                                    }
+                                }
+                            }
                         }
                     }
                 }

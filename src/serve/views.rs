@@ -2,7 +2,7 @@
 //! overview, a page of posts, search parameters, and the HTML a snippet or an article becomes.
 
 use super::Failure;
-use crate::store::{Blog, BlogId, CoverageCounts, PostFilter, SearchQuery, Store};
+use crate::store::{Blog, BlogId, CoverageCounts, PostFilter, SearchOrder, SearchQuery, Store};
 use chrono::{DateTime, NaiveDate, Utc};
 use std::borrow::Cow;
 
@@ -142,15 +142,20 @@ impl ListParams {
     }
 }
 
-/// Query parameters of a search (`?q=&blog=&author=&from=YYYY-MM-DD&to=YYYY-MM-DD&page=`).
+/// Query parameters of a search
+/// (`?q=&blog=&author=&tag=&from=YYYY-MM-DD&to=YYYY-MM-DD&sort=relevance|date&page=`).
 #[derive(Debug, Default, Clone, serde::Deserialize)]
 pub struct SearchParams {
     /// The words.
     pub q: Option<String>,
     /// A blog id.
     pub blog: Option<String>,
-    /// An author (of the post or of a comment).
+    /// An author (of the post or of a comment): the name's or a word's beginning.
     pub author: Option<String>,
+    /// A category or tag (whole name).
+    pub tag: Option<String>,
+    /// `relevance` (default) or `date` (newest first).
+    pub sort: Option<String>,
     /// First day.
     pub from: Option<String>,
     /// Last day.
@@ -164,8 +169,8 @@ impl SearchParams {
     /// whether a next page exists, ranking the newest `rank_window` matches.
     ///
     /// # Errors
-    /// [`Failure::BadRequest`] naming a date that is not `YYYY-MM-DD` or a blog that is not a
-    /// number.
+    /// [`Failure::BadRequest`] naming a date that is not `YYYY-MM-DD`, a blog that is not a
+    /// number or an order that is neither `relevance` nor `date`.
     pub fn query(&self, page_size: u32, rank_window: u32) -> Result<SearchQuery, Failure> {
         let day = |name: &str, v: &Option<String>| -> Result<Option<NaiveDate>, Failure> {
             match v.as_deref().filter(|s| !s.is_empty()) {
@@ -188,10 +193,18 @@ impl SearchParams {
                     .map_err(|_| Failure::BadRequest(format!("blog {b:?} is not a blog id")))?,
             ),
         };
+        let order = match self.sort.as_deref().filter(|s| !s.is_empty()) {
+            None => SearchOrder::default(),
+            Some(o) => o.parse().map_err(|_| {
+                Failure::BadRequest(format!("sort {o:?} is neither relevance nor date"))
+            })?,
+        };
         Ok(SearchQuery {
             text: self.q.clone().unwrap_or_default(),
             blog,
-            author: self.author.clone().filter(|s| !s.is_empty()),
+            author: self.author.clone().filter(|s| !s.trim().is_empty()),
+            tag: self.tag.clone().filter(|s| !s.trim().is_empty()),
+            order,
             from: day("from", &self.from)?,
             to: day("to", &self.to)?,
             limit: page_size + 1,

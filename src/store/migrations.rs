@@ -381,4 +381,36 @@ pub const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE comments ADD COLUMN author_url TEXT;
     "#,
+    // 25: search finds posts by their categories and tags and by their blog's title too: a
+    // post's `title` column in the index holds its title, its terms and its blog's title
+    // (the hit shows the post's own title and a snippet of its text). A blog renamed
+    // rewrites its posts' rows.
+    r#"
+    DROP TRIGGER search_post_added;
+    DROP TRIGGER search_post_changed;
+    CREATE TRIGGER search_post_added AFTER INSERT ON posts BEGIN
+        INSERT INTO search (rowid, title, body, author, post_url)
+            VALUES (2 * new.id,
+                    COALESCE(new.title, '') || ' ' || new.tags || ' '
+                        || COALESCE((SELECT title FROM blogs WHERE id = new.blog_id), ''),
+                    new.content_text, new.authors, new.url);
+    END;
+    CREATE TRIGGER search_post_changed AFTER UPDATE OF title, content_text, authors, tags ON posts BEGIN
+        DELETE FROM search WHERE rowid = 2 * old.id;
+        INSERT INTO search (rowid, title, body, author, post_url)
+            VALUES (2 * new.id,
+                    COALESCE(new.title, '') || ' ' || new.tags || ' '
+                        || COALESCE((SELECT title FROM blogs WHERE id = new.blog_id), ''),
+                    new.content_text, new.authors, new.url);
+    END;
+    CREATE TRIGGER search_blog_renamed AFTER UPDATE OF title ON blogs BEGIN
+        UPDATE posts SET title = title WHERE blog_id = new.id;
+    END;
+    DELETE FROM search WHERE rowid % 2 = 0;
+    INSERT INTO search (rowid, title, body, author, post_url)
+        SELECT 2 * p.id,
+               COALESCE(p.title, '') || ' ' || p.tags || ' ' || COALESCE(b.title, ''),
+               p.content_text, p.authors, p.url
+        FROM posts p JOIN blogs b ON b.id = p.blog_id;
+    "#,
 ];

@@ -31,6 +31,7 @@ mod blogs;
 mod coverage;
 pub(crate) mod db;
 mod frontier;
+mod full_text;
 mod host_slots;
 mod ids;
 mod jobs;
@@ -48,15 +49,13 @@ mod surface;
 pub mod transfer;
 
 pub use frontier::{DiscoveredUrl, Findings, FrontierUrl, Observation, StateCount};
+pub use full_text::{fts_query, Hit, HitComment, SearchOrder, SearchQuery, COMMENTS_PER_HIT};
 pub use host_slots::StoreGate;
 pub use ids::{BlogId, ResponseId};
 pub use jobs::JobFilter;
 pub use media::{NewMedia, PendingMedia, ResponseStatus};
 pub use posts::{AuthorsAndTags, CommentVersion, CommentsWritten};
-pub use reading::{
-    fts_query, Capture, Count, Hit, HitComment, Neighbours, PostFilter, PostPage, PostSummary,
-    SearchQuery,
-};
+pub use reading::{Capture, Count, Neighbours, PostFilter, PostPage, PostSummary};
 pub use records::*;
 pub use responses::{CaptureSpan, NotModified, StoredResponse, WarcRoll};
 pub use revisits::{Revisit, RevisitFigures};

@@ -133,7 +133,7 @@ fn the_archive_reads_in_a_browser() {
             c.content_text
                 .split(|ch: char| !ch.is_alphanumeric())
                 .map(str::to_lowercase)
-                .find(|w| w.len() >= 6 && !in_posts(w))
+                .find(|w| w.len() >= 6 && !w.ends_with('s') && !in_posts(w))
                 .map(|w| (w, p.url.clone(), c.id.clone()))
         })
         .expect("a word found only in comments");
@@ -143,6 +143,34 @@ fn the_archive_reads_in_a_browser() {
         .filter(|(_, c)| c.content_text.to_lowercase().contains(&comment_word))
         .map(|(p, c)| format!("{}#comment-{}", url_encode(&p.url), c.id))
         .collect();
+    // Another word of the first comment holding it (for -NOT), and two words in a row of
+    // an article (a phrase).
+    let (first_holder, other_word) = posts
+        .iter()
+        .flat_map(|p| p.comments.iter())
+        .filter(|c| c.content_text.to_lowercase().contains(&comment_word))
+        .find_map(|c| {
+            let words: Vec<String> = c
+                .content_text
+                .split(|ch: char| !ch.is_alphanumeric())
+                .map(str::to_lowercase)
+                .filter(|w| w.len() >= 5 && *w != comment_word)
+                .collect();
+            words.first().map(|w| (c.id.clone(), w.clone()))
+        })
+        .expect("a comment with two words");
+    let (phrase, phrase_post) = posts
+        .iter()
+        .find_map(|p| {
+            let words: Vec<&str> = p
+                .content_text
+                .split(|ch: char| !ch.is_alphanumeric())
+                .filter(|w| w.len() >= 4)
+                .take(2)
+                .collect();
+            (words.len() == 2).then(|| (words.join(" "), p.url.clone()))
+        })
+        .expect("an article");
     drop(store);
 
     let port = free_port();
@@ -300,11 +328,47 @@ fn the_archive_reads_in_a_browser() {
         click_and_wait(&page, "form.filters button").await;
         let html = dom(&page).await;
         assert!(
-            html.contains("comment by"),
+            html.contains("Comment by"),
             "search for {comment_word}: {html}"
         );
         assert!(html.contains("<mark>"), "highlighted");
-        click_and_wait(&page, "li.hit a").await;
+        // The query language, typed as readers do: a phrase, another form of a word, OR, NOT.
+        let search = |q: String| {
+            let page = &page;
+            let base = &base;
+            async move {
+                page.goto(format!("{base}/search?q={}", url_encode(&q)))
+                    .await
+                    .unwrap();
+                dom(page).await
+            }
+        };
+        let holder = format!("#comment-{first_holder}");
+        assert!(
+            search(format!("\"{phrase}\""))
+                .await
+                .contains(&url_encode(&phrase_post)),
+            "the phrase \"{phrase}\" finds {phrase_post}"
+        );
+        let plural = search(format!("{comment_word}s")).await;
+        assert!(
+            plural.contains(&holder),
+            "{comment_word}s finds {comment_word}"
+        );
+        let either = search(format!("{comment_word} OR zzqxvw")).await;
+        assert!(either.contains(&holder), "OR");
+        let without = search(format!("{comment_word} -{other_word}")).await;
+        assert!(
+            !without.contains(&holder),
+            "{comment_word} -{other_word} leaves out comment {first_holder}"
+        );
+        assert!(search(format!("zzqxvw {comment_word}"))
+            .await
+            .contains("Nothing found"));
+        page.goto(format!("{base}/search?q={}", url_encode(&comment_word)))
+            .await
+            .unwrap();
+        click_and_wait(&page, "li.hit .hit-comments a").await;
         let at = page.url().await.unwrap().unwrap();
         assert!(
             holders.iter().any(|h| at.ends_with(h.as_str())),

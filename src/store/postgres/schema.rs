@@ -320,4 +320,34 @@ UPDATE search SET doc = everblog_search_doc(title, body, author);
     r#"
 ALTER TABLE comments ADD COLUMN author_url TEXT;
 "#,
+    // Search finds posts by their categories and tags and their blog's title (SQLite's
+    // migration 25): a post's `title` in the index holds all three.
+    r#"
+CREATE OR REPLACE FUNCTION everblog_search_post() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    heading TEXT;
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        DELETE FROM search WHERE row_id = 2 * OLD.id;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        heading := concat_ws(' ', NEW.title, NEW.tags,
+                             (SELECT title FROM blogs WHERE id = NEW.blog_id));
+        INSERT INTO search VALUES (2 * NEW.id, heading, NEW.content_text, NEW.authors, NEW.url,
+            everblog_search_doc(heading, NEW.content_text, NEW.authors));
+    END IF;
+    RETURN NULL;
+END $$;
+DROP TRIGGER search_post ON posts;
+CREATE TRIGGER search_post AFTER INSERT OR DELETE OR UPDATE OF title, content_text, authors, tags
+    ON posts FOR EACH ROW EXECUTE FUNCTION everblog_search_post();
+CREATE FUNCTION everblog_search_blog() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE posts SET title = title WHERE blog_id = NEW.id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER search_blog AFTER UPDATE OF title ON blogs
+    FOR EACH ROW EXECUTE FUNCTION everblog_search_blog();
+UPDATE posts SET title = title;
+"#,
 ];

@@ -1,0 +1,591 @@
+//! Full-text search for the reader (`archive serve`): the words (in [`super::search`]'s
+//! grammar) over the posts' titles, articles, authors, categories and tags, their blogs'
+//! titles, and the comments (FTS5 table `search`, kept by triggers, migrations 14, 23 and 25;
+//! PostgreSQL's `search` table with a `tsvector`); filters by blog, author (any word's
+//! prefix), category or tag and dates; best first or newest first; one hit per post, its
+//! matching comments under it. With filters and no word, the posts the filters keep, newest
+//! first.
+//!
+//! Written once for both back ends, over [`super::db::Db`]; only the words differ (see
+//! [`Fts`]).
+
+use super::db::{args, Dialect};
+use super::reading::{instant, json_elements};
+use super::{BlogId, Store};
+use anyhow::Result;
+use chrono::{DateTime, FixedOffset, NaiveDate};
+
+crate::core::vocabulary! {
+    /// How search hits are ordered.
+    #[derive(Default)]
+    pub enum SearchOrder {
+        /// Best first (BM25 / `ts_rank` over the newest `rank_window` matches, then the rest
+        /// newest first); for a listing without words, newest first.
+        #[default]
+        Relevance = "relevance",
+        /// Newest post first (undated last).
+        Date = "date",
+    }
+}
+
+/// A full-text search: the words, and filters.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    /// What the user typed, any characters ([`super::search::Query`]: words, "phrases",
+    /// `-not`, `OR`, `prefix*`). Without a word, the filters alone list posts.
+    pub text: String,
+    /// Only this blog.
+    pub blog: Option<BlogId>,
+    /// Only posts by an author, or comments by one, whose name (or a word of it) starts with
+    /// this, case-insensitively (`zoe`, `castell` find "Zoe Castellanos").
+    pub author: Option<String>,
+    /// Only posts with this category or tag (case-insensitive, whole name).
+    pub tag: Option<String>,
+    /// Only posts published on or after this day (UTC).
+    pub from: Option<NaiveDate>,
+    /// Only posts published on or before this day (UTC).
+    pub to: Option<NaiveDate>,
+    /// Best or newest first.
+    pub order: SearchOrder,
+    /// Hits (posts) per page.
+    pub limit: u32,
+    /// Hits skipped (paging).
+    pub offset: u32,
+    /// BM25 ranks the most recently archived this many matches of the words (before filters); older matches
+    /// follow, newest first (`[serve] search_rank_window`). Ranking reads each match's
+    /// statistics, so this bounds the work of a word found nearly everywhere.
+    pub rank_window: u32,
+}
+
+impl SearchQuery {
+    /// Whether any filter is set.
+    pub fn filtered(&self) -> bool {
+        self.blog.is_some()
+            || self.author.is_some()
+            || self.tag.is_some()
+            || self.from.is_some()
+            || self.to.is_some()
+    }
+}
+
+/// One search hit: a post, with its matching comments.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Hit {
+    /// The post's permalink.
+    pub url: String,
+    /// The post's title.
+    pub title: Option<String>,
+    /// The blog's home page.
+    pub blog: String,
+    /// The post's publication time.
+    #[serde(serialize_with = "super::records::rfc3339::local")]
+    pub published: Option<DateTime<FixedOffset>>,
+    /// Whether the post itself holds the words (title, article, authors, terms, its blog's
+    /// title); false when only comments do, and for a listing without words.
+    pub post_matches: bool,
+    /// Text around the post's matches, each match between `\u{1}` and `\u{2}`; the article's
+    /// opening words when the post itself does not match.
+    #[serde(skip)]
+    pub marked: String,
+    /// Its comments holding the words (at most [`COMMENTS_PER_HIT`]), in thread order.
+    pub comments: Vec<HitComment>,
+}
+
+/// A comment holding the words, under its post's hit.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HitComment {
+    /// Its id within the post (`Comment::id`).
+    pub id: String,
+    /// Its author.
+    pub author: Option<String>,
+    /// Text around the matches, marked as [`Hit::marked`].
+    #[serde(skip)]
+    pub marked: String,
+}
+
+/// Matching comments shown under a post's hit.
+pub const COMMENTS_PER_HIT: u32 = 3;
+
+/// The FTS5 query for what a user typed ([`super::search::Query`]); `None` when nothing
+/// searchable is left.
+pub fn fts_query(text: &str) -> Option<String> {
+    super::search::Query::parse(text).map(|q| q.fts5())
+}
+
+/// What full-text search says differently on each back end: SQLite's FTS5 table `search`
+/// (migration 14) and PostgreSQL's `search` table with a `tsvector` (schema version 2). The
+/// statements around these fragments are written once.
+///
+/// The two rank alike: BM25 on SQLite, `ts_rank` on PostgreSQL with the same column weights
+/// (title 8, author 2, text 1, in proportion), lower scores first. A typed word holding
+/// punctuation (`l'été`) is one FTS5 phrase on SQLite and each of its parts on PostgreSQL.
+struct Fts {
+    /// The query text for parameter `?1` ([`super::search::Query`]).
+    query: String,
+    /// Condition on `search` (unaliased or as `s`): the row matches the query in `?1`.
+    matches: &'static str,
+    /// The column of `search` holding the row's id: 2 × posts.id, or 2 × comments.id + 1.
+    row: &'static str,
+    /// A matching row's score, best lowest (only in a statement reading `search` unaliased).
+    rank: &'static str,
+    /// Text around the matches of row `s`, each match between `\u{1}` and `\u{2}`.
+    snippet: &'static str,
+}
+
+impl Fts {
+    /// The fragments of `db`'s dialect for what the user typed; `None` when it holds no
+    /// word. On PostgreSQL the text is folded by `unaccent` first, as the index is, and only
+    /// then compiled: `unaccent` writes punctuation (`ʻ` → `'`, `⑴` → `(1)`) that would
+    /// otherwise be `tsquery` syntax.
+    fn new(db: &mut dyn super::db::Db, text: &str) -> Result<Option<Self>> {
+        use super::search::Query;
+        Ok(Some(match db.dialect() {
+            Dialect::Sqlite => Fts {
+                query: match Query::parse(text) {
+                    Some(q) => q.fts5(),
+                    None => return Ok(None),
+                },
+                matches: "search MATCH ?1",
+                row: "rowid",
+                rank: "bm25(search, 8.0, 1.0, 2.0)",
+                snippet: "snippet(search, 1, char(1), char(2), '…', 24)",
+            },
+            Dialect::Postgres => Fts {
+                query: {
+                    let folded: String = db
+                        .query_one("SELECT unaccent(CAST(?1 AS TEXT))", args![text])?
+                        .get(0)?;
+                    match Query::parse(&folded) {
+                        Some(q) => q.tsquery(),
+                        None => return Ok(None),
+                    }
+                },
+                matches: "doc @@ to_tsquery('everblog', CAST(?1 AS TEXT))",
+                row: "row_id",
+                rank: "-ts_rank('{0.125, 0, 0.25, 1}', doc,
+                                to_tsquery('everblog', CAST(?1 AS TEXT)))::float8",
+                snippet: "ts_headline('everblog', COALESCE(s.body, s.title, ''),
+                                      to_tsquery('everblog', CAST(?1 AS TEXT)),
+                                      'StartSel=' || chr(1) || ', StopSel=' || chr(2)
+                                      || ', MaxWords=24, MinWords=12, MaxFragments=1, FragmentDelimiter=…')",
+            },
+        }))
+    }
+}
+
+/// `text` for a `LIKE … ESCAPE '\'` pattern: `\`, `%` and `_` taken literally, lower case.
+fn like_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.trim().to_lowercase().chars() {
+        if matches!(c, '\\' | '%' | '_') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The filters' condition on posts `p` (and, when `comment` is set, comments `c` by the
+/// author), reading parameters `?{n}`…`?{n+5}`: blog, the author's name prefix, a word
+/// prefix of it, first instant, instant after the last day, tag.
+fn filter_sql(d: Dialect, n: usize, comment: bool) -> String {
+    let authors = json_elements(d, "p.authors", "a");
+    let tags = json_elements(d, "p.tags", "t");
+    let published = instant(d, "p.published");
+    let (first, next) = (
+        instant(d, &format!("CAST(?{} AS TEXT)", n + 3)),
+        instant(d, &format!("CAST(?{} AS TEXT)", n + 4)),
+    );
+    let by = |e: &str| {
+        format!(
+            "(lower({e}) LIKE ?{a} ESCAPE '\\' OR lower({e}) LIKE ?{b} ESCAPE '\\')",
+            a = n + 1,
+            b = n + 2
+        )
+    };
+    let by_comment = if comment {
+        format!(" OR {}", by("c.author"))
+    } else {
+        String::new()
+    };
+    format!(
+        "(CAST(?{n} AS BIGINT) IS NULL OR p.blog_id = ?{n})
+         AND (CAST(?{a} AS TEXT) IS NULL
+              OR EXISTS (SELECT 1 FROM {authors} WHERE {by_post}){by_comment})
+         AND (CAST(?{f} AS TEXT) IS NULL OR {published} >= {first})
+         AND (CAST(?{t} AS TEXT) IS NULL OR {published} < {next})
+         AND (CAST(?{g} AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM {tags} WHERE lower(t.value) = lower(?{g})))",
+        a = n + 1,
+        f = n + 3,
+        t = n + 4,
+        g = n + 5,
+        by_post = by("a.value"),
+    )
+}
+
+/// The order of a page of posts `p` (with a best key `key` when ranked).
+fn order_sql(d: Dialect, order: SearchOrder, ranked: bool) -> String {
+    match (order, ranked) {
+        (SearchOrder::Relevance, true) => "key, p.id".into(),
+        _ => format!(
+            "p.published IS NULL, {} DESC, p.id DESC",
+            instant(d, "p.published")
+        ),
+    }
+}
+
+impl Store {
+    /// How many rows (posts and comments) hold every word of `text` (no filter), counted
+    /// from the index alone.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn search_matches(&self, text: &str) -> Result<u64> {
+        let text = text.to_owned();
+        self.read(move |db| {
+            let Some(fts) = Fts::new(db, &text)? else {
+                return Ok(0);
+            };
+            db.count(
+                &format!("SELECT COUNT(*) FROM search WHERE {}", fts.matches),
+                args![fts.query],
+            )
+        })
+    }
+
+    /// A page of hits, one per post (at most `q.limit` from `q.offset`): the posts that hold
+    /// the words themselves or in a comment, kept by the filters, best first (BM25: title × 8,
+    /// author × 2, text × 1, over the most recently archived `q.rank_window` matches; older
+    /// ones after them, newest first; a post ranks as its best row) or newest first. Without
+    /// a word, the posts the filters keep, newest first; without either, nothing.
+    ///
+    /// Two steps, so that a word found in every post stays cheap: the page's posts are
+    /// chosen from the index (and the posts' and comments' own rows, joined by id), without
+    /// reading the indexed text; only then are the page's snippets made.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn search(&self, q: &SearchQuery) -> Result<Vec<Hit>> {
+        // A day's bounds as instants: from its start (UTC) to the next day's start.
+        let start = |d: NaiveDate| d.and_time(chrono::NaiveTime::MIN).and_utc();
+        let from = q.from.map(start);
+        let before = q.to.map(|d| start(d.succ_opt().unwrap_or(d)));
+        let author = q
+            .author
+            .as_deref()
+            .map(like_literal)
+            .filter(|a| !a.is_empty());
+        let (by, by_word) = (
+            author.as_ref().map(|a| format!("{a}%")),
+            author.as_ref().map(|a| format!("% {a}%")),
+        );
+        let q = q.clone();
+        self.read(move |db| {
+            let d = db.dialect();
+            let (limit, offset, window) = (q.limit, q.offset, q.rank_window.max(1) - 1);
+            let Some(fts) = Fts::new(db, &q.text)? else {
+                if !q.filtered() {
+                    return Ok(Vec::new());
+                }
+                // Filters alone: a listing, newest first.
+                let ids: Vec<i64> = db.query_map(
+                    &format!(
+                        "SELECT p.id FROM posts p WHERE {} ORDER BY {} LIMIT ?1 OFFSET ?2",
+                        filter_sql(d, 3, false),
+                        order_sql(d, SearchOrder::Date, false)
+                    ),
+                    args![limit, offset, q.blog, &by, &by_word, from, before, &q.tag],
+                    |r| r.get(0),
+                )?;
+                return ids.into_iter().map(|id| hit(db, None, id)).collect();
+            };
+            let Fts {
+                matches, row, rank, ..
+            } = &fts;
+            // The newest `rank_window` matches (by row: the most recently archived) are
+            // ranked; the rest follow, newest first. A post's row is 2 × posts.id, a
+            // comment's 2 × comments.id + 1; a post ranks as its best row.
+            let ids: Vec<i64> = db.query_map(
+                &format!(
+                    "WITH floor(f) AS (SELECT COALESCE(
+                         (SELECT {row} FROM search WHERE {matches} ORDER BY {row} DESC LIMIT 1 OFFSET ?2), -1)),
+                     hits(r, key) AS (
+                         SELECT {row}, {rank} FROM search
+                         WHERE {matches} AND {row} >= (SELECT f FROM floor)
+                         UNION ALL
+                         SELECT {row}, 1e15 - {row} FROM search
+                         WHERE {matches} AND {row} < (SELECT f FROM floor)),
+                     posts_hit(pid, key) AS (
+                         SELECT p.id, MIN(h.key) FROM hits h
+                         LEFT JOIN comments c ON h.r % 2 = 1 AND c.id = (h.r - 1) / 2
+                         JOIN posts p ON p.id = (CASE WHEN h.r % 2 = 0 THEN h.r / 2
+                                                 ELSE (SELECT id FROM posts WHERE url = c.post_url) END)
+                         WHERE {filters}
+                         GROUP BY p.id)
+                     SELECT p.id FROM posts_hit h JOIN posts p ON p.id = h.pid
+                     ORDER BY {order}
+                     LIMIT ?3 OFFSET ?4",
+                    filters = filter_sql(d, 5, true),
+                    order = order_sql(d, q.order, true).replace("key", "h.key"),
+                ),
+                args![&fts.query, window, limit, offset, q.blog, &by, &by_word, from, before, &q.tag],
+                |r| r.get(0),
+            )?;
+            ids.into_iter().map(|id| hit(db, Some(&fts), id)).collect()
+        })
+    }
+}
+
+/// Post `id`'s hit: its own match's snippet and its matching comments for `fts`, else the
+/// article's opening words.
+fn hit(db: &mut dyn super::db::Db, fts: Option<&Fts>, id: i64) -> Result<Hit> {
+    let r = db.query_one(
+        "SELECT p.url, p.title, b.home_url, p.published, substr(p.content_text, 1, 240)
+         FROM posts p JOIN blogs b ON b.id = p.blog_id WHERE p.id = ?1",
+        args![id],
+    )?;
+    let mut out = Hit {
+        url: r.get(0)?,
+        title: r.get(1)?,
+        blog: r.get(2)?,
+        published: r.local(3)?,
+        post_matches: false,
+        marked: r.get::<String>(4)?,
+        comments: Vec::new(),
+    };
+    let Some(fts) = fts else {
+        return Ok(out);
+    };
+    let (matches, row, snippet) = (fts.matches, fts.row, fts.snippet);
+    if let Some(r) = db.query_opt(
+        &format!("SELECT {snippet} FROM search s WHERE {matches} AND s.{row} = ?2"),
+        args![&fts.query, 2 * id],
+    )? {
+        out.post_matches = true;
+        out.marked = r.get(0)?;
+    }
+    out.comments = db.query_map(
+        &format!(
+            "SELECT c.key, c.author, {snippet} FROM search s
+             JOIN comments c ON s.{row} = 2 * c.id + 1
+             WHERE {matches} AND c.post_url = ?2
+             ORDER BY c.position, c.key LIMIT {COMMENTS_PER_HIT}"
+        ),
+        args![&fts.query, &out.url],
+        |r| {
+            Ok(HitComment {
+                id: r.get(0)?,
+                author: r.get(1)?,
+                marked: r.get(2)?,
+            })
+        },
+    )?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{fts_query, SearchOrder, SearchQuery};
+    use crate::store::Store;
+
+    /// Five posts holding "lantern" (post 1 in its title, so BM25 puts it first when it is
+    /// ranked) and a comment on post 2 holding it, by Bea (search rows 2, 4, 6, 8, 10 for the
+    /// posts, 3 for the comment).
+    fn archive(dir: &std::path::Path) -> Store {
+        let store = Store::open(&crate::store::DatabaseSettings::at(dir.join("a.db"))).unwrap();
+        store
+            .sqlite_connection()
+            .execute_batch(
+                "INSERT INTO blogs (id, home_url, feed_url, feed_kind, added_at, title)
+                   VALUES (1, 'http://b/', 'http://b/feed', 'rss', '2026-01-01T00:00:00Z', 'Night Owls');
+                 INSERT INTO posts (id, blog_id, url, title, authors, published, content_html,
+                                    content_text, fetched_at, extracted_at, tags)
+                 SELECT n, 1, 'http://b/' || n, CASE n WHEN 1 THEN 'Lantern' ELSE 'Post ' || n END,
+                        '[\"Ann Lee\"]', '2026-0' || n || '-01T00:00:00+00:00', '',
+                        'a long text about a lantern and many other words to weigh it down', '', '',
+                        CASE n WHEN 3 THEN '[\"Moth Watching\"]' ELSE '[]' END
+                 FROM (SELECT 1 AS n UNION SELECT 2 UNION SELECT 3 UNION SELECT 4 UNION SELECT 5);
+                 INSERT INTO comments (post_url, key, author, content_html, content_text, source, position)
+                   VALUES ('http://b/2', 'c1', 'Bea', '', 'my lantern too', 'page', 0);",
+            )
+            .unwrap();
+        store
+    }
+
+    /// Each hit's post and whether it holds the words itself (else only its comments do).
+    fn urls(store: &Store, q: &SearchQuery) -> Vec<(String, bool)> {
+        store
+            .search(q)
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.url, !h.post_matches))
+            .collect()
+    }
+
+    #[test]
+    fn search_ranks_a_window_of_the_newest_matches_then_the_rest_newest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = archive(dir.path());
+        let q = |rank_window| SearchQuery {
+            text: "lantern".into(),
+            limit: 10,
+            rank_window,
+            ..SearchQuery::default()
+        };
+        assert_eq!(
+            store.search_matches("lantern").unwrap(),
+            6,
+            "5 posts, 1 comment"
+        );
+        // One hit per post: post 2 once, its comment under it.
+        let all = store.search(&q(100)).unwrap();
+        assert_eq!(all.len(), 5);
+        assert_eq!(all[0].url, "http://b/1", "the title hit first");
+        let two = all.iter().find(|h| h.url == "http://b/2").unwrap();
+        assert!(two.post_matches);
+        assert_eq!(two.comments.len(), 1);
+        assert_eq!(two.comments[0].author.as_deref(), Some("Bea"));
+        assert!(
+            two.comments[0].marked.contains('\u{1}'),
+            "the comment's match marked"
+        );
+        // A window of 2: posts 5 and 4 (the newest rows) ranked, then the rest newest first:
+        // post 3, post 2 (with its comment), post 1.
+        let windowed = urls(&store, &q(2));
+        assert_eq!(windowed.len(), 5);
+        let rest = ["3", "2", "1"].map(|n| (format!("http://b/{n}"), false));
+        assert_eq!(windowed[2..], rest);
+        // Paging loses and repeats nothing.
+        let mut paged = Vec::new();
+        for offset in 0..5 {
+            paged.extend(urls(
+                &store,
+                &SearchQuery {
+                    limit: 1,
+                    offset,
+                    ..q(2)
+                },
+            ));
+        }
+        assert_eq!(paged, urls(&store, &q(2)));
+        // Newest first.
+        let newest = urls(
+            &store,
+            &SearchQuery {
+                order: SearchOrder::Date,
+                ..q(100)
+            },
+        );
+        let by_date = ["5", "4", "3", "2", "1"].map(|n| (format!("http://b/{n}"), false));
+        assert_eq!(newest, by_date);
+        // Filters: the comment's author, by a prefix; a word of the post author's name; a
+        // date range.
+        let by_bea = SearchQuery {
+            author: Some("be".into()),
+            ..q(2)
+        };
+        assert_eq!(store.search(&by_bea).unwrap().len(), 1);
+        let by_lee = SearchQuery {
+            author: Some("LEE".into()),
+            ..q(2)
+        };
+        assert_eq!(store.search(&by_lee).unwrap().len(), 5);
+        let spring = SearchQuery {
+            from: chrono::NaiveDate::from_ymd_opt(2026, 3, 1),
+            to: chrono::NaiveDate::from_ymd_opt(2026, 4, 1),
+            ..q(1)
+        };
+        assert_eq!(
+            urls(&store, &spring),
+            [
+                ("http://b/4".to_string(), false),
+                ("http://b/3".to_string(), false)
+            ]
+        );
+        // A tag and the blog's title are searched; a tag filters; filters alone list.
+        assert_eq!(
+            urls(
+                &store,
+                &SearchQuery {
+                    text: "moth".into(),
+                    ..q(100)
+                }
+            )
+            .len(),
+            1
+        );
+        assert_eq!(
+            urls(
+                &store,
+                &SearchQuery {
+                    text: "owls".into(),
+                    ..q(100)
+                }
+            )
+            .len(),
+            5
+        );
+        let tagged = SearchQuery {
+            text: String::new(),
+            tag: Some("moth watching".into()),
+            ..q(100)
+        };
+        assert_eq!(urls(&store, &tagged), [("http://b/3".to_string(), true)]);
+        let listing = SearchQuery {
+            text: String::new(),
+            author: Some("ann".into()),
+            ..q(100)
+        };
+        assert_eq!(urls(&store, &listing).len(), 5, "every post, newest first");
+        assert_eq!(
+            urls(
+                &store,
+                &SearchQuery {
+                    text: String::new(),
+                    ..q(100)
+                }
+            ),
+            []
+        );
+    }
+
+    #[test]
+    fn any_characters_make_a_safe_query_and_the_grammar_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = archive(dir.path());
+        for q in [
+            "  ",
+            "\"*) ( ^",
+            "\"*) OR NEAR(",
+            "night train*",
+            "l'été \"x\"y",
+            "a\0b",
+            "-lantern",
+            "NEAR(a b)",
+            "col:lantern",
+            "lantern OR",
+            "OR lantern",
+            "\"",
+            "*",
+        ] {
+            store
+                .search_matches(q)
+                .unwrap_or_else(|e| panic!("{q:?}: {e}"));
+        }
+        assert_eq!(fts_query("  "), None);
+        assert_eq!(store.search_matches("\"a long\"").unwrap(), 5, "a phrase");
+        assert_eq!(
+            store.search_matches("\"long a\"").unwrap(),
+            0,
+            "in its order"
+        );
+        assert_eq!(
+            store.search_matches("lantern -weigh").unwrap(),
+            1,
+            "the comment"
+        );
+        assert_eq!(store.search_matches("zzz OR lantern").unwrap(), 6);
+        assert_eq!(store.search_matches("zzz lantern").unwrap(), 0);
+        assert_eq!(store.search_matches("lant*").unwrap(), 6, "a prefix");
+    }
+}
