@@ -13,6 +13,15 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// How the blog-native formats are written, from the command line.
+#[derive(Debug, Clone, Default)]
+pub(super) struct NativeOptions {
+    /// Posts per Atom archive document.
+    pub atom_page_size: u64,
+    /// Where a WordPress restore downloads the archived images from (WXR).
+    pub media: wxr::MediaSource,
+}
+
 /// `archive export`: into `output` (written beside it as `.partial` and renamed, so a crash
 /// never leaves a truncated export) or stdout. A closed stdout pipe is not an error.
 pub(super) fn export(
@@ -21,7 +30,7 @@ pub(super) fn export(
     format: Format,
     output: Option<PathBuf>,
     warc_name: Option<String>,
-    atom_page_size: u64,
+    native: &NativeOptions,
     page_size: u32,
 ) -> Result<()> {
     let store = open_to_read(db)?;
@@ -34,7 +43,7 @@ pub(super) fn export(
                 Some(b) => vec![b],
                 None => store.blogs()?,
             };
-            blog_native(&store, &blogs, format, output, atom_page_size)
+            blog_native(&store, &blogs, format, output, native)
         }
         Format::Html => {
             let Some(dir) = output else {
@@ -168,7 +177,7 @@ fn blog_native(
     blogs: &[Blog],
     format: Format,
     output: Option<PathBuf>,
-    atom_page_size: u64,
+    native: &NativeOptions,
 ) -> Result<()> {
     let name = match format {
         Format::Atom => "atom",
@@ -184,7 +193,7 @@ fn blog_native(
         };
         return write_out(None, |out| {
             let mut docs = Stdout { out, used: false };
-            store.snapshot(|s| write_blog(s, blog, format, atom_page_size, &mut docs, true))?;
+            store.snapshot(|s| write_blog(s, blog, format, native, &mut docs, true))?;
             Ok(String::new())
         });
     };
@@ -195,7 +204,7 @@ fn blog_native(
             .with_context(|| format!("creating {}", blog_dir.display()))?;
         let mut docs = Directory(blog_dir.clone());
         let (what, archives) =
-            store.snapshot(|s| write_blog(s, blog, format, atom_page_size, &mut docs, false))?;
+            store.snapshot(|s| write_blog(s, blog, format, native, &mut docs, false))?;
         if let Some(archives) = archives {
             remove_stale_archives(&blog_dir, archives)?;
         }
@@ -254,13 +263,13 @@ fn write_blog(
     store: &Store,
     blog: &Blog,
     format: Format,
-    atom_page_size: u64,
+    native: &NativeOptions,
     docs: &mut dyn Documents,
     stdout: bool,
 ) -> Result<(String, Option<u64>)> {
     match format {
         Format::Atom => {
-            let layout = atom::Layout::new(store.post_count(blog.id)?, atom_page_size);
+            let layout = atom::Layout::new(store.post_count(blog.id)?, native.atom_page_size);
             if stdout && layout.documents() > 1 {
                 bail!(
                     "{} has {} posts, more than one Atom document holds ({}): pass --output DIR to write its archive documents",
@@ -286,7 +295,7 @@ fn write_blog(
         _ => {
             let mut n = (0, 0);
             docs.document(wxr::FILE, &mut |out| {
-                n = wxr::write_wxr(store, blog, out)?;
+                n = wxr::write_wxr(store, blog, &native.media, out)?;
                 Ok(())
             })?;
             Ok((format!("{} posts, {} comments", n.0, n.1), None))

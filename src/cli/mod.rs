@@ -175,6 +175,13 @@ pub enum Command {
         /// Posts per Atom archive document (RFC 5005); for tests.
         #[arg(long, value_name = "POSTS", hide = true, default_value_t = crate::export::atom::DEFAULT_PAGE_SIZE)]
         atom_page_size: u64,
+        /// For wxr: where WordPress's importer is to download the archived images from, the
+        /// address of an `archive serve` of this archive (e.g. http://127.0.0.1:8080/); the
+        /// images' and the articles' image addresses then lead there. Without it, the images'
+        /// own addresses (the blog still online). WordPress downloads from ports 80, 443 and
+        /// 8080, or its own host.
+        #[arg(long, value_name = "URL", value_parser = parse_media_from)]
+        media_from: Option<url::Url>,
     },
     /// What the archive holds of each blog against what is known to exist: posts known (by
     /// source: feed, older feed pages, sitemaps, listing pages, links) vs archived vs missing
@@ -421,13 +428,20 @@ pub async fn run(cli: Cli) -> Result<()> {
             output,
             warc_name,
             atom_page_size,
+            media_from,
         } => export::export(
             &db,
             blog.as_deref(),
             format,
             output,
             warc_name,
-            atom_page_size,
+            &export::NativeOptions {
+                atom_page_size,
+                media: media_from.map_or(
+                    crate::export::wxr::MediaSource::Live,
+                    crate::export::wxr::MediaSource::Archive,
+                ),
+            },
             config.serve.page_size,
         ),
         Command::Serve {
@@ -561,4 +575,15 @@ impl crate::crawl::Progress for Bar {
     fn phase(&self, message: &str) {
         self.0.set_message(message.to_string());
     }
+}
+
+/// `--media-from`: an http(s) address.
+fn parse_media_from(s: &str) -> std::result::Result<url::Url, String> {
+    let u = url::Url::parse(s).map_err(|e| {
+        format!("{e}: give the address of `archive serve`, e.g. http://127.0.0.1:8080/")
+    })?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return Err("an http:// or https:// address of `archive serve`".into());
+    }
+    Ok(u)
 }

@@ -1,4 +1,4 @@
-//! What a post page says of its terms and authors as links: each category or tag link with
+//! What a post page says of its terms, authors and featured image as links: each category or tag link with
 //! its kind and its archive page (WordPress's `rel="category tag"` and `rel="tag"`,
 //! `/category/…/` and `/tag/…/`), and each author's page (`/author/jo/`). The reader lists
 //! names; the WordPress export (WXR) needs the kind and the slug, which only these links
@@ -183,6 +183,25 @@ pub fn author_links(page: &Page) -> Vec<(String, String)> {
 /// `zoe`), lower case, as the URL writes it. `None` without a path segment.
 pub fn author_slug(href: &str) -> Option<String> {
     segments(href).last().map(|s| s.to_lowercase())
+}
+
+/// The post's featured image: WordPress marks it `wp-post-image` (`the_post_thumbnail`); the
+/// first one outside navigation, asides and footers, which hold other posts' thumbnails.
+pub fn featured_image(page: &Page) -> Option<(String, String)> {
+    select(page, "img.wp-post-image[src]")
+        .into_iter()
+        .find(|img| {
+            !img.ancestors()
+                .filter_map(scraper::ElementRef::wrap)
+                .any(|e| matches!(e.value().name(), "nav" | "aside" | "footer"))
+        })
+        .map(|img| {
+            let v = img.value();
+            (
+                v.attr("src").unwrap_or_default().to_string(),
+                v.attr("alt").unwrap_or_default().to_string(),
+            )
+        })
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub mod rolling;
 pub mod warc;
 pub mod webarchive;
 pub mod wxr;
+mod wxr_media;
 mod wxr_page;
 
 pub use jsonl::write_jsonl;

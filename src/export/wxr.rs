@@ -11,6 +11,8 @@
 //! its replies' ids. Text is written as CDATA (`]]>` split), as WordPress does.
 
 use super::feeds::{dashed, tags_of, xml_chars};
+pub use super::wxr_media::MediaSource;
+use super::wxr_media::{rewritten, shown_images, Attachment, Attachments, Downloads, Shown};
 use super::wxr_page::{facts_of_blog, slug, untexturized, PageFacts, Term};
 use crate::store::{Blog, Comment, CommentSource, Post, Store};
 use anyhow::{bail, Result};
@@ -51,14 +53,22 @@ const NO_DATE: &str = "0000-00-00 00:00:00";
 /// file, parents before replies), `wp:comment_author`, `wp:comment_date` (in the post's
 /// offset, else the comment's own) and `_gmt`, `wp:comment_content` (HTML),
 /// `wp:comment_approved` 1, `wp:comment_type` comment, `wp:comment_parent` (0: none, or the
-/// parent is not archived). Undated posts and comments get WordPress's zero date.
+/// parent is not archived). Undated posts and comments get WordPress's zero date. Then an
+/// `attachment` item per archived image the posts show (`wxr_media`), downloaded by the
+/// importer from `media`.
 ///
 /// # Errors
 /// The database failed, writing to `out` did, or the posts changed count meanwhile.
-pub fn write_wxr(store: &Store, blog: &Blog, out: &mut dyn Write) -> Result<(u64, u64)> {
+pub fn write_wxr(
+    store: &Store,
+    blog: &Blog,
+    media: &MediaSource,
+    out: &mut dyn Write,
+) -> Result<(u64, u64)> {
     let total = store.post_count(blog.id)?;
     let crate::store::AuthorsAndTags { authors, tags } = store.authors_and_tags(blog.id)?;
     let facts = facts_of_blog(store, blog.id)?;
+    let media = &Downloads::new(media, blog.last_update_at.or(blog.crawled_at));
     let logins = logins(&authors, &facts);
     let terms = Terms::of(&tags, &facts);
     let mut w = Writer::new_with_indent(out, b'\t', 1);
@@ -129,22 +139,39 @@ pub fn write_wxr(store: &Store, blog: &Blog, out: &mut dyn Write) -> Result<(u64
 
     let mut next_comment_id = 1u64;
     let mut seen = 0u64;
+    let mut attachments = Attachments::starting_at(total + 1);
     let posts = store.for_each_post(Some(blog.id), |post| {
         let post_id = total.saturating_sub(seen);
         seen += 1;
         let none = PageFacts::default();
         let page = facts.get(&post.url).unwrap_or(&none);
-        write_item(
-            &mut w,
-            &post,
+        let date = (local(post.published), gmt(post.published));
+        for shown in shown_images(&post.content_html, &post.url) {
+            attachments.add(&post, post_id, date.clone(), &shown);
+        }
+        let thumbnail = page.featured.as_ref().and_then(|(src, alt)| {
+            let src = url::Url::parse(&post.url).ok()?.join(src).ok()?;
+            let shown = Shown {
+                src: src.into(),
+                alt: alt.clone(),
+            };
+            attachments.add(&post, post_id, date.clone(), &shown)
+        });
+        let item = Item {
+            post: &post,
             post_id,
-            (&authors, &logins),
-            &terms.of_post(&post, page),
-            page.comments_closed,
-            &mut next_comment_id,
-        )?;
+            content: more_tag(&rewritten(&post.content_html, &post, media)),
+            authors: (&authors, &logins),
+            terms: terms.of_post(&post, page),
+            comments_closed: page.comments_closed,
+            thumbnail,
+        };
+        write_item(&mut w, &item, &mut next_comment_id)?;
         Ok(())
     })?;
+    for a in &attachments.items {
+        write_attachment(&mut w, a, media)?;
+    }
     if posts != total {
         bail!(
             "the archive changed while exporting {} ({total} posts counted, {posts} read): export again",
@@ -157,15 +184,31 @@ pub fn write_wxr(store: &Store, blog: &Blog, out: &mut dyn Write) -> Result<(u64
     Ok((posts, next_comment_id - 1))
 }
 
+/// What one post's item is written from.
+struct Item<'a> {
+    post: &'a Post,
+    post_id: u64,
+    /// The article as the item gives it (image addresses per [`MediaSource`]).
+    content: String,
+    /// The blog's authors and their logins.
+    authors: (&'a [String], &'a HashMap<String, String>),
+    terms: Vec<(&'static str, &'a Term)>,
+    comments_closed: bool,
+    /// The featured image's attachment id.
+    thumbnail: Option<u64>,
+}
+
 fn write_item<W: Write>(
     w: &mut Writer<W>,
-    post: &Post,
-    post_id: u64,
-    (authors, logins): (&[String], &HashMap<String, String>),
-    terms: &[(&str, &Term)],
-    comments_closed: bool,
+    item: &Item,
     next_comment_id: &mut u64,
 ) -> std::io::Result<()> {
+    let Item {
+        post,
+        post_id,
+        authors: (authors, logins),
+        ..
+    } = *item;
     let comments = thread_order(&post.comments);
     let modified = post.updated.or(post.published);
     w.create_element("item").write_inner_content(|w| {
@@ -184,14 +227,18 @@ fn write_item<W: Write>(
             .with_attribute(("isPermaLink", "true"))
             .write_text_content(BytesText::new(&xml_chars(&post.url)))?;
         text(w, "description", "")?;
-        cdata(w, "content:encoded", &post.content_html)?;
+        cdata(w, "content:encoded", &item.content)?;
         cdata(w, "excerpt:encoded", "")?;
         text(w, "wp:post_id", &post_id.to_string())?;
         cdata(w, "wp:post_date", &local(post.published))?;
         cdata(w, "wp:post_date_gmt", &gmt(post.published))?;
         cdata(w, "wp:post_modified", &local(modified))?;
         cdata(w, "wp:post_modified_gmt", &gmt(modified))?;
-        let status = if comments_closed { "closed" } else { "open" };
+        let status = if item.comments_closed {
+            "closed"
+        } else {
+            "open"
+        };
         cdata(w, "wp:comment_status", status)?;
         cdata(w, "wp:ping_status", "closed")?;
         cdata(w, "wp:post_name", &post_name(&post.url))?;
@@ -201,7 +248,7 @@ fn write_item<W: Write>(
         cdata(w, "wp:post_type", "post")?;
         cdata(w, "wp:post_password", "")?;
         text(w, "wp:is_sticky", "0")?;
-        for (domain, term) in terms {
+        for (domain, term) in &item.terms {
             w.write_event(Event::Start(BytesStart::new("category").with_attributes([
                 ("domain", *domain),
                 ("nicename", xml_chars(&term.slug).as_ref()),
@@ -211,10 +258,10 @@ fn write_item<W: Write>(
         }
         if post.authors.len() > 1 {
             let names = serde_json::to_string(&post.authors).unwrap_or_default();
-            w.create_element("wp:postmeta").write_inner_content(|w| {
-                cdata(w, "wp:meta_key", "everblog_authors")?;
-                cdata(w, "wp:meta_value", &names)
-            })?;
+            meta(w, "everblog_authors", &names)?;
+        }
+        if let Some(id) = item.thumbnail {
+            meta(w, "_thumbnail_id", &id.to_string())?;
         }
         // Ids in thread order: a parent always has a lower id than its replies.
         let first = *next_comment_id;
@@ -269,6 +316,84 @@ fn write_item<W: Write>(
                     &user.map_or(0, |i| i + 1).to_string(),
                 )
             })?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// The article with WordPress's "more" mark as its source writes it: a post page shows
+/// `<!--more-->` as `<span id="more-123"></span>` (where the listing's "Continue reading"
+/// leads), and WordPress makes the span again from the comment.
+fn more_tag(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(i) = rest.find("<span id=\"more-") {
+        let after = &rest[i + "<span id=\"more-".len()..];
+        let digits = after.chars().take_while(char::is_ascii_digit).count();
+        let tail = &after[digits..];
+        if digits > 0 && tail.starts_with("\"></span>") {
+            out.push_str(&rest[..i]);
+            out.push_str("<!--more-->");
+            rest = &tail["\"></span>".len()..];
+        } else {
+            out.push_str(&rest[..i + 1]);
+            rest = &rest[i + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One `wp:postmeta`.
+fn meta<W: Write>(w: &mut Writer<W>, key: &str, value: &str) -> std::io::Result<()> {
+    w.create_element("wp:postmeta").write_inner_content(|w| {
+        cdata(w, "wp:meta_key", key)?;
+        cdata(w, "wp:meta_value", value)
+    })?;
+    Ok(())
+}
+
+/// An attachment item, as WordPress exports an uploaded image: `wp:post_type` attachment,
+/// `wp:status` inherit, the parent post, `wp:attachment_url` (where the importer downloads
+/// it), the original address as `guid`, `_wp_attached_file` and the alt text.
+fn write_attachment<W: Write>(
+    w: &mut Writer<W>,
+    a: &Attachment,
+    media: &Downloads,
+) -> std::io::Result<()> {
+    let name = a.file.rsplit('/').next().unwrap_or_default();
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    w.create_element("item").write_inner_content(|w| {
+        text(w, "title", stem)?;
+        text(w, "link", &a.url)?;
+        w.create_element("guid")
+            .with_attribute(("isPermaLink", "false"))
+            .write_text_content(BytesText::new(&xml_chars(&a.url)))?;
+        text(w, "description", "")?;
+        cdata(w, "content:encoded", "")?;
+        cdata(w, "excerpt:encoded", "")?;
+        text(w, "wp:post_id", &a.id.to_string())?;
+        cdata(w, "wp:post_date", &a.post.0)?;
+        cdata(w, "wp:post_date_gmt", &a.post.1)?;
+        cdata(w, "wp:post_modified", &a.post.0)?;
+        cdata(w, "wp:post_modified_gmt", &a.post.1)?;
+        cdata(w, "wp:comment_status", "closed")?;
+        cdata(w, "wp:ping_status", "closed")?;
+        cdata(w, "wp:post_name", &stem.to_lowercase())?;
+        cdata(w, "wp:status", "inherit")?;
+        text(w, "wp:post_parent", &a.parent.to_string())?;
+        text(w, "wp:menu_order", "0")?;
+        cdata(w, "wp:post_type", "attachment")?;
+        cdata(w, "wp:post_password", "")?;
+        text(w, "wp:is_sticky", "0")?;
+        cdata(w, "wp:attachment_url", &media.fetch_url(&a.url))?;
+        if let Some(m) = &a.mime {
+            meta(w, "everblog_mime", m)?;
+        }
+        meta(w, "_wp_attached_file", &a.file)?;
+        if !a.alt.is_empty() {
+            meta(w, "_wp_attachment_image_alt", &a.alt)?;
         }
         Ok(())
     })?;
@@ -546,6 +671,14 @@ mod tests {
             source: CommentSource::Page,
             position: 0,
         }
+    }
+
+    #[test]
+    fn the_more_mark_as_wordpress_stores_it() {
+        assert_eq!(
+            more_tag("<p>a <span id=\"more-12\"></span></p><span id=\"more-x\"></span>"),
+            "<p>a <!--more--></p><span id=\"more-x\"></span>"
+        );
     }
 
     #[test]

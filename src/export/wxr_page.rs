@@ -35,6 +35,8 @@ pub(super) struct PageFacts {
     pub authors: Vec<(String, String)>,
     /// The page says its comments are closed.
     pub comments_closed: bool,
+    /// The post's featured image as the page shows it: (`src` as written, `alt`).
+    pub featured: Option<(String, String)>,
 }
 
 /// The facts of each post of a blog (permalink → facts), for the posts whose page the
@@ -59,6 +61,7 @@ pub(super) fn facts_of_blog(store: &Store, blog: BlogId) -> Result<HashMap<Strin
 pub(super) fn facts_of_page(page: &Page) -> PageFacts {
     let mut facts = PageFacts {
         comments_closed: crate::core::listing::comments_closed(page),
+        featured: crate::core::taxonomy::featured_image(page),
         ..PageFacts::default()
     };
     for link in term_links(page) {

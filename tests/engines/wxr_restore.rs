@@ -1,11 +1,13 @@
 //! WordPress restores what everblog archived (issue 29, item 7). The WordPress mirror
 //! (`fixtures/wordpress`, WordPress 6.1, twentytwentyone) is archived by the real binary and
-//! exported as WXR; `fixtures/wordpress/lib/roundtrip.sh` builds the original site again from
-//! its configuration (the mirror's source) and imports the WXR with the official WordPress
-//! Importer (0.9.5) into an empty WordPress and next to the original. This test compares
-//! what WordPress then holds with the original's database: posts, comments, categories,
-//! tags, local and GMT dates, authors' logins, commenters' sites, the author, category and
-//! tag URLs, and no duplicate when importing beside the original.
+//! exported as WXR, its images to be downloaded from an `archive serve` of the archive (the
+//! blog itself is gone by then); `fixtures/wordpress/lib/roundtrip.sh` builds the original
+//! site again from its configuration (the mirror's source) and imports the WXR with the
+//! official WordPress Importer (0.9.5) into an empty WordPress and next to the original.
+//! This test compares what WordPress then holds with the original's database: posts,
+//! comments, categories, tags, local and GMT dates, authors' logins, commenters' sites,
+//! images (attachments, featured images, the articles' image addresses), the post, author,
+//! category, tag and image URLs, and no duplicate when importing beside the original.
 //!
 //! The importer comes from `EVERBLOG_WP_IMPORTER` or the git mirror of
 //! github WordPress/wordpress-importer; without either, the test says why and passes.
@@ -20,6 +22,11 @@ fn read(dir: &Path, name: &str) -> Value {
     let raw = std::fs::read_to_string(dir.join(name))
         .unwrap_or_else(|e| panic!("{name} from roundtrip.sh: {e}"));
     serde_json::from_str(&raw).unwrap()
+}
+
+/// The path of an address (`http://127.0.0.1:8000/wp-content/…` → `/wp-content/…`).
+fn path_of(u: &str) -> String {
+    url::Url::parse(u).map_or(u.to_string(), |u| u.path().to_string())
 }
 
 fn s(v: &Value) -> String {
@@ -86,6 +93,21 @@ fn post_differences(o: &Value, r: &Value) -> Vec<String> {
             s(&r["author"][k]),
         );
     }
+    // Images: the featured image's file, the articles' image addresses (host aside).
+    let file = |p: &Value| s(&p["thumbnail"]["file"]);
+    field("thumbnail", file(o), file(r));
+    let images = |p: &Value| -> String {
+        p["images"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|u| path_of(&s(u)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default()
+    };
+    field("images", images(o), images(r));
     for tax in ["categories", "tags"] {
         let terms = |p: &Value| {
             let mut t: Vec<String> = p[tax]
@@ -144,6 +166,11 @@ fn wordpress_restores_the_wxr_export_as_the_original() {
     ok(&archive(&db, &["add", &blog.feed_url()]));
     ok(&archive(&db, &["crawl", &blog.feed_url()]));
     let home = format!("{}/", blog.server.origin);
+    // The blog is gone: WordPress downloads the images from the archive.
+    drop(blog);
+    let config = dir.path().join("everblog.toml");
+    std::fs::write(&config, "").unwrap();
+    let (_reader, port) = serve_archive(&db, &config, &[]);
     let out = dir.path().join("export");
     ok(&archive(
         &db,
@@ -153,6 +180,8 @@ fn wordpress_restores_the_wxr_export_as_the_original() {
             "wxr",
             "--blog",
             &home,
+            "--media-from",
+            &format!("http://127.0.0.1:{port}/"),
             "-o",
             out.to_str().unwrap(),
         ],
@@ -213,6 +242,31 @@ fn wordpress_restores_the_wxr_export_as_the_original() {
         .filter(|c| c["approved"] == "1")
         .count();
     assert_eq!(comments, 272, "the fixture's approved comments");
+    // The images, each once, filed where the original filed it, with its post and alt text.
+    let attachments = |state: &Value| -> Vec<String> {
+        let mut a: Vec<String> = state["attachments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                format!(
+                    "{} {} {} {}",
+                    s(&a["file"]),
+                    s(&a["parent_path"]),
+                    s(&a["alt"]),
+                    s(&a["mime"])
+                )
+            })
+            .collect();
+        a.sort();
+        a
+    };
+    assert_eq!(attachments(&original).len(), 10, "the fixture's images");
+    assert_eq!(
+        attachments(&restored),
+        attachments(&original),
+        "attachments"
+    );
     // The blog's terms and users, as WordPress lists them (counts included).
     assert_eq!(original["terms"], restored["terms"], "categories and tags");
     assert_eq!(
@@ -220,9 +274,14 @@ fn wordpress_restores_the_wxr_export_as_the_original() {
         "authors' logins and names"
     );
 
-    // The original's URLs answer on the restored site: posts, authors, categories, tags.
+    // The original's URLs answer on the restored site: posts, authors, categories, tags,
+    // image files.
     let urls = urls.as_object().unwrap();
-    assert!(urls.len() >= 36 + 3 + 4 + 6, "{} URLs asked", urls.len());
+    assert!(
+        urls.len() >= 36 + 3 + 4 + 6 + 10,
+        "{} URLs asked",
+        urls.len()
+    );
     let broken: Vec<String> = urls
         .iter()
         .filter(|(_, v)| v["status"] != 200)
