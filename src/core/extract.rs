@@ -298,10 +298,11 @@ pub(super) fn declared_description(page: &Page) -> Option<String> {
 }
 
 /// The categories and tags a post page gives its post, in page order, each once (case
-/// folded): links marked `rel="tag"` (WordPress, Hexo, Nikola: `rel="category tag"`), links to
-/// a taxonomy page (a path segment `tag`, `tags`, `category`, `categories`, `topics`, `label`)
-/// outside navigation (`nav`, `aside`, a site `header` outside `article`/`main`, menus, sidebars, widgets, tag clouds), then
-/// OpenGraph `article:tag` and JSON-LD `keywords`. At most 50.
+/// folded): the names of its term links ([`super::taxonomy::term_links`]: `rel="tag"`,
+/// `rel="category"` (WordPress, Hexo, Nikola: `rel="category tag"`), links into a taxonomy
+/// page (`/tag/x/`, `/category/x/`, `/topics/x/`, …; not the taxonomy's own index, `/tags/`)
+/// outside navigation, asides, menus, sidebars, widgets and tag clouds), then OpenGraph
+/// `article:tag` and JSON-LD `keywords`. At most 50.
 pub fn declared_tags(page: &Page) -> Vec<String> {
     let mut tags: Vec<String> = Vec::new();
     let mut push = |t: &str| {

@@ -159,6 +159,11 @@ pub fn author_links(page: &Page) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for a in select(page, "a[href]") {
         let href = a.value().attr("href").unwrap_or_default();
+        // A web address (absolute or relative), not `mailto:` or another scheme.
+        let scheme = href.split(['/', '?', '#']).next().unwrap_or("");
+        if scheme.contains(':') && !matches!(scheme, "http:" | "https:") {
+            continue;
+        }
         let segs = segments(href);
         let author_page = segs.len() >= 2
             && segs[..segs.len() - 1]

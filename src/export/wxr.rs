@@ -294,7 +294,7 @@ fn write_item<W: Write>(
                 let user = c.author.as_deref().and_then(|a| {
                     authors
                         .iter()
-                        .position(|n| crate::core::authors::same_person(n, a))
+                        .position(|n| crate::core::comments::same_author(Some(n), Some(a)))
                 });
                 cdata(w, "wp:comment_author", &author)?;
                 cdata(w, "wp:comment_author_email", "")?;
@@ -420,13 +420,16 @@ fn comment_local(
 /// name (`/author/zoe/` → `zoe`, the `user_nicename` WordPress made from the login), else a
 /// slug of the name with its accents taken off (`Inês` → `ines`); unique among `authors`.
 fn logins(authors: &[String], facts: &HashMap<String, PageFacts>) -> HashMap<String, String> {
-    let linked: Vec<&(String, String)> = facts.values().flat_map(|f| &f.authors).collect();
+    // Pages by permalink: the same file whatever the map's order.
+    let mut pages: Vec<(&String, &PageFacts)> = facts.iter().collect();
+    pages.sort_by_key(|(url, _)| *url);
+    let linked: Vec<&(String, String)> = pages.iter().flat_map(|(_, f)| &f.authors).collect();
     let mut taken = HashSet::new();
     let mut out = HashMap::new();
     for name in authors {
         let base = linked
             .iter()
-            .find(|(shown, _)| crate::core::authors::same_person(shown, name))
+            .find(|(shown, _)| crate::core::comments::same_author(Some(shown), Some(name)))
             .map(|(_, s)| s.clone())
             .unwrap_or_else(|| slug(name, "author"));
         let mut login = base.clone();
@@ -558,7 +561,11 @@ impl Terms {
             if out.iter().any(|(_, t)| t.name.to_lowercase() == lower) {
                 continue;
             }
-            if let Some(t) = self.tags.iter().find(|t| t.name.to_lowercase() == lower) {
+            // A post whose page the archive lacks: its names, as the other pages classed them.
+            let named = |list: &'a [Term]| list.iter().find(|t| t.name.to_lowercase() == lower);
+            if let Some(t) = named(&self.categories) {
+                out.push((CATEGORY_DOMAIN, t));
+            } else if let Some(t) = named(&self.tags) {
                 out.push((TAG_DOMAIN, t));
             }
         }

@@ -228,19 +228,28 @@ pub(super) fn rewritten(html: &str, post: &Post, source: &Downloads) -> String {
             .any(|m| m.url == abs.as_str() && m.is_held())
             .then(|| source.fetch_url(abs.as_str()))
     };
-    let srcset = |v: &str| -> String {
-        v.split(',')
-            .map(|c| {
-                let c = c.trim();
-                let (u, d) = c.split_once(char::is_whitespace).unwrap_or((c, ""));
-                match swap(u) {
-                    Some(n) if d.is_empty() => n,
-                    Some(n) => format!("{n} {}", d.trim()),
-                    None => c.to_string(),
+    // Only an attribute with an address swapped is written again.
+    let srcset = |v: &str| -> Option<String> {
+        let candidates = srcset_candidates(v);
+        let mut swapped = false;
+        let out: Vec<String> = candidates
+            .iter()
+            .map(|(u, d)| {
+                let u = match swap(u) {
+                    Some(n) => {
+                        swapped = true;
+                        n
+                    }
+                    None => u.to_string(),
+                };
+                if d.is_empty() {
+                    u
+                } else {
+                    format!("{u} {d}")
                 }
             })
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect();
+        swapped.then(|| out.join(", "))
     };
     use lol_html::{element, rewrite_str, RewriteStrSettings};
     let result = rewrite_str(
@@ -254,8 +263,8 @@ pub(super) fn rewritten(html: &str, post: &Post, source: &Downloads) -> String {
                     Ok(())
                 }),
                 element!("img[srcset], source[srcset]", |el| {
-                    if let Some(v) = el.get_attribute("srcset") {
-                        el.set_attribute("srcset", &srcset(&v))?;
+                    if let Some(n) = el.get_attribute("srcset").as_deref().and_then(srcset) {
+                        el.set_attribute("srcset", &n)?;
                     }
                     Ok(())
                 }),
@@ -264,6 +273,30 @@ pub(super) fn rewritten(html: &str, post: &Post, source: &Downloads) -> String {
         },
     );
     result.unwrap_or_else(|_| html.to_string())
+}
+
+/// The candidates of a `srcset` as (address, descriptor), as the HTML Standard splits them:
+/// an address runs to whitespace (a comma inside it, `?resize=1024,683`, is part of it; commas
+/// ending it separate), its descriptor to the next comma.
+fn srcset_candidates(v: &str) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    let mut rest = v;
+    loop {
+        rest = rest.trim_start_matches(|c: char| c == ',' || c.is_whitespace());
+        if rest.is_empty() {
+            return out;
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let (url, after) = rest.split_at(end);
+        if let Some(url) = url.strip_suffix(',') {
+            out.push((url.trim_end_matches(','), ""));
+            rest = after;
+            continue;
+        }
+        let stop = after.find(',').unwrap_or(after.len());
+        out.push((url, after[..stop].trim()));
+        rest = &after[stop..];
+    }
 }
 
 #[cfg(test)]
@@ -291,6 +324,15 @@ mod tests {
         assert_eq!(
             s.fetch_url("http://b.example/a.jpg"),
             "http://127.0.0.1:8080/archive/web/20261126100000id_/http://b.example/a.jpg"
+        );
+        assert_eq!(
+            srcset_candidates("a.jpg?resize=1024,683 1024w, b.jpg 2x,c.jpg, d.jpg"),
+            [
+                ("a.jpg?resize=1024,683", "1024w"),
+                ("b.jpg", "2x"),
+                ("c.jpg", ""),
+                ("d.jpg", "")
+            ]
         );
         let live = Downloads::new(&MediaSource::Live, None);
         assert_eq!(

@@ -39,16 +39,16 @@ pub(super) struct PageFacts {
     pub featured: Option<(String, String)>,
 }
 
-/// The facts of each post of a blog (permalink → facts), for the posts whose page the
-/// archive holds. One page in memory at a time.
+/// The facts of each post of a blog (permalink → facts), gone posts included, for the posts
+/// whose page the archive holds (its latest 2xx answer). One page in memory at a time.
 ///
 /// # Errors
 /// The database failed.
 pub(super) fn facts_of_blog(store: &Store, blog: BlogId) -> Result<HashMap<String, PageFacts>> {
     let mut out = HashMap::new();
-    for url in store.post_urls(blog)? {
-        if let Some(stored) = store.latest_response(blog, &url)? {
-            if stored.response.status < 300 && crate::fetch::is_html(&stored.response) {
+    for url in store.every_post_url(blog)? {
+        if let Some(stored) = store.latest_page(blog, &url)? {
+            if crate::fetch::is_html(&stored.response) {
                 let page = Page::parse(&crate::fetch::decode(&stored.response));
                 out.insert(url, facts_of_page(&page));
             }

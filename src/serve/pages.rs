@@ -584,8 +584,10 @@ fn comment_thread(
                         @let name = c.author.as_deref().unwrap_or("Anonymous");
                         @match &c.author_url {
                             // The commenter's own site, live: never followed as the blog's.
-                            Some(u) => a href=(u) rel="nofollow ugc noopener" { (name) },
-                            None => (name),
+                            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
+                                a href=(u) rel="nofollow ugc noopener noreferrer" { (name) }
+                            }
+                            _ => (name),
                         }
                     }
                     " · " (time(c.published, true))

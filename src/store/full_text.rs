@@ -173,10 +173,12 @@ impl Fts {
     }
 }
 
-/// `text` for a `LIKE … ESCAPE '\'` pattern: `\`, `%` and `_` taken literally, lower case.
+/// `text` for a `LIKE … ESCAPE '\'` pattern: `\`, `%` and `_` taken literally. Folded to
+/// lower case by the database's `lower`, as the names it is compared with are (SQLite's folds
+/// ASCII only, so both sides fold alike).
 fn like_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.trim().to_lowercase().chars() {
+    for c in text.trim().chars() {
         if matches!(c, '\\' | '%' | '_') {
             out.push('\\');
         }
@@ -198,7 +200,7 @@ fn filter_sql(d: Dialect, n: usize, comment: bool) -> String {
     );
     let by = |e: &str| {
         format!(
-            "(lower({e}) LIKE ?{a} ESCAPE '\\' OR lower({e}) LIKE ?{b} ESCAPE '\\')",
+            "(lower({e}) LIKE lower(CAST(?{a} AS TEXT)) ESCAPE '\\' OR lower({e}) LIKE lower(CAST(?{b} AS TEXT)) ESCAPE '\\')",
             a = n + 1,
             b = n + 2
         )
@@ -259,9 +261,10 @@ impl Store {
     /// ones after them, newest first; a post ranks as its best row) or newest first. Without
     /// a word, the posts the filters keep, newest first; without either, nothing.
     ///
-    /// Two steps, so that a word found in every post stays cheap: the page's posts are
-    /// chosen from the index (and the posts' and comments' own rows, joined by id), without
-    /// reading the indexed text; only then are the page's snippets made.
+    /// Two steps: the page's posts are chosen from the index's matching rows joined by id to
+    /// their posts (each match is read once, without its text: the work grows with the
+    /// matches, ranked or not); only then are the page's snippets and comments read, three
+    /// small statements a hit.
     ///
     /// # Errors
     /// The database failed.

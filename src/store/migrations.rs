@@ -403,7 +403,8 @@ pub const MIGRATIONS: &[&str] = &[
                         || COALESCE((SELECT title FROM blogs WHERE id = new.blog_id), ''),
                     new.content_text, new.authors, new.url);
     END;
-    CREATE TRIGGER search_blog_renamed AFTER UPDATE OF title ON blogs BEGIN
+    CREATE TRIGGER search_blog_renamed AFTER UPDATE OF title ON blogs
+        WHEN old.title IS NOT new.title BEGIN
         UPDATE posts SET title = title WHERE blog_id = new.id;
     END;
     DELETE FROM search WHERE rowid % 2 = 0;

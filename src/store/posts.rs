@@ -516,6 +516,21 @@ impl Store {
         })
     }
 
+    /// Every post URL of a blog, those the blog has since deleted included (an export holds
+    /// them all), sorted.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn every_post_url(&self, blog_id: BlogId) -> Result<Vec<String>> {
+        self.read(move |db| {
+            db.query_map(
+                "SELECT url FROM posts WHERE blog_id = ?1 ORDER BY url",
+                args![blog_id],
+                |r| r.get(0),
+            )
+        })
+    }
+
     /// Up to `n` posts of a blog whose comments are due for a check at `now`, the longest
     /// overdue first: posts never checked (no schedule yet), then by due time. Posts whose
     /// comments are closed, whose checks ended, or that are gone are left out.

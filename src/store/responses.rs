@@ -206,6 +206,31 @@ impl Store {
         })
     }
 
+    /// The latest stored page of `url` of a blog that answered 2xx (redirects and errors left
+    /// out): what the page last showed.
+    ///
+    /// # Errors
+    /// The database failed, or the body did not inflate.
+    pub fn latest_page(&self, blog_id: BlogId, url: &str) -> Result<Option<StoredResponse>> {
+        let url = url.to_string();
+        let sql = format!(
+            "SELECT id, {} FROM responses
+             WHERE blog_id = ?1 AND url = ?2 AND kind != ?3 AND status BETWEEN 200 AND 299
+             ORDER BY id DESC LIMIT 1",
+            response_columns()
+        );
+        self.read(move |db| {
+            db.query_opt(&sql, args![blog_id, url.as_str(), ResponseKind::Redirect])?
+                .map(|r| {
+                    Ok(StoredResponse {
+                        id: r.get(0)?,
+                        response: response_row(&r, 1)?,
+                    })
+                })
+                .transpose()
+        })
+    }
+
     /// Which of `urls` have a stored response for the blog (redirects left out), at one
     /// statement per 200 URLs without reading a body: the pages [`Store::latest_response`]
     /// would find.

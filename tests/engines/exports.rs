@@ -435,7 +435,11 @@ fn wxr_items_comments_threads_and_dates() {
     let mut wxr = parse_wxr(&dir.join("wordpress.xml"));
     assert_eq!(wxr.wxr_version, "1.2");
     // The images come after the posts, as attachment items (tests/engines/wxr_restore.rs).
-    let attachments = wxr.items.iter().filter(|i| i.post_type == "attachment").count();
+    let attachments = wxr
+        .items
+        .iter()
+        .filter(|i| i.post_type == "attachment")
+        .count();
     assert_eq!(attachments, 10, "the fixture's images");
     wxr.items.retain(|i| i.post_type == "post");
     assert_eq!(wxr.items.len(), rows.len(), "an item per post");

@@ -347,7 +347,12 @@ BEGIN
     RETURN NULL;
 END $$;
 CREATE TRIGGER search_blog AFTER UPDATE OF title ON blogs
-    FOR EACH ROW EXECUTE FUNCTION everblog_search_blog();
-UPDATE posts SET title = title;
+    FOR EACH ROW WHEN (OLD.title IS DISTINCT FROM NEW.title)
+    EXECUTE FUNCTION everblog_search_blog();
+UPDATE search s
+    SET title = concat_ws(' ', p.title, p.tags, b.title),
+        doc = everblog_search_doc(concat_ws(' ', p.title, p.tags, b.title), p.content_text, p.authors)
+    FROM posts p JOIN blogs b ON b.id = p.blog_id
+    WHERE s.row_id = 2 * p.id;
 "#,
 ];
