@@ -32,10 +32,11 @@ pub struct TermLink {
 
 impl TermLink {
     /// The term's slug: the last path segment of its page (`/category/journeys/` →
-    /// `journeys`), as the URL writes it (percent-encoded), lower case. `None` when the link
+    /// `journeys`, `/category/misc.html` → `misc`), as the URL writes it (percent-encoded),
+    /// lower case. `None` when the link
     /// has no path segment.
     pub fn slug(&self) -> Option<String> {
-        segments(&self.href).last().map(|s| s.to_lowercase())
+        segments(&self.href).last().map(|s| page_name(s))
     }
 
     /// The parent category's slug of a hierarchical category page
@@ -48,7 +49,7 @@ impl TermLink {
         let base = segs
             .iter()
             .rposition(|s| matches!(s.to_ascii_lowercase().as_str(), "category" | "categories"))?;
-        (segs.len() >= base + 3).then(|| segs[segs.len() - 2].to_lowercase())
+        (segs.len() >= base + 3).then(|| page_name(segs[segs.len() - 2]))
     }
 }
 
@@ -185,9 +186,20 @@ pub fn author_links(page: &Page) -> Vec<(String, String)> {
 }
 
 /// The slug an author page gives its author: the last path segment (`/author/zoe/` →
-/// `zoe`), lower case, as the URL writes it. `None` without a path segment.
+/// `zoe`, `/author/zoe.html` → `zoe`), lower case, as the URL writes it. `None` without a
+/// path segment.
 pub fn author_slug(href: &str) -> Option<String> {
-    segments(href).last().map(|s| s.to_lowercase())
+    segments(href).last().map(|s| page_name(s))
+}
+
+/// A path segment as a slug: lower case, without a page extension (Pelican's
+/// `/category/misc.html` → `misc`).
+fn page_name(segment: &str) -> String {
+    let lower = segment.to_lowercase();
+    [".html", ".htm", ".php"]
+        .iter()
+        .find_map(|ext| lower.strip_suffix(ext))
+        .map_or(lower.clone(), str::to_string)
 }
 
 /// The post's featured image: WordPress marks it `wp-post-image` (`the_post_thumbnail`); the
@@ -249,6 +261,12 @@ mod tests {
                 ("café", TermKind::Tag, Some("caf%c3%a9".into()), None),
             ]
         );
+        let pelican = TermLink {
+            name: "Misc".into(),
+            kind: TermKind::Category,
+            href: "/category/misc.html".into(),
+        };
+        assert_eq!(pelican.slug().as_deref(), Some("misc"));
         let authors = author_links(&page);
         assert_eq!(authors.len(), 1);
         assert_eq!(author_slug(&authors[0].1).as_deref(), Some("zoe"));
