@@ -261,10 +261,10 @@ impl Store {
     /// ones after them, newest first; a post ranks as its best row) or newest first. Without
     /// a word, the posts the filters keep, newest first; without either, nothing.
     ///
-    /// Two steps: the page's posts are chosen from the index's matching rows joined by id to
-    /// their posts (each match is read once, without its text: the work grows with the
-    /// matches, ranked or not); only then are the page's snippets and comments read, three
-    /// small statements a hit.
+    /// Two steps: the page's posts are chosen from the first matching rows in rank order,
+    /// mapped to their posts (as many rows as fill the page, at least four a hit; every row
+    /// for newest first), without reading the indexed text; only then are the page's
+    /// snippets read, one statement a hit and one a matching comment (at most three).
     ///
     /// # Errors
     /// The database failed.
@@ -305,84 +305,177 @@ impl Store {
             let Fts {
                 matches, row, rank, ..
             } = &fts;
-            // The newest `rank_window` matches (by row: the most recently archived) are
-            // ranked; the rest follow, newest first. A post's row is 2 × posts.id, a
-            // comment's 2 × comments.id + 1; a post ranks as its best row.
-            let ids: Vec<i64> = db.query_map(
-                &format!(
-                    "WITH floor(f) AS (SELECT COALESCE(
-                         (SELECT {row} FROM search WHERE {matches} ORDER BY {row} DESC LIMIT 1 OFFSET ?2), -1)),
-                     hits(r, key) AS (
-                         SELECT {row}, {rank} FROM search
-                         WHERE {matches} AND {row} >= (SELECT f FROM floor)
-                         UNION ALL
-                         SELECT {row}, 1e15 - {row} FROM search
-                         WHERE {matches} AND {row} < (SELECT f FROM floor)),
-                     posts_hit(pid, key) AS (
-                         SELECT p.id, MIN(h.key) FROM hits h
+            let filtered = q.filtered();
+            // Best first: a post ranks as its best row, so the posts of the first `k` rows
+            // (in key order) are the first posts, in order. Only those rows are mapped to
+            // their posts; `k` grows until the page is full or the rows run out. Newest first
+            // needs every matching post: all rows are mapped. The rows also say which of a
+            // post's comments match (those among them).
+            let need = usize::try_from(i64::from(offset) + i64::from(limit)).unwrap_or(usize::MAX);
+            let mut k: i64 = match q.order {
+                SearchOrder::Relevance => i64::try_from(need).unwrap_or(i64::MAX / 8) * 4 + 16,
+                SearchOrder::Date => i64::MAX,
+            };
+            let published = format!("CAST({} AS DOUBLE PRECISION)", instant(d, "p.published"));
+            let posts: Vec<Found> = loop {
+                let rows: Vec<(i64, i64, Option<f64>, i64)> = db.query_map(
+                    &format!(
+                        "WITH floor(f) AS (SELECT COALESCE(
+                             (SELECT {row} FROM search WHERE {matches} ORDER BY {row} DESC LIMIT 1 OFFSET ?2), -1)),
+                         hits(r, key) AS (
+                             SELECT {row}, {rank} FROM search
+                             WHERE {matches} AND {row} >= (SELECT f FROM floor)
+                             UNION ALL
+                             SELECT {row}, 1e15 - {row} FROM search
+                             WHERE {matches} AND {row} < (SELECT f FROM floor)),
+                         top(r, key) AS (SELECT r, key FROM hits ORDER BY key, r LIMIT ?3)
+                         SELECT h.r, p.id, {published}, (SELECT COUNT(*) FROM top) FROM top h
                          LEFT JOIN comments c ON h.r % 2 = 1 AND c.id = (h.r - 1) / 2
                          JOIN posts p ON p.id = (CASE WHEN h.r % 2 = 0 THEN h.r / 2
                                                  ELSE (SELECT id FROM posts WHERE url = c.post_url) END)
-                         WHERE {filters}
-                         GROUP BY p.id)
-                     SELECT p.id FROM posts_hit h JOIN posts p ON p.id = h.pid
-                     ORDER BY {order}
-                     LIMIT ?3 OFFSET ?4",
-                    filters = filter_sql(d, 5, true),
-                    order = order_sql(d, q.order, true).replace("key", "h.key"),
-                ),
-                args![&fts.query, window, limit, offset, q.blog, &by, &by_word, from, before, &q.tag],
-                |r| r.get(0),
-            )?;
-            ids.into_iter().map(|id| hit(db, Some(&fts), id)).collect()
+                         WHERE {filters} AND (CAST(?4 AS BIGINT) IS NULL OR TRUE)
+                         ORDER BY h.key, h.r",
+                        published = published,
+                        filters = if filtered {
+                            filter_sql(d, 5, true)
+                        } else {
+                            // The filters' parameters, unread but typed.
+                            "(CAST(?5 AS BIGINT) IS NULL OR TRUE) AND (CAST(?6 AS TEXT) IS NULL OR TRUE)
+                             AND (CAST(?7 AS TEXT) IS NULL OR TRUE) AND (CAST(?8 AS TEXT) IS NULL OR TRUE)
+                             AND (CAST(?9 AS TEXT) IS NULL OR TRUE) AND (CAST(?10 AS TEXT) IS NULL OR TRUE)"
+                                .to_string()
+                        },
+                    ),
+                    args![&fts.query, window, k, 0i64, q.blog, &by, &by_word, from, before, &q.tag],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )?;
+                let read = rows.first().map_or(0, |r| r.3);
+                let posts = group(&rows, q.order);
+                if posts.len() >= need || read < k {
+                    break posts;
+                }
+                k = k.saturating_mul(4);
+            };
+            posts
+                .into_iter()
+                .skip(offset as usize)
+                .take(limit as usize)
+                .map(|f| {
+                    let mut h = hit(db, Some(&fts), f.post)?;
+                    h.comments = matching_comments(db, &fts, &f.comment_rows)?;
+                    Ok(h)
+                })
+                .collect()
         })
     }
 }
 
-/// Post `id`'s hit: its own match's snippet and its matching comments for `fts`, else the
-/// article's opening words.
+/// A post found by the words: its id, publication (as [`instant`] orders it) and its
+/// matching comments' rows (at most [`COMMENTS_PER_HIT`], best first).
+struct Found {
+    post: i64,
+    published: Option<f64>,
+    comment_rows: Vec<i64>,
+}
+
+/// The posts of `rows` (row, post, publication, …; best row first), each once: in the order
+/// of their best row, or newest first.
+fn group(rows: &[(i64, i64, Option<f64>, i64)], order: SearchOrder) -> Vec<Found> {
+    let mut at: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+    let mut out: Vec<Found> = Vec::new();
+    for &(r, post, published, _) in rows {
+        let i = *at.entry(post).or_insert_with(|| {
+            out.push(Found {
+                post,
+                published,
+                comment_rows: Vec::new(),
+            });
+            out.len() - 1
+        });
+        let f = &mut out[i];
+        if r % 2 == 1 && f.comment_rows.len() < COMMENTS_PER_HIT as usize {
+            f.comment_rows.push(r);
+        }
+    }
+    if order == SearchOrder::Date {
+        out.sort_by(|a, b| match (a.published, b.published) {
+            (Some(x), Some(y)) => y.total_cmp(&x).then(b.post.cmp(&a.post)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => b.post.cmp(&a.post),
+        });
+    }
+    out
+}
+
+/// The comments of index rows `rows` with their snippets, in thread order.
+fn matching_comments(
+    db: &mut dyn super::db::Db,
+    fts: &Fts,
+    rows: &[i64],
+) -> Result<Vec<HitComment>> {
+    let (matches, row, snippet) = (fts.matches, fts.row, fts.snippet);
+    let mut out: Vec<(i64, HitComment)> = Vec::new();
+    for &r in rows {
+        if let Some(c) = db.query_opt(
+            &format!(
+                "SELECT c.key, c.author, {snippet}, c.position FROM search s
+                 JOIN comments c ON c.id = (s.{row} - 1) / 2
+                 WHERE {matches} AND s.{row} = ?2"
+            ),
+            args![&fts.query, r],
+        )? {
+            out.push((
+                c.get(3)?,
+                HitComment {
+                    id: c.get(0)?,
+                    author: c.get(1)?,
+                    marked: c.get(2)?,
+                },
+            ));
+        }
+    }
+    out.sort_by_key(|(position, _)| *position);
+    Ok(out.into_iter().map(|(_, c)| c).collect())
+}
+
+/// Post `id`'s hit: its own match's snippet for `fts`, else the article's opening words
+/// (comments are the caller's).
 fn hit(db: &mut dyn super::db::Db, fts: Option<&Fts>, id: i64) -> Result<Hit> {
+    let own = match fts {
+        Some(f) => format!(
+            "(SELECT {} FROM search s WHERE {} AND s.{} = 2 * p.id)",
+            f.snippet, f.matches, f.row
+        ),
+        None => "CAST(NULL AS TEXT)".into(),
+    };
+    let query = fts.map_or(String::new(), |f| f.query.clone());
     let r = db.query_one(
-        "SELECT p.url, p.title, b.home_url, p.published, substr(p.content_text, 1, 240)
-         FROM posts p JOIN blogs b ON b.id = p.blog_id WHERE p.id = ?1",
-        args![id],
+        &format!(
+            "SELECT p.url, p.title, b.home_url, p.published, {own}
+             FROM posts p JOIN blogs b ON b.id = p.blog_id
+             WHERE p.id = ?2 AND (CAST(?1 AS TEXT) IS NULL OR TRUE)"
+        ),
+        args![&query, id],
     )?;
+    let marked: Option<String> = r.get(4)?;
     let mut out = Hit {
         url: r.get(0)?,
         title: r.get(1)?,
         blog: r.get(2)?,
         published: r.local(3)?,
-        post_matches: false,
-        marked: r.get::<String>(4)?,
+        post_matches: marked.is_some(),
+        marked: marked.unwrap_or_default(),
         comments: Vec::new(),
     };
-    let Some(fts) = fts else {
-        return Ok(out);
-    };
-    let (matches, row, snippet) = (fts.matches, fts.row, fts.snippet);
-    if let Some(r) = db.query_opt(
-        &format!("SELECT {snippet} FROM search s WHERE {matches} AND s.{row} = ?2"),
-        args![&fts.query, 2 * id],
-    )? {
-        out.post_matches = true;
-        out.marked = r.get(0)?;
+    if !out.post_matches {
+        out.marked = db
+            .query_one(
+                "SELECT substr(content_text, 1, 240) FROM posts WHERE id = ?1",
+                args![id],
+            )?
+            .get(0)?;
     }
-    out.comments = db.query_map(
-        &format!(
-            "SELECT c.key, c.author, {snippet} FROM search s
-             JOIN comments c ON s.{row} = 2 * c.id + 1
-             WHERE {matches} AND c.post_url = ?2
-             ORDER BY c.position, c.key LIMIT {COMMENTS_PER_HIT}"
-        ),
-        args![&fts.query, &out.url],
-        |r| {
-            Ok(HitComment {
-                id: r.get(0)?,
-                author: r.get(1)?,
-                marked: r.get(2)?,
-            })
-        },
-    )?;
     Ok(out)
 }
 
