@@ -447,6 +447,9 @@ pub fn headless(
         .no_sandbox()
         .user_data_dir(profile)
         .window_size(width, height)
+        // The engines tests run as threads of one process, several browsers at once on
+        // 2 cores: chromiumoxide's 30 s per request is too short under that load.
+        .request_timeout(Duration::from_secs(120))
         .arg("disable-gpu");
     for a in args {
         b = b.arg(*a);
