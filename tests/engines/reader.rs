@@ -211,6 +211,7 @@ fn the_archive_reads_in_a_browser() {
         let profile = tempfile::tempdir().unwrap();
         let config = BrowserConfig::builder()
             .chrome_executable("/usr/bin/chromium")
+            .request_timeout(Duration::from_secs(120))
             .no_sandbox()
             .user_data_dir(profile.path())
             .window_size(1100, 800)

@@ -348,6 +348,7 @@ async fn open_in_replaywebpage(
     let log = profile.path().join("chromium.log");
     let config = BrowserConfig::builder()
         .chrome_executable(chromium)
+        .request_timeout(Duration::from_secs(120))
         .no_sandbox()
         .user_data_dir(profile.path().join("profile"))
         .window_size(1280, 900)

@@ -432,6 +432,7 @@ fn pywb_replays_images_and_comments_with_every_server_gone() {
         let profile = tempfile::tempdir().unwrap();
         let config = BrowserConfig::builder()
             .chrome_executable("/usr/bin/chromium")
+            .request_timeout(Duration::from_secs(120))
             .no_sandbox()
             .user_data_dir(profile.path())
             .arg(("proxy-server", format!("http://127.0.0.1:{port}").as_str()))
@@ -558,6 +559,7 @@ fn static_copy_opens_from_disk_with_images_and_comments() {
         let profile = tempfile::tempdir().unwrap();
         let config = BrowserConfig::builder()
             .chrome_executable("/usr/bin/chromium")
+            .request_timeout(Duration::from_secs(120))
             .no_sandbox()
             .user_data_dir(profile.path())
             .arg("disable-gpu")
