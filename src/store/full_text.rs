@@ -225,15 +225,12 @@ fn filter_sql(d: Dialect, n: usize, comment: bool) -> String {
     )
 }
 
-/// The order of a page of posts `p` (with a best key `key` when ranked).
-fn order_sql(d: Dialect, order: SearchOrder, ranked: bool) -> String {
-    match (order, ranked) {
-        (SearchOrder::Relevance, true) => "key, p.id".into(),
-        _ => format!(
-            "p.published IS NULL, {} DESC, p.id DESC",
-            instant(d, "p.published")
-        ),
-    }
+/// Posts `p` newest first, undated last (a listing without words).
+fn newest_first_sql(d: Dialect) -> String {
+    format!(
+        "p.published IS NULL, {} DESC, p.id DESC",
+        instant(d, "p.published")
+    )
 }
 
 impl Store {
@@ -295,7 +292,7 @@ impl Store {
                     &format!(
                         "SELECT p.id FROM posts p WHERE {} ORDER BY {} LIMIT ?1 OFFSET ?2",
                         filter_sql(d, 3, false),
-                        order_sql(d, SearchOrder::Date, false)
+                        newest_first_sql(d)
                     ),
                     args![limit, offset, q.blog, &by, &by_word, from, before, &q.tag],
                     |r| r.get(0),

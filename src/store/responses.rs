@@ -188,22 +188,7 @@ impl Store {
     /// # Errors
     /// The database failed, or the body did not inflate.
     pub fn latest_response(&self, blog_id: BlogId, url: &str) -> Result<Option<StoredResponse>> {
-        let url = url.to_string();
-        let sql = format!(
-            "SELECT id, {} FROM responses
-             WHERE blog_id = ?1 AND url = ?2 AND kind != ?3 ORDER BY id DESC LIMIT 1",
-            response_columns()
-        );
-        self.read(move |db| {
-            db.query_opt(&sql, args![blog_id, url.as_str(), ResponseKind::Redirect])?
-                .map(|r| {
-                    Ok(StoredResponse {
-                        id: r.get(0)?,
-                        response: response_row(&r, 1)?,
-                    })
-                })
-                .transpose()
-        })
+        self.latest_of(blog_id, url, "")
     }
 
     /// The latest stored page of `url` of a blog that answered 2xx (redirects and errors left
@@ -212,11 +197,21 @@ impl Store {
     /// # Errors
     /// The database failed, or the body did not inflate.
     pub fn latest_page(&self, blog_id: BlogId, url: &str) -> Result<Option<StoredResponse>> {
+        self.latest_of(blog_id, url, "AND status BETWEEN 200 AND 299")
+    }
+
+    /// The latest stored non-redirect response for `url` of a blog meeting `condition` (SQL
+    /// on `responses`, empty for any).
+    fn latest_of(
+        &self,
+        blog_id: BlogId,
+        url: &str,
+        condition: &'static str,
+    ) -> Result<Option<StoredResponse>> {
         let url = url.to_string();
         let sql = format!(
             "SELECT id, {} FROM responses
-             WHERE blog_id = ?1 AND url = ?2 AND kind != ?3 AND status BETWEEN 200 AND 299
-             ORDER BY id DESC LIMIT 1",
+             WHERE blog_id = ?1 AND url = ?2 AND kind != ?3 {condition} ORDER BY id DESC LIMIT 1",
             response_columns()
         );
         self.read(move |db| {
