@@ -107,15 +107,26 @@ pub fn canonical(url: &Url) -> Url {
 }
 
 /// Decodes `%XX` escapes of unreserved characters (RFC 3986 §2.3) and upper-cases the rest.
+/// A hex digit stays escaped after a stray `%` (one not starting an escape) or a stray `%`
+/// and one hex digit: decoded, it would make a new escape (`%e%38` would read `%e8`), and
+/// `canonical` of its own answer would differ (found by the `cdxj` fuzz target).
 fn normalise_escapes(path: &str) -> String {
     let b = path.as_bytes();
     let mut out = String::with_capacity(path.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() && b[i + 1..i + 3].iter().all(u8::is_ascii_hexdigit) {
             let hex = &path[i + 1..i + 3];
             if let Ok(v) = u8::from_str_radix(hex, 16) {
-                if v.is_ascii_alphanumeric() || matches!(v, b'-' | b'.' | b'_' | b'~') {
+                let tail = out.as_bytes();
+                let would_join = v.is_ascii_hexdigit()
+                    && (tail.ends_with(b"%")
+                        || (tail.len() >= 2
+                            && tail[tail.len() - 2] == b'%'
+                            && tail[tail.len() - 1].is_ascii_hexdigit()));
+                if !would_join
+                    && (v.is_ascii_alphanumeric() || matches!(v, b'-' | b'.' | b'_' | b'~'))
+                {
                     out.push(v as char);
                 } else {
                     out.push('%');
@@ -348,5 +359,14 @@ mod tests {
             c("http://a.b/%7Euser/caf%c3%a9/a%2Fb"),
             "http://a.b/~user/caf%C3%A9/a%2Fb"
         );
+        // A decoded hex digit after a stray `%` would make a new escape.
+        for (raw, want) in [
+            ("http://a.b/x%e%38y", "http://a.b/x%e%38y"),
+            ("http://a.b/%%341", "http://a.b/%%341"),
+            ("http://a.b/%zz%41", "http://a.b/%zzA"),
+        ] {
+            assert_eq!(c(raw), want);
+            assert_eq!(c(&c(raw)), want, "canonical of {raw} again");
+        }
     }
 }
