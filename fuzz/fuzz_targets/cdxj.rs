@@ -65,8 +65,11 @@ fuzz_target!(|data: &[u8]| {
         "canonical is not idempotent for {:?}",
         u.as_str()
     );
-    // A stored key is read back from its text.
-    if let Ok(reparsed) = Url::parse(c.as_str()) {
+    // A stored key is read back from its text. Keys are http(s) URLs: a `file:` URL's text
+    // need not parse back to itself (`file://h//u:/x` reads back without its host, as the URL
+    // Standard drops a host before a Windows drive letter).
+    let keyed = matches!(u.scheme(), "http" | "https");
+    if let Some(reparsed) = keyed.then(|| Url::parse(c.as_str()).ok()).flatten() {
         assert_eq!(
             canonical(&reparsed).as_str(),
             c.as_str(),
