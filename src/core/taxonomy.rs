@@ -192,9 +192,10 @@ pub fn author_slug(href: &str) -> Option<String> {
     segments(href).last().map(|s| page_name(s))
 }
 
-/// A path segment as a slug: lower case, without a page extension (Pelican's
-/// `/category/misc.html` → `misc`).
-fn page_name(segment: &str) -> String {
+/// A path segment as a slug: lower case, without a page extension in any case (Pelican's
+/// `/category/misc.html` → `misc`, `Post.HTML` → `post`). The WXR export names posts
+/// with it too, so terms, authors and posts follow one rule.
+pub fn page_name(segment: &str) -> String {
     let lower = segment.to_lowercase();
     [".html", ".htm", ".php"]
         .iter()

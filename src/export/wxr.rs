@@ -623,17 +623,14 @@ fn gmt(d: Option<DateTime<FixedOffset>>) -> String {
 }
 
 /// The permalink's last non-empty path segment, lower case, without an `.html`/`.htm`/`.php`
-/// extension (`/2024/05/a-post/` → `a-post`); empty for a home page.
+/// extension in any case (`/2024/05/a-post/` → `a-post`, `/Hello.HTML` → `hello`), as
+/// `taxonomy::page_name` names terms; empty for a home page.
 fn post_name(url: &str) -> String {
     let path = url::Url::parse(url)
         .map(|u| u.path().to_string())
         .unwrap_or_default();
     let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or("");
-    let last = [".html", ".htm", ".php"]
-        .iter()
-        .find_map(|ext| last.strip_suffix(ext))
-        .unwrap_or(last);
-    last.to_lowercase()
+    crate::core::taxonomy::page_name(last)
 }
 
 fn text<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> std::io::Result<()> {
@@ -707,6 +704,7 @@ mod tests {
     fn names_and_dates_as_wordpress_writes_them() {
         assert_eq!(post_name("http://b.example/2024/05/a-post/"), "a-post");
         assert_eq!(post_name("http://b.example/posts/Hello.html"), "hello");
+        assert_eq!(post_name("http://b.example/posts/Hello.HTML"), "hello");
         let d = DateTime::parse_from_rfc3339("2024-12-13T11:00:00+01:00").unwrap();
         assert_eq!(local(Some(d)), "2024-12-13 11:00:00");
         assert_eq!(gmt(Some(d)), "2024-12-13 10:00:00");
