@@ -720,7 +720,11 @@ pub async fn go(
                     post = Some(u);
                 }
             }
-            let capture = super::memento::capture_or_canonical(s, &url, chrono::Utc::now())?;
+            // A post found needs no capture lookup (which canonicalises again).
+            let capture = match post {
+                Some(_) => None,
+                None => super::memento::capture_or_canonical(s, &url, chrono::Utc::now())?,
+            };
             Ok((post, capture))
         })
         .await?;
