@@ -24,7 +24,12 @@ async fn open_and_share(url: &str, proxy: Option<u16>) -> (String, bool, Vec<u8>
             "proxy-bypass-list=<-loopback>".to_string(),
         ]
     });
-    let args: Vec<&str> = proxy_args.iter().flatten().map(String::as_str).collect();
+    // Every host but 127.0.0.1 (the blog, pywb, the proxy) fails to resolve at once: the live
+    // page links a stylesheet on a public CDN, and a sandbox that drops packets instead of
+    // refusing them would stall its load event (a suspect for a hang seen once). Chromium
+    // applies the rule to IP literals too, hence the exclusion.
+    let mut args = vec!["host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"];
+    args.extend(proxy_args.iter().flatten().map(String::as_str));
     let config = headless(profile.path(), (1100, 900), &args);
     let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
     let events = tokio::spawn(async move { while handler.next().await.is_some() {} });
