@@ -117,24 +117,22 @@ fn normalise_escapes(path: &str) -> String {
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() && b[i + 1..i + 3].iter().all(u8::is_ascii_hexdigit) {
             let hex = &path[i + 1..i + 3];
-            if let Ok(v) = u8::from_str_radix(hex, 16) {
-                let tail = out.as_bytes();
-                let would_join = v.is_ascii_hexdigit()
-                    && (tail.ends_with(b"%")
-                        || (tail.len() >= 2
-                            && tail[tail.len() - 2] == b'%'
-                            && tail[tail.len() - 1].is_ascii_hexdigit()));
-                if !would_join
-                    && (v.is_ascii_alphanumeric() || matches!(v, b'-' | b'.' | b'_' | b'~'))
-                {
-                    out.push(v as char);
-                } else {
-                    out.push('%');
-                    out.push_str(&hex.to_ascii_uppercase());
-                }
-                i += 3;
-                continue;
+            let v = u8::from_str_radix(hex, 16).expect("two hex digits are a byte");
+            let tail = out.as_bytes();
+            let would_join = v.is_ascii_hexdigit()
+                && (tail.ends_with(b"%")
+                    || (tail.len() >= 2
+                        && tail[tail.len() - 2] == b'%'
+                        && tail[tail.len() - 1].is_ascii_hexdigit()));
+            if !would_join && (v.is_ascii_alphanumeric() || matches!(v, b'-' | b'.' | b'_' | b'~'))
+            {
+                out.push(v as char);
+            } else {
+                out.push('%');
+                out.push_str(&hex.to_ascii_uppercase());
             }
+            i += 3;
+            continue;
         }
         out.push(b[i] as char);
         i += 1;
