@@ -5,35 +5,8 @@
 //! the XML behind a valid gzip stream; even, the rest is passed as it is (gzip magic included).
 #![no_main]
 
-use everblog::core::post_url::canonical;
-use everblog::core::sitemap::{self, Sitemap};
-use libfuzzer_sys::fuzz_target;
-use std::io::Write;
+mod body {
+    include!("../bodies/sitemap.rs");
+}
 
-fuzz_target!(|data: &[u8]| {
-    let Some((&form, rest)) = data.split_first() else {
-        return;
-    };
-    let gz;
-    let bytes = if form % 2 == 1 {
-        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        e.write_all(rest).unwrap();
-        gz = e.finish().unwrap();
-        &gz[..]
-    } else {
-        rest
-    };
-    match sitemap::parse(bytes) {
-        Ok(Sitemap::Urls(urls)) => {
-            assert!(urls.len() <= sitemap::MAX_LOCS);
-            for u in urls {
-                assert!(!u.loc.is_empty());
-                if let Ok(parsed) = url::Url::parse(&u.loc) {
-                    let _ = canonical(&parsed).to_string();
-                }
-            }
-        }
-        Ok(Sitemap::Index(more)) => assert!(more.len() <= sitemap::MAX_LOCS),
-        Err(_) => {}
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| body::run(data));

@@ -13,6 +13,7 @@ mod coverage;
 mod crawl_resume;
 mod fallback;
 mod fuzz_regressions;
+mod fuzz_seeds;
 mod hostile;
 mod reader_pages;
 mod regression;
