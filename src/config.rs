@@ -157,17 +157,20 @@ chromium = "/usr/bin/chromium"
 # suit a 2-core machine).
 tabs = 4
 # Bound of one page: load, settle, click "load more", read the DOM.
-timeout = "30s"
+timeout = "120s"
 # Longest wait for a page to settle: no pending request, short timer or loading script,
 # and nothing changed for `quiet`.
 settle = "8s"
 quiet = "200ms"
-# Most "load more comments" / "show more replies" clicks and scrolls per page.
-max_clicks = 60
+# Most clicks and scrolls per page for more comments ("Load more", "Show 3 more replies",
+# "12 hidden": found by what they say, in the page's language). A page stopped at a bound
+# says so in the log and the crawl summary.
+max_clicks = 200
+# Longest time spent clicking and scrolling for more comments on one page.
+expand = "60s"
 # Replace the browser by a fresh one after this many pages (bounds its memory).
 recycle_after = 200
-# More CSS selectors of "show more" controls to click (Disqus, LiveFyre, Isso and Commento
-# are known).
+# More CSS selectors of "show more" controls to click, besides those found by their words.
 show_more = []
 # Largest rendered DOM read back, in MB; a larger page fails (and is logged).
 max_dom_mb = 20

@@ -5,6 +5,9 @@
 //! One test binary, run alone: the browser-killing tests must not hit other tests' browsers.
 
 mod common;
+
+/// Blogs are added as a user adds them: `--render auto` unless a test asks otherwise.
+const RENDER_BY_DEFAULT: Option<&str> = None;
 use common::*;
 use everblog::fixture_server::{serve_dir, Root, Server};
 use std::path::Path;

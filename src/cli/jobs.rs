@@ -154,8 +154,8 @@ fn print_crawl(b: &Blog, s: &CrawlSummary, elapsed: std::time::Duration) {
         elapsed.as_secs_f64()
     );
     println!(
-        "  last new post at page {} of this run · {:.1} posts estimated unseen · {} blocked by robots.txt · {} refused (private addresses) · {} links over the per-template cap · {} posts from sitemaps · {} pages rendered · stopped: {}",
-        s.pages_at_last_post, s.unseen_estimate, s.blocked, s.refused, s.trapped, s.sitemap_posts, s.rendered, s.stop_reason
+        "  last new post at page {} of this run · {:.1} posts estimated unseen · {} blocked by robots.txt · {} refused (private addresses) · {} links over the per-template cap · {} posts from sitemaps · {} pages rendered in {:.1} s ({} posts not rendered: their comment widget's data held no comment) · stopped: {}",
+        s.pages_at_last_post, s.unseen_estimate, s.blocked, s.refused, s.trapped, s.sitemap_posts, s.rendered, s.render_seconds, s.render_skipped, s.stop_reason
     );
     if s.not_posts + s.unread > 0 {
         println!(

@@ -72,10 +72,10 @@ pub enum Command {
         /// blog lives in). Same host as the blog.
         #[arg(long, value_name = "URL")]
         start: Option<String>,
-        /// Render pages in headless Chromium: `auto` decides from the blog itself (when the
-        /// raw HTML lacks the feed's text, or post pages carry a JavaScript comment widget such
-        /// as Disqus or Isso), `always`, or `never`.
-        #[arg(long, value_enum, default_value_t = RenderMode::Auto)]
+        /// Render pages in headless Chromium: `auto` decides from the blog itself (every page
+        /// when the raw HTML lacks the feed's text; post pages when their comments are drawn by
+        /// script, seen by rendering one to three entry pages once), `always`, or `never`.
+        #[arg(long, value_enum, default_value_t = RenderMode::Auto, env = "EVERBLOG_RENDER")]
         render: RenderMode,
     },
     /// Run NewCrawl for blogs never (completely) crawled: learn rules, crawl, archive every post.

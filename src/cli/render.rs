@@ -23,7 +23,7 @@ pub(super) async fn render_pages(urls: &[String], config: &Config, direct: bool)
     };
     let network = || traffic.clone().map(|t| t as Arc<dyn Network>);
     if let [url] = urls {
-        let r = renderer.render(url, network()).await;
+        let r = renderer.render(url, network(), &Default::default()).await;
         renderer.shutdown().await;
         let r = r?;
         eprintln!(
@@ -46,7 +46,7 @@ pub(super) async fn render_pages(urls: &[String], config: &Config, direct: bool)
     for u in urls {
         let (renderer, u, network) = (renderer.clone(), u.clone(), network());
         set.spawn(async move {
-            let r = renderer.render(&u, network).await;
+            let r = renderer.render(&u, network, &Default::default()).await;
             (u, r)
         });
     }

@@ -260,6 +260,9 @@ pub fn guess(pages: &[(&Page, ElementIdx)]) -> Option<CommentRules> {
 #[derive(Debug, Default)]
 pub struct Guess {
     counts: FxHashMap<String, usize>,
+    /// Classes one of whose elements holds another of the same class: a thread's containers
+    /// (a comment with its replies), never one comment's text.
+    nesting: FxHashSet<String>,
 }
 
 impl Guess {
@@ -274,17 +277,27 @@ impl Guess {
                 continue;
             }
             *self.counts.entry(class.to_string()).or_default() += 1;
+            if !self.nesting.contains(class)
+                && page
+                    .by_class(class)
+                    .iter()
+                    .any(|&o| o != i && page.contains(i, o))
+            {
+                self.nesting.insert(class.to_string());
+            }
         }
     }
 
     /// The comment rules the counted vocabulary names, if any (see [`guess`]).
     pub fn finish(self) -> Option<CommentRules> {
         let counts = self.counts;
+        let nesting = self.nesting;
         // Keywords in order of preference; sidebar widgets ("latest comments") are not a post's.
-        let pick = |want: &[&str]| -> Option<String> {
+        let pick = |want: &[&str], text: bool| -> Option<String> {
             want.iter().find_map(|w| {
                 counts
                     .iter()
+                    .filter(|(c, _)| !(text && nesting.contains(*c)))
                     .filter(|(c, _)| {
                         let l = c.to_lowercase();
                         l.contains("comment")
@@ -305,12 +318,13 @@ impl Guess {
                     .map(|(c, _)| c.clone())
             })
         };
-        let content = pick(&["content", "text", "body"])?;
+        let content = pick(&["content", "text", "body"], true)?;
         if counts.get(&content).copied().unwrap_or(0) < 1 {
             return None;
         }
-        let author = pick(&["author-name", "author", "fn", "name"]).filter(|a| *a != content);
-        let date = pick(&["metadata", "date", "time", "meta"]).filter(|d| *d != content);
+        let author =
+            pick(&["author-name", "author", "fn", "name"], false).filter(|a| *a != content);
+        let date = pick(&["metadata", "date", "time", "meta"], false).filter(|d| *d != content);
         Some(CommentRules {
             content,
             author,
@@ -348,7 +362,9 @@ fn nearest(page: &Page, from: ElementIdx, candidates: &[ElementIdx]) -> Option<E
         .min_by_key(|&c| (tree_distance(page, from, c), c))
 }
 
-fn stable_key(
+/// A comment's key when nothing on the page names it: FNV-1a of its author, instant and the
+/// first 200 characters of its text (`h` and 16 hex digits), the same on every run.
+pub fn stable_key(
     author: &Option<String>,
     published: &Option<DateTime<FixedOffset>>,
     text: &str,

@@ -388,7 +388,8 @@ pub fn page_votes(samples: &[Sample<'_>], field: Field) -> Vec<Option<(String, f
                 | Field::Date
                 | Field::Comment
                 | Field::CommentAuthor
-                | Field::CommentDate => return None,
+                | Field::CommentDate
+                | Field::CommentData => return None,
             };
             let scores = score_elements(s.page, &[target]);
             best_element(s.page, &scores[0], target, field).map(|b| (b.rule, b.score))

@@ -94,7 +94,10 @@ pub(crate) const TEST_PROSE: &str =
 
 pub mod authors;
 pub mod blocks;
+pub mod comment_data;
+pub mod comment_merge;
 pub mod comments;
+pub mod data_template;
 pub mod excludes;
 pub mod extract;
 pub mod fallback;

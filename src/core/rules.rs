@@ -274,6 +274,10 @@ super::vocabulary! {
         CommentAuthor = "comment-author",
         /// Comment dates.
         CommentDate = "comment-date",
+        /// A comment widget's own data (issue 41): the rule is the address its JSON is asked
+        /// from for any post (`core::data_template::DataTemplate`, not an XPath) and its format
+        /// where the comments are in that JSON (`DataShape`, as JSON).
+        CommentData = "comment-data",
     }
 }
 

@@ -9,11 +9,9 @@
 //! read from the store, parsed and scored one at a time in two passes (votes, then the winners'
 //! scores with the author, date and comment evidence), so memory holds one page, not the feed's.
 
-use super::page::{comment_write, comments_of_feed};
-use super::rendering;
 use super::traffic::BrowserTraffic;
 use super::CrawlOptions;
-use crate::core::comments::{CommentRules, FeedComment, Guess};
+use super::{comment_learning, rendering};
 use crate::core::feed::Target;
 use crate::core::feed::{self, FeedEntry, Targets};
 use crate::core::identify::MarkVotes;
@@ -24,7 +22,6 @@ use crate::core::post_url::{canonical, PostUrlPattern};
 use crate::core::rules::Rule;
 use crate::core::rules::{Field, LearnedRule};
 use crate::fetch::{self, Fetcher, Resource, Response};
-use crate::render::widgets::Widget;
 use crate::store::{Blog, Link, Renders, Source, Store, StoredResponse, StoredRule};
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
@@ -111,14 +108,15 @@ async fn entry_pages(
 }
 
 /// One training pair, its page read from the store when needed.
-struct Pair<'a> {
-    entry: &'a FeedEntry,
+pub(super) struct Pair<'a> {
+    /// The feed entry.
+    pub(super) entry: &'a FeedEntry,
     target: &'a Targets,
 }
 
 impl Pair<'_> {
     /// The entry's latest stored page (the rendering, when the blog renders), parsed.
-    fn page(&self, store: &Store, blog: &Blog) -> Result<Option<(Page, Response)>> {
+    pub(super) fn page(&self, store: &Store, blog: &Blog) -> Result<Option<(Page, Response)>> {
         Ok(store
             .latest_response(blog.id, &self.entry.url)?
             .map(|s| (Page::parse(&fetch::decode(&s.response)), s.response)))
@@ -214,7 +212,6 @@ struct FirstPass {
 #[derive(Default)]
 struct Evidence {
     meta: MetaVotes,
-    guess: Guess,
     marks: MarkVotes,
 }
 
@@ -252,7 +249,7 @@ pub(super) async fn learn_from_entries(
     };
     let training = learner.sample(only).await?;
     let pairs = training.pairs();
-    let widgets = learner.decide_rendering(&pairs).await?;
+    learner.decide_rendering(&pairs).await?;
     let FirstPass {
         mut winners,
         urls,
@@ -274,7 +271,8 @@ pub(super) async fn learn_from_entries(
     };
     let article_rule = Rule::parse(&article.xpath)?;
     let pattern = PostUrlPattern::learn(&urls).context("no usable permalink in the feed")?;
-    let feed_comments = comment_feeds(learner.store, fetcher, blog, &training.sampled()).await?;
+    let feed_comments =
+        comment_learning::comment_feeds(learner.store, fetcher, blog, &training.sampled()).await?;
     let mut evidence = learner.weigh(&pairs, &article_rule, &mut winners)?;
     // Relearning after template drift (`only`) reads the listing pages anew: the stored ones
     // show the old template.
@@ -283,19 +281,39 @@ pub(super) async fn learn_from_entries(
     learner
         .add_listings(only.is_some(), room, &mut evidence.marks)
         .await?;
-    let Evidence { meta, guess, marks } = evidence;
+    let Evidence { meta, marks } = evidence;
     let mut learned = page_rules(winners, marks, &meta, pairs.len() as u32);
     let fetched_at = fetched_at.unwrap_or_else(Utc::now);
-    let comments = learn_comments(
+    let mut comments = comment_learning::learn(
         learner.store,
         blog,
         &pairs,
         &feed_comments,
         fetched_at,
-        &widgets,
-        guess,
+        &article_rule,
     )?;
-    learned.extend(comments.map(comment_rules).unwrap_or_default());
+    let rendered_now = comment_learning::decide(
+        learner.store,
+        blog,
+        opts,
+        learner.traffic,
+        &pairs,
+        &article_rule,
+        &comments,
+    )
+    .await?;
+    if rendered_now {
+        // The entry pages are renderings now: the comments are learned from what they show.
+        comments = comment_learning::learn(
+            learner.store,
+            blog,
+            &pairs,
+            &feed_comments,
+            fetched_at,
+            &article_rule,
+        )?;
+    }
+    learned.extend(comments.rules());
     learner.save(learned, &pattern, &training.entries)
 }
 
@@ -332,26 +350,6 @@ fn page_rules(
     learned
 }
 
-/// The comment rules as learned rules: content, then author and date when known, by class,
-/// learned on `n` pages.
-fn comment_rules((cr, n): (CommentRules, u32)) -> Vec<(LearnedRule, Option<String>)> {
-    let rule = |field: Field, class: &str| LearnedRule {
-        field,
-        xpath: format!("//*[@class='{class}']"),
-        score: cr.score,
-        votes: n,
-        samples: n,
-    };
-    let mut learned = vec![(rule(Field::Comment, &cr.content), None)];
-    if let Some(a) = &cr.author {
-        learned.push((rule(Field::CommentAuthor, a), None));
-    }
-    if let Some(d) = &cr.date {
-        learned.push((rule(Field::CommentDate, d), None));
-    }
-    learned
-}
-
 impl Learner<'_> {
     /// The training sample: the stored entries (only those in `only`, when given), their
     /// targets with the boilerplate repeated across all entries removed, a spread sample of at
@@ -384,9 +382,9 @@ impl Learner<'_> {
         })
     }
 
-    /// The render stage (paper §4.1): decide whether this blog needs Chromium, and learn from
-    /// the pages as the decision will have them. Returns the JavaScript comment widgets seen.
-    async fn decide_rendering(&mut self, pairs: &[Pair<'_>]) -> Result<Vec<&'static Widget>> {
+    /// The render stage (paper §4.1): decide whether this blog's posts need Chromium for their
+    /// text, and learn from the pages as the decision will have them.
+    async fn decide_rendering(&mut self, pairs: &[Pair<'_>]) -> Result<()> {
         let with_targets: Vec<(&FeedEntry, &Targets)> =
             pairs.iter().map(|p| (p.entry, p.target)).collect();
         rendering::decide(
@@ -453,7 +451,6 @@ impl Learner<'_> {
             evidence
                 .meta
                 .add(&p.meta_sample(&page, article, r.fetched_at));
-            evidence.guess.add(&page, article);
         }
         Ok(evidence)
     }
@@ -589,9 +586,11 @@ impl Learner<'_> {
         }
         let pages = vec![(url.to_string(), response.clone())];
         let blog_id = self.blog.id;
-        let rendered = rendering::render_all(renderer, self.traffic, self.store, blog_id, pages)
-            .await?
-            .remove(url);
+        let hints = crate::render::Hints::default();
+        let rendered =
+            rendering::render_all(renderer, self.traffic, self.store, blog_id, pages, &hints)
+                .await?
+                .remove(url);
         match rendered {
             Some(r) => {
                 self.store.keep_response(blog_id, &r)?;
@@ -600,93 +599,6 @@ impl Learner<'_> {
             None => Ok(response),
         }
     }
-}
-
-/// The comment feeds of the sampled entries (RSS `wfw:commentRss`, Atom `replies`), fetched,
-/// kept and their comments archived (they give way to the page's copies later). Returns the
-/// comments of each entry that has some, as training targets.
-async fn comment_feeds(
-    store: &mut Store,
-    fetcher: &Fetcher,
-    blog: &Blog,
-    sample: &[&FeedEntry],
-) -> Result<HashMap<String, Vec<FeedComment>>> {
-    let mut out = HashMap::new();
-    for e in sample {
-        let Some(feed_url) = e.comments_feed.clone() else {
-            continue;
-        };
-        if e.comment_count == Some(0) {
-            continue;
-        }
-        let f = fetcher.get(&feed_url, Resource::Feed).await;
-        store.keep_fetched(blog.id, &f)?;
-        let Some(r) = f.success() else {
-            tracing::info!(post = %e.url, feed = %feed_url, "comment feed unavailable");
-            continue;
-        };
-        let Ok(cf) = feed::parse(&r.body, &r.final_url) else {
-            continue;
-        };
-        let comments = comments_of_feed(&cf);
-        if comments.is_empty() {
-            continue;
-        }
-        let write = comment_write(store, &e.url, &comments)?;
-        store.save_comments(&write)?;
-        let targets = comments
-            .iter()
-            .map(|c| FeedComment {
-                author: c.author.clone(),
-                published: c.published,
-                text: c.content_text.clone(),
-            })
-            .collect();
-        out.insert(e.url.clone(), targets);
-    }
-    Ok(out)
-}
-
-/// Comment rules (paper §3.5): the pages of the (at most three) entries with the most feed
-/// comments train them by bipartite matching; without comment feeds, a known JavaScript
-/// widget's structure gives them, else a repeated comment structure recognised on the pages
-/// (`guess`). Returns the rules and the number of pages they were learned on.
-fn learn_comments(
-    store: &Store,
-    blog: &Blog,
-    pairs: &[Pair<'_>],
-    feed_comments: &HashMap<String, Vec<FeedComment>>,
-    fetched_at: DateTime<Utc>,
-    widgets: &[&'static Widget],
-    guess: Guess,
-) -> Result<Option<(CommentRules, u32)>> {
-    let mut with_feed: Vec<(&Pair<'_>, &Vec<FeedComment>)> = pairs
-        .iter()
-        .filter_map(|p| Some((p, feed_comments.get(&p.entry.url)?)))
-        .collect();
-    with_feed.sort_by_key(|(_, c)| std::cmp::Reverse(c.len()));
-    with_feed.truncate(3);
-    let mut pages = Vec::new();
-    for (p, comments) in &with_feed {
-        if let Some((page, _)) = p.page(store, blog)? {
-            pages.push((page, (*comments).clone()));
-        }
-    }
-    let samples: Vec<(&Page, Vec<FeedComment>)> =
-        pages.iter().map(|(p, c)| (p, c.clone())).collect();
-    let widget_rules = || {
-        widgets.first().map(|w| CommentRules {
-            content: w.content.to_string(),
-            author: w.author.map(str::to_string),
-            date: w.date.map(str::to_string),
-            score: 0.0,
-        })
-    };
-    let n = samples.len() as u32;
-    Ok(crate::core::comments::learn(&samples, fetched_at)
-        .or_else(widget_rules)
-        .or_else(|| guess.finish())
-        .map(|rules| (rules, n)))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 
 mod add;
 mod backfill;
+mod comment_learning;
 mod drift;
 pub mod frontier;
 mod learn;
@@ -20,6 +21,7 @@ pub mod links;
 pub mod media;
 mod new_crawl;
 mod page;
+mod page_comments;
 mod ready;
 mod revisit;
 pub use page::read_page;

@@ -11,9 +11,8 @@
 //! (post, comments, links), the trap bound, and one transaction in the store.
 
 use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
-use super::page::{
-    comment_write, load_context, process_safely, schedule_comment_check, BlogContext, Processed,
-};
+use super::page::{load_context, process_safely, schedule_comment_check, BlogContext, Processed};
+use super::page_comments::comment_write;
 use super::ready::{judge, Found, Got, Ready, Rendering};
 use super::stopping::{digits_to_zero, stopping_rule, BarrenStreaks, StopEvidence};
 use super::traffic::BrowserTraffic;
@@ -44,6 +43,10 @@ pub struct CrawlSummary {
     pub refused: u64,
     /// Pages rendered in Chromium.
     pub rendered: u64,
+    /// Post pages not rendered: their comment widget's data held no comment.
+    pub render_skipped: u64,
+    /// Time the pages of this run spent rendering, in seconds.
+    pub render_seconds: f64,
     /// Links dropped by the trap bounds (URL template cap).
     pub trapped: u64,
     /// Post permalinks found in sitemaps.
@@ -516,14 +519,15 @@ impl<'a> NewCrawl<'a> {
                 .then(|| (p.url.clone(), r.clone()))
             })
             .collect();
+        let todo = self.with_comments(todo, renders).await?;
         if todo.is_empty() {
             return Ok(());
         }
         let wanted: HashSet<String> = todo.iter().map(|(u, _)| u.clone()).collect();
+        let hints = self.ctx.render_hints();
         let (store, blog_id) = (&mut *self.store, self.blog.id);
         let mut renderings =
-            rendering::render_all(renderer, &self.traffic, store, blog_id, todo).await?;
-        self.summary.rendered += renderings.len() as u64;
+            rendering::render_all(renderer, &self.traffic, store, blog_id, todo, &hints).await?;
         for p in ready.iter_mut() {
             p.rendering = match renderings.remove(&p.url) {
                 Some(r) => Rendering::Rendered(r),
@@ -532,6 +536,42 @@ impl<'a> NewCrawl<'a> {
             };
         }
         Ok(())
+    }
+
+    /// The pages of a blog that renders its posts for their comments, less the posts whose
+    /// comment widget's data holds no comment (asked without a browser: issue 41). Unchanged
+    /// when the blog has no widget data to ask, or renders every page.
+    async fn with_comments(
+        &mut self,
+        todo: Vec<(String, Response)>,
+        renders: crate::store::Renders,
+    ) -> Result<Vec<(String, Response)>> {
+        let Some(data) = (renders == crate::store::Renders::Posts)
+            .then_some(self.ctx.comment_data.as_ref())
+            .flatten()
+        else {
+            return Ok(todo);
+        };
+        let posts: Vec<(String, String)> = todo
+            .iter()
+            .map(|(u, r)| (u.clone(), r.final_url.clone()))
+            .collect();
+        let counts = rendering::data_counts(
+            self.store,
+            self.fetcher,
+            self.blog.id,
+            data,
+            &posts,
+            self.opts.settings.concurrency,
+        )
+        .await?;
+        let before = todo.len();
+        let todo: Vec<(String, Response)> = todo
+            .into_iter()
+            .filter(|(u, _)| counts.get(u).copied().flatten() != Some(0))
+            .collect();
+        self.summary.render_skipped += (before - todo.len()) as u64;
+        Ok(todo)
     }
 
     /// A batch page read: its verdict tallied, its links bounded, its comments reconciled,
@@ -712,6 +752,7 @@ impl<'a> NewCrawl<'a> {
             .await?;
         }
         self.summary.browser = self.traffic.summary();
+        (self.summary.rendered, self.summary.render_seconds) = self.traffic.renders();
         if self.summary.complete {
             self.store.mark_crawled(self.blog.id)?;
         }

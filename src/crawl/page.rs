@@ -1,27 +1,26 @@
 //! The per-page kernel NewCrawl and UpdateCrawl share: the blog's extraction context from the
 //! store ([`BlogContext`]), one fetched page → its post, comments and links ([`process`],
-//! panic-safe in [`process_safely`]), and the identity of comments across the page, the comment
-//! feeds and the archive ([`reconcile_comments`]: decided here, the store only stores).
+//! panic-safe in [`process_safely`]); the page's comments are `crawl::page_comments`'.
 
 use super::links::{followable, site_of};
+use super::page_comments::comments_of;
 use super::UpdateSettings;
-use crate::core::comments::{same_comment, same_id, CommentRules};
+use crate::core::comment_data::DataShape;
+use crate::core::comments::CommentRules;
+use crate::core::data_template::DataTemplate;
 use crate::core::extract::{extract, ExtractContext, Extractor, GapField, RuleSet};
-use crate::core::feed::{self, Feed, FeedEntry};
+use crate::core::feed::FeedEntry;
 use crate::core::identify::{judge, Found, Marks, Verdict};
 use crate::core::meta::blog_offset;
 use crate::core::page::Page;
-use crate::core::post_url::{comment_page_of, PostUrlPattern};
+use crate::core::post_url::PostUrlPattern;
 use crate::core::rules::Field;
 use crate::core::rules::Rule;
 use crate::fetch::{self, Response};
-use crate::store::{
-    Blog, Comment, CommentSource, CommentWrite, Gap, Link, NewPost, PageState, Source, Store,
-    StoredRule,
-};
+use crate::store::{Blog, Comment, Gap, Link, NewPost, PageState, Source, Store, StoredRule};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use url::Url;
 
 /// What a blog's pages are read with: its active rules, permalink pattern, time zone offset
@@ -30,7 +29,11 @@ pub(super) struct BlogContext {
     rules: RuleSet,
     /// The comment rules, if any were learned.
     pub(super) comment_rules: Option<CommentRules>,
-    offset: chrono::FixedOffset,
+    /// The comment widget's data, if the blog has one: where to ask it for any post, and where
+    /// its comments are (issue 41).
+    pub(super) comment_data: Option<(DataTemplate, DataShape)>,
+    /// The blog's usual offset from UTC.
+    pub(super) offset: chrono::FixedOffset,
     /// Post permalinks look like this.
     pub(super) pattern: PostUrlPattern,
     site: String,
@@ -90,6 +93,19 @@ impl Processed {
     }
 }
 
+impl BlogContext {
+    /// What the renderer should know of this blog's pages: where its comments are, so that only
+    /// the controls around them are clicked for more.
+    pub(super) fn render_hints(&self) -> crate::render::Hints {
+        crate::render::Hints {
+            comments: self
+                .comment_rules
+                .as_ref()
+                .map(|r| format!("[class=\"{}\"]", r.content.replace('\\', "\\\\"))),
+        }
+    }
+}
+
 /// The blog's extraction context from the store, with the stored rules it was built from.
 ///
 /// # Errors
@@ -134,6 +150,10 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
             score: c.score,
         })
     });
+    let comment_data = first(Field::CommentData).and_then(|r| {
+        let shape = serde_json::from_str(r.format.as_deref()?).ok()?;
+        Some((DataTemplate(r.xpath.clone()), shape))
+    });
     let entries = store.entries(blog.id)?;
     let marks = Marks::from_stored(stored.iter().map(|r| (r.field, r.xpath.as_str())))?;
     let feed_authors = entries
@@ -146,6 +166,7 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
         feed_authors,
         rules,
         comment_rules,
+        comment_data,
         offset: blog_offset(entries.iter().filter_map(|e| e.published))
             .unwrap_or_else(|| chrono::FixedOffset::east_opt(0).expect("zero offset")),
         pattern,
@@ -200,23 +221,6 @@ pub fn read_page(
         .map(|(_, c)| c)
         .unwrap_or_default();
     Ok(Ok((post, comments)))
-}
-
-/// The page number of a comment page (`comment-page-2/`, `?cpage=2`); 0 for a post page.
-fn comment_page_number(url: &Url) -> i64 {
-    url.path_segments()
-        .and_then(|mut s| {
-            s.find_map(|seg| {
-                seg.strip_prefix("comment-page-")
-                    .and_then(|n| n.parse().ok())
-            })
-        })
-        .or_else(|| {
-            url.query_pairs()
-                .find(|(k, _)| k == "cpage")
-                .and_then(|(_, v)| v.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 /// The post a page holds. Extracted with the blog's rules, the generic extractor where they do
@@ -337,6 +341,7 @@ fn post_of(
             .or_else(|| crate::core::listing::comment_feed(page, base)),
         comments_declared: entry
             .and_then(|e| e.comment_count)
+            .or_else(|| super::page_comments::data_total(ctx, page))
             .or_else(|| crate::core::listing::declared_comments(page, article)),
         comments_closed: crate::core::listing::comments_closed(page),
         next_comment_check: None,
@@ -373,41 +378,6 @@ pub(super) fn schedule_comment_check(
         update.comment_check_max_age,
     )
     .map(|wait| crate::core::schedule::after(now, wait));
-}
-
-/// The comments a page shows (a post page, or one of its comment pages), under the post they
-/// belong to; `None` when there are none or the page belongs to no post.
-fn comments_of(
-    ctx: &BlogContext,
-    page: &Page,
-    url: &Url,
-    is_post: bool,
-    response: &Response,
-) -> Option<(String, Vec<Comment>)> {
-    let rules = ctx.comment_rules.as_ref()?;
-    let (owner, page_no) = match comment_page_of(url) {
-        Some(parent) => (parent.to_string(), comment_page_number(url)),
-        None if is_post => (url.to_string(), 0),
-        None => return None,
-    };
-    let found = crate::core::comments::extract(page, rules, ctx.offset, response.fetched_at);
-    let comments: Vec<Comment> = found
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| Comment {
-            id: c.key,
-            author: c.author,
-            author_url: c.author_url,
-            published: c.published,
-            published_raw: c.published_raw,
-            content_html: c.content_html,
-            content_text: c.content_text,
-            parent: c.parent,
-            source: CommentSource::Page,
-            position: page_no * 100_000 + i as i64,
-        })
-        .collect();
-    (!comments.is_empty()).then_some((owner, comments))
 }
 
 /// Parses and extracts one fetched page: its post (when its URL is a feed entry or matches the
@@ -508,123 +478,6 @@ pub(super) fn process_safely(
     .ok()
 }
 
-/// The comments of a comment feed (a post's, or a blog's site-wide one), keyed `feed:<link>`,
-/// in feed order; empty comments are dropped.
-pub(super) fn comments_of_feed(cf: &Feed) -> Vec<Comment> {
-    cf.entries
-        .iter()
-        .enumerate()
-        .map(|(pos, c)| {
-            let html = c
-                .content_html
-                .clone()
-                .or(c.summary_html.clone())
-                .unwrap_or_default();
-            Comment {
-                id: format!("feed:{}", c.url),
-                author: c.authors.first().cloned(),
-                author_url: None,
-                published: c.published,
-                published_raw: None,
-                content_text: feed::html_to_text(&html),
-                content_html: html,
-                parent: None,
-                source: CommentSource::Feed,
-                position: pos as i64,
-            }
-        })
-        .filter(|c| !c.content_text.is_empty())
-        .collect()
-}
-
-/// Decides how `incoming` comments of a post meet the `archived` ones, so that no comment is
-/// stored twice and none is lost:
-/// - a page comment archived before under another key keeps that key: a new theme names the
-///   same comment differently (`div-comment-12` → `comment-12`), or gives no id and the key is
-///   a hash — same id number, or (without ids) same author and text;
-/// - feed copies of comments the page now shows are deleted (page copies win);
-/// - a feed copy of a comment a page already showed is not stored.
-pub(super) fn reconcile_comments(
-    post_url: &str,
-    archived: &[Comment],
-    incoming: &[Comment],
-) -> CommentWrite {
-    let same = |a: &Comment, b: &Comment| {
-        same_comment(
-            a.author.as_deref(),
-            &a.content_text,
-            b.author.as_deref(),
-            &b.content_text,
-        )
-    };
-    let from_page = |c: &&Comment| c.source == CommentSource::Page;
-    let archived_page: Vec<&Comment> = archived.iter().filter(from_page).collect();
-    let any_page = incoming.iter().any(|c| c.source == CommentSource::Page);
-    let mut keys: HashMap<String, String> = HashMap::new();
-    if any_page {
-        let ids: HashSet<&str> = incoming.iter().map(|c| c.id.as_str()).collect();
-        for c in incoming.iter().filter(from_page) {
-            if archived_page.iter().any(|a| a.id == c.id) {
-                continue;
-            }
-            let by_id = archived_page
-                .iter()
-                .find(|a| same_id(&a.id, &c.id) || same_id(&c.id, &a.id));
-            let by_text = || {
-                archived_page
-                    .iter()
-                    .find(|a| !ids.contains(a.id.as_str()) && same(c, a))
-            };
-            if let Some(a) = by_id.or_else(by_text) {
-                if !ids.contains(a.id.as_str()) && !keys.values().any(|v| *v == a.id) {
-                    keys.insert(c.id.clone(), a.id.clone());
-                }
-            }
-        }
-    }
-    let key = |k: &String| keys.get(k).cloned().unwrap_or_else(|| k.clone());
-    let remapped: Vec<Comment> = incoming
-        .iter()
-        .map(|c| Comment {
-            id: key(&c.id),
-            parent: c.parent.as_ref().map(key),
-            ..c.clone()
-        })
-        .collect();
-    let delete = if any_page {
-        archived
-            .iter()
-            .filter(|a| a.source == CommentSource::Feed)
-            .filter(|a| remapped.iter().any(|c| from_page(&c) && same(c, a)))
-            .map(|a| a.id.clone())
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let upsert = remapped
-        .into_iter()
-        .filter(|c| !(c.source == CommentSource::Feed && archived_page.iter().any(|a| same(c, a))))
-        .collect();
-    CommentWrite {
-        post_url: post_url.to_string(),
-        delete,
-        upsert,
-    }
-}
-
-/// [`reconcile_comments`] against the comments the store holds for `post_url`.
-pub(super) fn comment_write(
-    store: &Store,
-    post_url: &str,
-    incoming: &[Comment],
-) -> Result<CommentWrite> {
-    Ok(reconcile_comments(
-        post_url,
-        &store.comments(post_url)?,
-        incoming,
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -644,46 +497,5 @@ mod tests {
         let other = in_local_time(feed, Some(t("2024-12-21T00:00:00-05:00")));
         assert_eq!(other.to_rfc3339(), "2024-12-22T02:55:00+00:00");
         assert_eq!(in_local_time(feed, None), feed);
-    }
-
-    fn comment(id: &str, author: &str, text: &str, source: CommentSource) -> Comment {
-        Comment {
-            id: id.into(),
-            author: Some(author.into()),
-            author_url: None,
-            published: None,
-            published_raw: None,
-            content_html: text.into(),
-            content_text: text.into(),
-            parent: None,
-            source,
-            position: 0,
-        }
-    }
-
-    #[test]
-    fn page_copies_replace_feed_copies_and_keep_archived_keys() {
-        let archived = [
-            comment("feed:x#c1", "Ada", "First!", CommentSource::Feed),
-            comment("div-comment-12", "Bram", "Nice post.", CommentSource::Page),
-        ];
-        let incoming = [
-            comment("comment-12", "Bram", "Nice post.", CommentSource::Page),
-            comment("comment-13", "Ada", "First!", CommentSource::Page),
-        ];
-        let w = reconcile_comments("http://b/p", &archived, &incoming);
-        assert_eq!(w.delete, vec!["feed:x#c1".to_string()]);
-        let keys: Vec<&str> = w.upsert.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(keys, ["div-comment-12", "comment-13"]);
-        // A feed copy of what a page showed is not stored again.
-        let again = [comment(
-            "feed:y#c2",
-            "Bram",
-            "Nice post.",
-            CommentSource::Feed,
-        )];
-        assert!(reconcile_comments("http://b/p", &archived, &again)
-            .upsert
-            .is_empty());
     }
 }

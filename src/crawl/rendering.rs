@@ -1,17 +1,19 @@
 //! When and how a crawl renders pages in Chromium (the render stage, `crate::render`): the
-//! per-blog decision, taken once (`decide`: render only when the raw HTML lacks the feed
-//! entries' text but the rendered DOM has it, or when a known JavaScript comment widget is on
-//! post pages), and rendering fetched responses into responses of their own.
+//! per-blog decision for the posts' text, taken once (`decide`: render every page only when the
+//! raw HTML lacks the feed entries' text but the rendered DOM has it; the comments' part is
+//! `crawl::comment_learning`'s), and rendering fetched responses into responses of their own,
+//! each carrying the JSON its scripts fetched.
 
-use super::traffic::BrowserTraffic;
+use super::traffic::{BrowserTraffic, PageTraffic};
 use super::CrawlOptions;
+use crate::core::comment_data::DataShape;
+use crate::core::data_template::DataTemplate;
 use crate::core::feed::{FeedEntry, Targets};
 use crate::core::page::Page;
 use crate::core::text::{bigram_set, normalise};
 use crate::fetch::{self, Response};
 use crate::render::network::Network;
-use crate::render::widgets::{self, Widget};
-use crate::render::{Rendered, Renderer};
+use crate::render::{Hints, Rendered, Renderer};
 use crate::store::{Blog, BlogId, RenderMode, Renders, Store, StoredResponse};
 use anyhow::Result;
 use std::collections::HashMap;
@@ -50,15 +52,15 @@ fn page_text(r: &Response) -> String {
     Page::parse(&fetch::decode(r)).text_of(0).to_string()
 }
 
-/// Decides (once, in [`RenderMode::Auto`]) what a blog renders and records it; when the blog
-/// renders, the entry pages' renderings are stored after their raw responses (so they are what
-/// learning reads). `pages` are the entries whose pages are stored, with their targets; their
-/// responses are read from the store one at a time. Returns the JavaScript comment widgets found
-/// on the entry pages.
+/// Decides (once, in [`RenderMode::Auto`]) whether a blog's pages need rendering for their
+/// text, and records it; when they do, the entry pages' renderings are stored after their raw
+/// responses (so they are what learning reads). `pages` are the entries whose pages are stored,
+/// with their targets; their responses are read from the store one at a time.
 ///
 /// `auto`: when the raw entry pages lack their entries' text (median bigram containment below
-/// 0.8) and the rendered ones have it, every page is rendered ([`Renders::All`]); when they have
-/// it but carry a known comment widget, post pages are ([`Renders::Posts`]); otherwise nothing is.
+/// 0.8) and the rendered ones have it, every page is rendered ([`Renders::All`]). When the raw
+/// pages have it, nothing is recorded here: whether post pages are rendered for their comments
+/// is decided once the comment rules are learned (`crawl::comment_learning::decide`).
 ///
 /// # Errors
 /// The blog needs rendering but `opts` has no renderer, or the store failed.
@@ -68,19 +70,13 @@ pub(super) async fn decide(
     opts: &CrawlOptions,
     traffic: &Arc<BrowserTraffic>,
     pages: &[(&FeedEntry, &Targets)],
-) -> Result<Vec<&'static Widget>> {
+) -> Result<()> {
     let mut raw = HashMap::new();
-    let mut found: Vec<&'static Widget> = Vec::new();
     for (e, _) in pages {
         let Some(StoredResponse { response: r, .. }) = store.latest_response(blog.id, &e.url)?
         else {
             continue;
         };
-        for w in widgets::detect(&fetch::decode(&r)) {
-            if !found.iter().any(|x| x.name == w.name) {
-                found.push(w);
-            }
-        }
         if !r.is_rendered() {
             raw.insert(e.url.clone(), page_text(&r));
         }
@@ -100,17 +96,8 @@ pub(super) async fn decide(
     let raw_score = median_containment(pages, &raw);
     let (renders, reason) = match decided {
         Some(d) => d,
-        None if raw_score >= 0.8 && found.is_empty() => (
-            Renders::Nothing,
-            format!("the feed's text is in the raw HTML (containment {raw_score:.2}) and no JavaScript comment widget is on post pages"),
-        ),
-        None if raw_score >= 0.8 => (
-            Renders::Posts,
-            format!(
-                "{} comments on post pages need JavaScript",
-                found.iter().map(|w| w.name).collect::<Vec<_>>().join(", ")
-            ),
-        ),
+        // The text needs no script: the comments decide, once learned.
+        None if raw_score >= 0.8 => return Ok(()),
         None => (
             Renders::All,
             format!("the feed's text is missing from the raw HTML (containment {raw_score:.2})"),
@@ -121,7 +108,7 @@ pub(super) async fn decide(
             store.set_render_decision(blog.id, renders, &reason)?;
             tracing::info!(blog = %blog.feed_url, %reason, "not rendering");
         }
-        return Ok(found);
+        return Ok(());
     }
     let Some(renderer) = opts.renderer.clone() else {
         anyhow::bail!(
@@ -135,7 +122,7 @@ pub(super) async fn decide(
             todo.push((url.clone(), r));
         }
     }
-    let rendered = render_all(&renderer, traffic, store, blog.id, todo).await?;
+    let rendered = render_all(&renderer, traffic, store, blog.id, todo, &Hints::default()).await?;
     let texts: HashMap<String, String> = rendered
         .iter()
         .map(|(u, r)| (u.clone(), page_text(r)))
@@ -150,7 +137,7 @@ pub(super) async fn decide(
         let reason = format!("the feed's text is missing from the raw HTML ({raw_score:.2}) and from the rendered DOM ({rendered_score:.2})");
         store.set_render_decision(blog.id, Renders::Nothing, &reason)?;
         tracing::warn!(blog = %blog.feed_url, %reason, "not rendering");
-        return Ok(found);
+        return Ok(());
     }
     if blog.renders.is_none() {
         store.set_render_decision(blog.id, renders, &reason)?;
@@ -159,12 +146,69 @@ pub(super) async fn decide(
     for r in rendered.values() {
         store.keep_response(blog.id, r)?;
     }
-    Ok(found)
+    Ok(())
+}
+
+/// The comments each post's widget data holds, asked without a browser (issue 41): the data
+/// address of each post (`template` filled with its URL) fetched through `fetcher` and kept,
+/// read with `shape`. Per post URL: the count (the data's declared total, or its items if more),
+/// or `None` when the data could not be had or read (render the post, to be sure).
+///
+/// # Errors
+/// The store failed keeping a fetch.
+pub async fn data_counts(
+    store: &mut Store,
+    fetcher: &crate::fetch::Fetcher,
+    blog_id: BlogId,
+    (template, shape): &(DataTemplate, DataShape),
+    posts: &[(String, String)],
+    concurrency: usize,
+) -> Result<HashMap<String, Option<u32>>> {
+    let mut out = HashMap::new();
+    let mut asks = Vec::new();
+    let mut of_data: HashMap<String, Vec<String>> = HashMap::new();
+    for (url, final_url) in posts {
+        match template.fill(final_url) {
+            Some(d) => {
+                if !of_data.contains_key(&d) {
+                    asks.push((d.clone(), None));
+                }
+                of_data.entry(d).or_default().push(url.clone());
+            }
+            None => {
+                out.insert(url.clone(), None);
+            }
+        }
+    }
+    for (data_url, f) in fetcher
+        .get_all(asks, crate::fetch::Resource::Body, concurrency)
+        .await
+    {
+        store.keep_fetched(blog_id, &f)?;
+        let count = f
+            .success()
+            .and_then(|r| serde_json::from_slice::<serde_json::Value>(&r.body).ok())
+            .filter(|json| shape.lists(json).is_some())
+            .map(|json| {
+                let items = shape.items(&json).len() as u32;
+                shape.total(&json).unwrap_or(0).max(items)
+            });
+        for url in of_data.remove(&data_url).unwrap_or_default() {
+            out.insert(url, count);
+        }
+    }
+    Ok(out)
 }
 
 /// The response a rendering stands for: the raw response's status and headers (marked), the
-/// rendered DOM as body, the URL the tab ended on.
-pub fn rendered_response(raw: &Response, r: Rendered) -> Response {
+/// rendered DOM as body with the JSON documents its scripts fetched appended
+/// (`core::comment_data::embed`: what a comment widget drew its thread from), the URL the tab
+/// ended on.
+pub fn rendered_response(
+    raw: &Response,
+    r: Rendered,
+    data: &[(String, serde_json::Value)],
+) -> Response {
     let mut headers: Vec<(String, String)> = raw
         .headers
         .iter()
@@ -173,22 +217,40 @@ pub fn rendered_response(raw: &Response, r: Rendered) -> Response {
         .collect();
     headers.push((
         RENDERED_HEADER.into(),
-        format!("chromium; clicks={}; frames={}", r.clicks, r.frames),
+        format!(
+            "chromium; clicks={}; frames={}; data={}",
+            r.clicks,
+            r.frames,
+            data.len()
+        ),
     ));
+    let mut html = r.html;
+    if !data.is_empty() {
+        let embeds: String = data
+            .iter()
+            .map(|(url, json)| crate::core::comment_data::embed(url, json))
+            .collect();
+        let at = html
+            .to_ascii_lowercase()
+            .rfind("</body>")
+            .unwrap_or(html.len());
+        html.insert_str(at, &embeds);
+    }
     Response {
         url: raw.url.clone(),
         final_url: r.final_url,
         status: raw.status,
         headers,
-        body: r.html.into_bytes(),
+        body: html.into_bytes(),
         fetched_at: chrono::Utc::now(),
     }
 }
 
 /// Renders the given (url, raw response) pairs, as many at once as the renderer has tabs,
-/// every request of the browser answered by `traffic` (the page itself from its raw response),
-/// and keeps what the browser caused to be fetched in `store`. Failures are logged and left out
-/// (the raw response serves for them).
+/// every request of the browser answered by `traffic` (the page itself from its raw response;
+/// the JSON each page's scripts fetched carried into its rendering), and keeps what the browser
+/// caused to be fetched in `store`. Failures are logged and left out (the raw response serves
+/// for them).
 ///
 /// # Errors
 /// The store failed keeping the browser's fetches.
@@ -198,33 +260,37 @@ pub async fn render_all(
     store: &mut Store,
     blog_id: BlogId,
     pages: Vec<(String, Response)>,
+    hints: &Hints,
 ) -> Result<HashMap<String, Response>> {
     let mut out = HashMap::new();
     let mut set = JoinSet::new();
+    let started = std::time::Instant::now();
     for (url, raw) in pages {
-        let renderer = renderer.clone();
+        let (renderer, hints) = (renderer.clone(), hints.clone());
         traffic.serve_page(&raw);
-        let network: Arc<dyn Network> = traffic.clone();
+        let page = PageTraffic::new(traffic.clone());
+        let network: Arc<dyn Network> = page.clone();
         set.spawn(async move {
             let target = raw.final_url.clone();
-            let r = renderer.render(&target, Some(network)).await;
-            (url, raw, r)
+            let r = renderer.render(&target, Some(network), &hints).await;
+            (url, raw, r, page.data())
         });
     }
     while let Some(joined) = set.join_next().await {
         match joined {
-            Ok((url, raw, Ok(r))) => {
+            Ok((url, raw, Ok(r), data)) => {
                 for note in &r.notes {
                     tracing::info!(url = %url, "render: {note}");
                 }
-                out.insert(url, rendered_response(&raw, r));
+                out.insert(url, rendered_response(&raw, r, &data));
             }
-            Ok((url, _, Err(e))) => {
+            Ok((url, _, Err(e), _)) => {
                 tracing::warn!(url = %url, error = %format!("{e:#}"), "render failed; the raw page is used")
             }
             Err(e) => tracing::error!(error = %e, "render task failed"),
         }
     }
+    traffic.note_renders(out.len() as u64, started.elapsed());
     traffic.keep(store, blog_id)?;
     Ok(out)
 }

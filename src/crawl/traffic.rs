@@ -77,6 +77,9 @@ pub struct BrowserTraffic {
     /// Fetches made since the crawl last kept them.
     fetched: Mutex<Vec<Fetched>>,
     counts: Counts,
+    /// Pages rendered in this run, and the time spent rendering them (wall clock, ms).
+    rendered: AtomicU64,
+    render_ms: AtomicU64,
 }
 
 impl std::fmt::Debug for BrowserTraffic {
@@ -107,7 +110,24 @@ impl BrowserTraffic {
             cached_bytes: AtomicU64::new(0),
             fetched: Mutex::new(Vec::new()),
             counts: Counts::default(),
+            rendered: AtomicU64::new(0),
+            render_ms: AtomicU64::new(0),
         })
+    }
+
+    /// Notes `pages` rendered in `took` (the wall-clock time of a batch of renderings).
+    pub fn note_renders(&self, pages: u64, took: std::time::Duration) {
+        self.rendered.fetch_add(pages, Ordering::Relaxed);
+        self.render_ms
+            .fetch_add(took.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Pages rendered in this run (learning's included), and the seconds spent rendering them.
+    pub fn renders(&self) -> (u64, f64) {
+        (
+            self.rendered.load(Ordering::Relaxed),
+            self.render_ms.load(Ordering::Relaxed) as f64 / 1000.0,
+        )
     }
 
     /// Answers the browser's request for `page.final_url` with `page` itself (the response the
@@ -299,6 +319,68 @@ impl Network for BrowserTraffic {
                 }
                 Answer::Refuse(why) => {
                     tracing::debug!(%url, %kind, %method, ?why, "browser request refused")
+                }
+            }
+            answer
+        })
+    }
+}
+
+/// The JSON a rendering's scripts may carry into its rendered DOM, in bytes (8 MiB): past it,
+/// further documents are left out of the DOM (they are kept in the store all the same).
+pub const PAGE_DATA_BYTES: usize = 8 << 20;
+
+/// One rendering's view of the run's traffic: every request answered by the run's
+/// [`BrowserTraffic`], and the JSON documents the page's scripts fetched (a comment widget's
+/// data, issue 41) noted in the order they arrived, for the rendering to carry
+/// (`core::comment_data::embed`).
+pub struct PageTraffic {
+    run: Arc<BrowserTraffic>,
+    data: Mutex<Vec<(String, serde_json::Value)>>,
+    bytes: AtomicU64,
+}
+
+impl PageTraffic {
+    /// A view of `run` for one rendering.
+    pub fn new(run: Arc<BrowserTraffic>) -> Arc<PageTraffic> {
+        Arc::new(PageTraffic {
+            run,
+            data: Mutex::new(Vec::new()),
+            bytes: AtomicU64::new(0),
+        })
+    }
+
+    /// The JSON documents fetched so far: (URL, document), in arrival order, each URL once.
+    pub fn data(&self) -> Vec<(String, serde_json::Value)> {
+        self.data.lock().expect("lock").clone()
+    }
+}
+
+/// A successful answer's body as JSON, when it is a JSON object or array.
+fn json_body(answer: &Answer) -> Option<serde_json::Value> {
+    let Answer::Respond { status, body, .. } = answer else {
+        return None;
+    };
+    let first = body.iter().find(|b| !b.is_ascii_whitespace())?;
+    if !(200..300).contains(status) || !matches!(first, b'{' | b'[') {
+        return None;
+    }
+    serde_json::from_slice(body).ok()
+}
+
+impl Network for PageTraffic {
+    fn answer(&self, request: BrowserRequest) -> BoxFuture<'_, Answer> {
+        Box::pin(async move {
+            let (url, kind) = (request.url.clone(), request.kind);
+            let answer = self.run.answer(request).await;
+            if kind == RequestKind::Data {
+                if let (Some(json), Answer::Respond { body, .. }) = (json_body(&answer), &answer) {
+                    let size = body.len() as u64;
+                    let total = self.bytes.fetch_add(size, Ordering::Relaxed) + size;
+                    let mut data = self.data.lock().expect("lock");
+                    if total <= PAGE_DATA_BYTES as u64 && !data.iter().any(|(u, _)| *u == url) {
+                        data.push((url, json));
+                    }
                 }
             }
             answer

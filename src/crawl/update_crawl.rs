@@ -22,9 +22,8 @@
 
 mod comments;
 
-use super::page::{
-    comment_write, load_context, process_safely, schedule_comment_check, BlogContext,
-};
+use super::page::{load_context, process_safely, schedule_comment_check, BlogContext};
+use super::page_comments::comment_write;
 use super::traffic::BrowserTraffic;
 use super::{canonical_entries, drift, get_if_changed, CrawlOptions};
 use crate::core::feed::{self, FeedEntry, Targets};
@@ -595,6 +594,7 @@ impl Update<'_> {
                             self.store,
                             blog_id,
                             vec![(url.clone(), r.clone())],
+                            &self.ctx.render_hints(),
                         )
                         .await?
                         .remove(&url)

@@ -10,9 +10,9 @@
 //! is recycled after `recycle_after` pages to bound its memory. Chromium runs with
 //! `PR_SET_PDEATHSIG`, so it dies with the process even on `kill -9`.
 
+pub mod expand;
 pub mod network;
 mod scripts;
-pub mod widgets;
 
 use anyhow::{bail, Context, Result};
 use chromiumoxide::browser::Browser;
@@ -36,7 +36,7 @@ pub struct RenderSettings {
     /// Tabs rendering at once (default 4: on a 2-core machine rendering mostly waits on the
     /// page's timers and requests).
     pub tabs: usize,
-    /// Whole-page bound: load, settle, expand and read (default 30 s).
+    /// Whole-page bound: load, settle, expand and read (default 120 s).
     #[serde(with = "humantime_serde")]
     pub timeout: Duration,
     /// Longest wait for a page (or a frame after a click) to settle (default 8 s).
@@ -46,12 +46,17 @@ pub struct RenderSettings {
     /// nothing changed for this long (default 200 ms).
     #[serde(with = "humantime_serde")]
     pub quiet: Duration,
-    /// Most "load more" / "show more" clicks and scrolls per page (default 60).
+    /// Most "load more" / "show more" clicks and scrolls per page (default 200: a thread of
+    /// 300 comments shown 10 at a time takes 30, and each collapsed reply one more).
     pub max_clicks: u32,
     /// Pages rendered before the browser is replaced by a fresh one (default 200).
     pub recycle_after: u64,
-    /// CSS selectors of further "show more" controls to click, besides the known widgets'.
+    /// CSS selectors of further "show more" controls to click, besides those whose words
+    /// offer more comments (`render::expand`).
     pub show_more: Vec<String>,
+    /// Longest time spent clicking and scrolling for more comments on one page (default 60 s).
+    #[serde(with = "humantime_serde")]
+    pub expand: Duration,
     /// Largest DOM read back, in MB (default 20); larger pages fail.
     pub max_dom_mb: u64,
 }
@@ -61,10 +66,11 @@ impl Default for RenderSettings {
         RenderSettings {
             chromium: PathBuf::from("/usr/bin/chromium"),
             tabs: 4,
-            timeout: Duration::from_secs(30),
+            timeout: Duration::from_secs(120),
             settle: Duration::from_secs(8),
             quiet: Duration::from_millis(200),
-            max_clicks: 60,
+            max_clicks: 200,
+            expand: Duration::from_secs(60),
             recycle_after: 200,
             show_more: Vec::new(),
             max_dom_mb: 20,
@@ -97,6 +103,18 @@ pub struct RenderStats {
     pub failures: u64,
     /// Browser launches (first launch, crash restarts and recycling).
     pub launches: u64,
+    /// Time pages spent rendering (load, settle, expand, read; each page's own, added up).
+    pub busy: Duration,
+    /// Pages whose expansion stopped at a bound (`max_clicks`, `expand`) with more to show.
+    pub cut: u64,
+}
+
+/// What the caller knows of a page it asks to render.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hints {
+    /// A CSS selector of the blog's comment elements (from its learned comment rule): only the
+    /// controls around them are clicked for more.
+    pub comments: Option<String>,
 }
 
 /// A window and its request interception ([`network::intercept`]).
@@ -146,6 +164,8 @@ pub struct Renderer {
     pages: AtomicU64,
     failures: AtomicU64,
     launches: AtomicU64,
+    busy_ms: AtomicU64,
+    cut: AtomicU64,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -202,6 +222,8 @@ impl Renderer {
             pages: AtomicU64::new(0),
             failures: AtomicU64::new(0),
             launches: AtomicU64::new(0),
+            busy_ms: AtomicU64::new(0),
+            cut: AtomicU64::new(0),
         }
     }
 
@@ -216,6 +238,8 @@ impl Renderer {
             pages: self.pages.load(Ordering::Relaxed),
             failures: self.failures.load(Ordering::Relaxed),
             launches: self.launches.load(Ordering::Relaxed),
+            busy: Duration::from_millis(self.busy_ms.load(Ordering::Relaxed)),
+            cut: self.cut.load(Ordering::Relaxed),
         }
     }
 
@@ -229,14 +253,33 @@ impl Renderer {
     /// Chromium cannot be started (missing: the error says how to install it), or the page
     /// failed twice (timeout, navigation error, a navigation to a page that was refused, DOM
     /// larger than `max_dom_mb`).
-    pub async fn render(&self, url: &str, network: Option<Arc<dyn Network>>) -> Result<Rendered> {
+    pub async fn render(
+        &self,
+        url: &str,
+        network: Option<Arc<dyn Network>>,
+        hints: &Hints,
+    ) -> Result<Rendered> {
         let _tab = self.tabs.acquire().await.expect("semaphore never closed");
+        let started = Instant::now();
+        let result = self.render_attempts(url, network, hints).await;
+        self.busy_ms
+            .fetch_add(started.elapsed().as_millis() as u64, Ordering::Relaxed);
+        result
+    }
+
+    /// [`Renderer::render`] once a tab is free: up to two attempts.
+    async fn render_attempts(
+        &self,
+        url: &str,
+        network: Option<Arc<dyn Network>>,
+        hints: &Hints,
+    ) -> Result<Rendered> {
         let mut last = None;
         for attempt in 0..2 {
             let running = self.running().await?;
             let result = tokio::time::timeout(
                 self.settings.timeout,
-                self.render_in(&running, url, network.clone()),
+                self.render_in(&running, url, network.clone(), hints),
             )
             .await;
             match result {
@@ -380,6 +423,7 @@ impl Renderer {
         running: &Running,
         url: &str,
         network: Option<Arc<dyn Network>>,
+        hints: &Hints,
     ) -> Result<Rendered> {
         let wanted = network.is_some();
         let reused = {
@@ -392,7 +436,7 @@ impl Renderer {
             None => self.open_tab(running, wanted).await?,
         };
         *tab.network.lock().expect("lock") = network;
-        let result = self.drive(&tab.page, url).await;
+        let result = self.drive(&tab.page, url, hints).await;
         // Late requests of this page (beacons, timers) are not sent for it.
         tab.network.lock().expect("lock").take();
         if result.is_ok() {
@@ -438,7 +482,7 @@ impl Renderer {
         })
     }
 
-    async fn drive(&self, page: &Page, url: &str) -> Result<Rendered> {
+    async fn drive(&self, page: &Page, url: &str, hints: &Hints) -> Result<Rendered> {
         let cfg = &self.settings;
         let mut notes = Vec::new();
         page.goto(url)
@@ -448,34 +492,44 @@ impl Renderer {
             notes.push(format!("page still changing after {:?}", cfg.settle));
         }
         self.still_there(page).await?;
-        // Expand: click known "show more" controls in every frame until none is left, then
-        // scroll each frame to its end until nothing grows.
-        let selectors = widgets::show_more_selectors(&cfg.show_more);
+        // Expand: click what offers more comments (`expand`) in every frame until nothing
+        // does, then scroll each frame to its end until nothing grows; within `max_clicks`
+        // clicks and scrolls and `expand` seconds.
+        let click = expand::click_more(&cfg.show_more, hints.comments.as_deref());
         let started = Instant::now();
         let mut clicks = 0;
-        let mut stuck: u32 = 0;
-        'expand: while clicks < cfg.max_clicks {
+        let mut cut = None;
+        loop {
+            if clicks >= cfg.max_clicks {
+                cut = Some(format!(
+                    "stopped expanding after {} clicks ([render] max_clicks)",
+                    cfg.max_clicks
+                ));
+                break;
+            }
+            if started.elapsed() >= cfg.expand {
+                cut = Some(format!(
+                    "stopped expanding after {:?} ([render] expand)",
+                    cfg.expand
+                ));
+                break;
+            }
             let mut acted = false;
             for ctx in self.contexts(page).await? {
                 let before = self.size(page, ctx).await.unwrap_or(0);
-                let clicked: bool = self
-                    .eval(page, ctx, &scripts::click_one(&selectors))
-                    .await
-                    .unwrap_or(false);
+                let clicked: bool = self.eval(page, ctx, &click).await.unwrap_or(false);
                 if clicked {
                     clicks += 1;
                     acted = true;
                     self.settle(page, ctx, cfg.settle).await.ok();
-                    let after = self.size(page, ctx).await.unwrap_or(0);
-                    // A control that changes nothing when clicked is not clicked forever.
-                    stuck = if after == before { stuck + 1 } else { 0 };
-                    if stuck >= 3 {
-                        notes.push("a show-more control changed nothing when clicked".into());
-                        break 'expand;
+                    if self.size(page, ctx).await.unwrap_or(0) == before {
+                        // A control that changes nothing is not clicked again.
+                        let _: bool = self
+                            .eval(page, ctx, expand::MARK_FRUITLESS)
+                            .await
+                            .unwrap_or(false);
                     }
-                    if clicks >= cfg.max_clicks {
-                        break;
-                    }
+                    break;
                 }
             }
             if !acted {
@@ -499,13 +553,10 @@ impl Renderer {
             }
             // Clicks and scrolls may add frames (a comment widget's iframe) or load them.
             self.settle_all(page).await.ok();
-            if started.elapsed() > cfg.timeout / 2 {
-                notes.push("expansion stopped at half the page time bound".into());
-                break;
-            }
         }
-        if clicks >= cfg.max_clicks {
-            notes.push(format!("stopped after {} clicks", cfg.max_clicks));
+        if let Some(cut) = &cut {
+            self.cut.fetch_add(1, Ordering::Relaxed);
+            notes.push(cut.clone());
         }
         // Inline the iframes' documents after their <iframe> elements.
         let main = page.mainframe().await?.context("page has no main frame")?;

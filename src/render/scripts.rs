@@ -109,46 +109,6 @@ pub fn settle(quiet_ms: u64, limit_ms: u64) -> String {
     )
 }
 
-/// Clicks the first visible, enabled element matching one of `selectors` (in order) that was
-/// not clicked before, or whose text offers more ("Load more comments", "Show 3 more
-/// replies", "2 Hidden"…). True when something was clicked.
-pub fn click_one(selectors: &[String]) -> String {
-    let list = serde_json::to_string(selectors).expect("strings serialise");
-    format!(
-        r#"(() => {{
-  const visible = el => {{
-    const s = getComputedStyle(el);
-    if (s.display === 'none' || s.visibility === 'hidden' || el.disabled) return false;
-    const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0;
-  }};
-  window.__everblogClicked = window.__everblogClicked || new WeakMap();
-  for (const sel of {list}) {{
-    let els;
-    try {{ els = document.querySelectorAll(sel); }} catch (e) {{ continue; }}
-    for (const el of els) {{
-      if (!visible(el)) continue;
-      // A control clicked before and still there is a "load more" that loads again; a link
-      // that navigates elsewhere is not followed.
-      const n = window.__everblogClicked.get(el) || 0;
-      if (n >= 30) continue;
-      window.__everblogClicked.set(el, n + 1);
-      if (el.tagName === 'A') {{
-        const href = el.getAttribute('href') || '';
-        if (href && !href.startsWith('#') && !href.startsWith('javascript:')) {{
-          el.addEventListener('click', e => e.preventDefault(), {{ once: true }});
-        }}
-      }}
-      el.scrollIntoView({{ block: 'center' }});
-      el.click();
-      return true;
-    }}
-  }}
-  return false;
-}})()"#
-    )
-}
-
 /// Inserts `body` (a frame's body HTML) after the main document's `<iframe>` whose `src` is
 /// `src` (fragment ignored), or at the end of the body when no element matches. True when
 /// inserted.

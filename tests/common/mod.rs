@@ -307,6 +307,9 @@ pub fn write_config(path: impl AsRef<Path>, text: impl AsRef<str>) -> std::io::R
 pub fn archive_command() -> std::process::Command {
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_archive"));
     c.env("EVERBLOG_CONFIG", loopback_config());
+    if let Some(mode) = crate::RENDER_BY_DEFAULT {
+        c.env("EVERBLOG_RENDER", mode);
+    }
     c
 }
 

@@ -11,6 +11,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+/// Blogs are added as a user adds them: `--render auto` unless a test asks otherwise.
+const RENDER_BY_DEFAULT: Option<&str> = None;
+
 mod backfill;
 mod browser_traffic;
 mod comments_authors_dates;

@@ -7,6 +7,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+/// The quick suite runs no browser: blogs are added with `--render never` (`EVERBLOG_RENDER`)
+/// unless a test asks otherwise.
+const RENDER_BY_DEFAULT: Option<&str> = Some("never");
+
 mod cli_errors;
 mod corpus_rules;
 mod coverage;

@@ -7,6 +7,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+/// The back ends are compared on what a crawl stores, without a browser: blogs are added with
+/// `--render never` (`EVERBLOG_RENDER`) unless a test asks otherwise.
+const RENDER_BY_DEFAULT: Option<&str> = Some("never");
+
 mod hostile_input;
 mod postgres_archive;
 mod postgres_daemons;

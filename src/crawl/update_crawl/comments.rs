@@ -9,7 +9,7 @@ use crate::core::feed;
 use crate::core::post_url::{canonical, comment_page_of};
 use crate::crawl::add::declared_comment_feeds;
 use crate::crawl::get_if_changed;
-use crate::crawl::page::{comment_write, comments_of_feed};
+use crate::crawl::page_comments::{comment_write, comments_of_feed};
 use crate::fetch::{self, Resource};
 use crate::store::Comment;
 use anyhow::Result;
