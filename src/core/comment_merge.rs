@@ -9,7 +9,8 @@ use rustc_hash::FxHashMap;
 
 /// A page's comments completed by the widget's data: each comment the rules found is paired
 /// with the data item of the same author and text; a paired comment takes the item's instant
-/// (exact, where pages show "3 days ago"), its commenter's site when the page links none, and,
+/// (exact, where pages show "3 days ago") and name (the page's author element may hold more),
+/// its commenter's site when the page links none, and,
 /// when the data is `threaded` (it names parents or nests replies), the item's parent (the
 /// comment replied to, where a widget shows replies flat under the thread's first comment).
 /// Items no comment matches follow, keyed by their data id (`data-ID`), marked `true`: the
@@ -26,10 +27,13 @@ pub fn merge(
     }
     let mut used = vec![false; items.len()];
     let mut pair: Vec<Option<usize>> = vec![None; found.len()];
-    let authors_agree = |c: &PageComment, it: &DataItem| {
-        c.author.is_none()
-            || it.author.is_none()
-            || same_author(c.author.as_deref(), it.author.as_deref())
+    // The page's author element may hold more than the name (a header with the date): the
+    // item's name within it agrees.
+    let authors_agree = |c: &PageComment, it: &DataItem| match (&c.author, &it.author) {
+        (Some(a), Some(b)) => {
+            same_author(Some(a), Some(b)) || fold(a).contains(&fold(b)) && !fold(b).is_empty()
+        }
+        _ => true,
     };
     // Exact texts first, then texts that are the same (`same_text`).
     for (i, c) in found.iter().enumerate() {
@@ -79,6 +83,9 @@ pub fn merge(
             if it.published.is_some() {
                 c.published = it.published;
             }
+            if it.author.is_some() {
+                c.author = it.author.clone();
+            }
             if c.author_url.is_none() {
                 c.author_url = it.author_url.clone();
             }
@@ -107,4 +114,81 @@ pub fn merge(
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::DateTime;
+
+    fn page(key: &str, author: &str, text: &str, parent: Option<&str>) -> PageComment {
+        PageComment {
+            key: key.into(),
+            author: Some(author.into()),
+            author_url: None,
+            published: None,
+            published_raw: Some("3 days ago".into()),
+            content_html: text.into(),
+            content_text: text.into(),
+            parent: parent.map(str::to_string),
+        }
+    }
+
+    fn item(id: &str, parent: Option<&str>, author: &str, text: &str) -> DataItem {
+        DataItem {
+            id: Some(id.into()),
+            parent: parent.map(str::to_string),
+            author: Some(author.into()),
+            author_url: None,
+            text: text.into(),
+            html: format!("<p>{text}</p>"),
+            published: DateTime::parse_from_rfc3339("2024-05-01T10:00:00Z").ok(),
+        }
+    }
+
+    #[test]
+    fn the_data_gives_parents_dates_and_what_the_page_did_not_show() {
+        // A widget showing replies flat under the thread's first comment, the header's date
+        // and name in one element.
+        let found = vec![
+            page("1", "Ann", "First.", None),
+            page("2", "Bo", "@Ann: agreed.", Some("1")),
+            page("3", "2024-05-01 - Cy", "@Bo: not me.", Some("1")),
+        ];
+        let items = [
+            item("1", None, "Ann", "First."),
+            item("2", Some("1"), "Bo", "agreed."),
+            item("3", Some("2"), "Cy", "not me."),
+            item("4", Some("3"), "Di", "Late to this."),
+        ];
+        let merged = merge(found, &items, true);
+        let got: Vec<(&str, Option<&str>, Option<&str>, bool)> = merged
+            .iter()
+            .map(|(c, only)| {
+                (
+                    c.key.as_str(),
+                    c.parent.as_deref(),
+                    c.author.as_deref(),
+                    *only,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("1", None, Some("Ann"), false),
+                ("2", Some("1"), Some("Bo"), false),
+                ("3", Some("2"), Some("Cy"), false),
+                ("data-4", Some("3"), Some("Di"), true),
+            ]
+        );
+        assert!(merged.iter().all(|(c, _)| c.published.is_some()));
+        // Data that names no parents leaves the page's threading alone.
+        let merged = merge(
+            vec![page("2", "Bo", "agreed.", Some("1"))],
+            &items[1..2],
+            false,
+        );
+        assert_eq!(merged[0].0.parent.as_deref(), Some("1"));
+    }
 }

@@ -153,12 +153,19 @@ fn data_targets(data: &[DataResponse], shape: &DataShape) -> Vec<FeedComment> {
 /// template most pages agree on.
 fn learn_template(pages: &[(Page, Response)], shape: &DataShape) -> Option<DataTemplate> {
     let mut votes: Vec<(DataTemplate, usize)> = Vec::new();
-    for (page, r) in pages {
-        let found = comment_data::responses(page).into_iter().find_map(|d| {
-            shape.lists(&d.json)?;
-            DataTemplate::learn(&d.url, &r.final_url)
-                .or_else(|| DataTemplate::learn(&d.url, &r.url))
-        });
+    // Each page's first response holding the list: the address its widget asked it from.
+    let asked: Vec<(String, &Response)> = pages
+        .iter()
+        .filter_map(|(page, r)| {
+            comment_data::responses(page)
+                .into_iter()
+                .find(|d| shape.lists(&d.json).is_some())
+                .map(|d| (d.url, r))
+        })
+        .collect();
+    for (url, r) in &asked {
+        let found =
+            DataTemplate::learn(url, &r.final_url).or_else(|| DataTemplate::learn(url, &r.url));
         if let Some(t) = found {
             match votes.iter_mut().find(|(x, _)| *x == t) {
                 Some(v) => v.1 += 1,
@@ -166,7 +173,31 @@ fn learn_template(pages: &[(Page, Response)], shape: &DataShape) -> Option<DataT
             }
         }
     }
-    votes.into_iter().max_by_key(|(_, n)| *n).map(|(t, _)| t)
+    if let Some((t, _)) = votes.into_iter().max_by_key(|(_, n)| *n) {
+        return Some(t);
+    }
+    // No form of the posts' addresses: a token each post's own page holds.
+    // The pages as the crawl will read them, without the data the renderings carry.
+    let htmls: Vec<String> = asked
+        .iter()
+        .map(|(_, r)| {
+            let mut html = fetch::decode(r);
+            let embedded = format!(
+                "<script type=\"application/json\" {}=",
+                comment_data::DATA_ATTR
+            );
+            if let Some(at) = html.find(&embedded) {
+                html.truncate(at);
+            }
+            html
+        })
+        .collect();
+    let samples: Vec<(&str, &str)> = asked
+        .iter()
+        .zip(&htmls)
+        .map(|((u, _), h)| (u.as_str(), h.as_str()))
+        .collect();
+    DataTemplate::learn_from_pages(&samples)
 }
 
 /// Comment rules (paper §3.5) from the best evidence: the pages of the (at most three)

@@ -552,10 +552,7 @@ impl<'a> NewCrawl<'a> {
         else {
             return Ok(todo);
         };
-        let posts: Vec<(String, String)> = todo
-            .iter()
-            .map(|(u, r)| (u.clone(), r.final_url.clone()))
-            .collect();
+        let posts: Vec<(String, &Response)> = todo.iter().map(|(u, r)| (u.clone(), r)).collect();
         let counts = rendering::data_counts(
             self.store,
             self.fetcher,

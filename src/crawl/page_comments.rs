@@ -59,7 +59,7 @@ pub(super) fn comments_of(
     let merged = match &ctx.comment_data {
         Some((_, shape)) => {
             let items = data_items(page, shape);
-            let threaded = shape.parent.is_some() || shape.children.is_some();
+            let threaded = !shape.parent.is_empty() || shape.children.is_some();
             crate::core::comment_merge::merge(found, &items, threaded)
         }
         None => found.into_iter().map(|c| (c, false)).collect(),

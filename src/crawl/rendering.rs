@@ -150,7 +150,7 @@ pub(super) async fn decide(
 }
 
 /// The comments each post's widget data holds, asked without a browser (issue 41): the data
-/// address of each post (`template` filled with its URL) fetched through `fetcher` and kept,
+/// address of each post (`template` filled from its URL or page) fetched through `fetcher` and kept,
 /// read with `shape`. Per post URL: the count (the data's declared total, or its items if more),
 /// or `None` when the data could not be had or read (render the post, to be sure).
 ///
@@ -161,14 +161,14 @@ pub async fn data_counts(
     fetcher: &crate::fetch::Fetcher,
     blog_id: BlogId,
     (template, shape): &(DataTemplate, DataShape),
-    posts: &[(String, String)],
+    posts: &[(String, &Response)],
     concurrency: usize,
 ) -> Result<HashMap<String, Option<u32>>> {
     let mut out = HashMap::new();
     let mut asks = Vec::new();
     let mut of_data: HashMap<String, Vec<String>> = HashMap::new();
-    for (url, final_url) in posts {
-        match template.fill(final_url) {
+    for (url, r) in posts {
+        match template.fill(&r.final_url, &fetch::decode(r)) {
             Some(d) => {
                 if !of_data.contains_key(&d) {
                     asks.push((d.clone(), None));

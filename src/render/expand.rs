@@ -381,6 +381,79 @@ pub const WORDS: &[Words] = &[
         ],
     },
     Words {
+        lang: "fa",
+        more: &["بیشتر", "مخفی", "بارگذاری", "قدیمی‌تر", "قبلی", "همه"],
+        show: &["نمایش", "مشاهده", "دیدن"],
+        thread: &["پاسخ", "پاسخ‌ها", "دیدگاه", "دیدگاه‌ها", "نظر", "نظرات"],
+        not: &[
+            "ارسال",
+            "ورود",
+            "لغو",
+            "پیش‌نمایش",
+            "ویرایش",
+            "حذف",
+            "گزارش",
+            "اشتراک",
+            "مرتب",
+            "جدیدترین",
+            "نوشتن",
+            "کمتر",
+            "پنهان کردن",
+        ],
+    },
+    Words {
+        lang: "ar",
+        more: &[
+            "المزيد",
+            "أكثر",
+            "تحميل",
+            "مخفية",
+            "الأقدم",
+            "السابقة",
+            "الكل",
+        ],
+        show: &["عرض", "إظهار"],
+        thread: &["الردود", "ردود", "التعليقات", "تعليقات", "تعليق"],
+        not: &[
+            "إرسال",
+            "نشر",
+            "تسجيل",
+            "إلغاء",
+            "معاينة",
+            "تعديل",
+            "حذف",
+            "إبلاغ",
+            "مشاركة",
+            "ترتيب",
+            "الأحدث",
+            "اكتب",
+            "أقل",
+            "إخفاء",
+        ],
+    },
+    Words {
+        lang: "tr",
+        more: &["daha", "fazla", "yükle", "eski", "önceki", "gizli", "tümü"],
+        show: &["göster", "gör"],
+        thread: &["yanıtlar", "yanıt", "yorumlar", "yorum", "cevaplar"],
+        not: &[
+            "gönder",
+            "yayınla",
+            "giriş",
+            "iptal",
+            "önizleme",
+            "düzenle",
+            "sil",
+            "bildir",
+            "paylaş",
+            "sırala",
+            "en yeni",
+            "yaz",
+            "daha az",
+            "gizle",
+        ],
+    },
+    Words {
         lang: "zh",
         more: &[
             "更多", "加载", "載入", "展开", "展開", "隐藏", "隱藏", "全部", "更早", "以前",
@@ -455,13 +528,21 @@ pub fn words_for(lang: Option<&str>) -> Vec<Words> {
         .collect()
 }
 
-/// Marks the control clicked last as fruitless (its click changed nothing): it is not clicked
-/// again on this page.
+/// Marks the control clicked last as fruitless (its click showed no more text than the frame
+/// ever had): it is not clicked again on this page.
 pub const MARK_FRUITLESS: &str = r#"(() => {
   const el = window.__everblogLastClicked;
   if (el && window.__everblogClicked) window.__everblogClicked.set(el, 'fruitless');
+  // A widget that draws its controls anew after each click makes new elements: a label
+  // fruitless twice is not clicked again either.
+  const labels = window.__everblogFruitlessLabels = window.__everblogFruitlessLabels || new Map();
+  const label = window.__everblogLastLabel;
+  if (label) labels.set(label, (labels.get(label) || 0) + 1);
   return true;
 })()"#;
+
+/// The length of the frame's visible text: what a click that reveals comments makes grow.
+pub const TEXT_SIZE: &str = "document.body ? document.body.innerText.length : 0";
 
 /// Clicks the first control of the frame that reveals more comments and was not found
 /// fruitless ([`MARK_FRUITLESS`]; a "load more" that stays there loads again): the user's `extra` selectors
@@ -487,7 +568,7 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
     if (words.some(w => has(label, w.not))) return false;
     if (words.some(w => has(label, w.more))) return true;
     if (words.some(w => has(label, w.show)) && words.some(w => has(label, w.thread))) return true;
-    return /\d/.test(label) && words.some(w => has(label, w.thread));
+    return /\p{{N}}/u.test(label) && words.some(w => has(label, w.thread));
   }};
   const visible = el => {{
     const s = getComputedStyle(el);
@@ -522,11 +603,14 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
     }}
   }}
   window.__everblogClicked = window.__everblogClicked || new WeakMap();
-  const tryClick = el => {{
+  const fruitlessLabels = window.__everblogFruitlessLabels || new Map();
+  const tryClick = (el, label) => {{
     if (!visible(el) || navigates(el) || submits(el)) return false;
     if (window.__everblogClicked.get(el) === FRUITLESS) return false;
+    if (label && (fruitlessLabels.get(label) || 0) >= 2) return false;
     window.__everblogClicked.set(el, 1);
     window.__everblogLastClicked = el;
+    window.__everblogLastLabel = label;
     el.scrollIntoView({{ block: 'center' }});
     el.click();
     return true;
@@ -534,14 +618,14 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
   for (const sel of EXTRA) {{
     let els;
     try {{ els = document.querySelectorAll(sel); }} catch (e) {{ continue; }}
-    for (const el of els) if (tryClick(el)) return true;
+    for (const el of els) if (tryClick(el, '')) return true;
   }}
   const controls = root.querySelectorAll('button, [role=button], a, summary, input[type=button], [aria-expanded=false]');
   for (const el of controls) {{
     const label = (el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('title') || '')
       .replace(/\s+/g, ' ').trim().toLowerCase();
     if (!offers(label)) continue;
-    if (tryClick(el)) return true;
+    if (tryClick(el, label.replace(/\p{{N}}+/gu, '#'))) return true;
   }}
   return false;
 }})()"#

@@ -499,6 +499,9 @@ impl Renderer {
         let started = Instant::now();
         let mut clicks = 0;
         let mut cut = None;
+        // The most text each frame has shown: a click that shows no more was fruitless (a
+        // control that switches views back and forth, or changes nothing).
+        let mut most: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
         loop {
             if clicks >= cfg.max_clicks {
                 cut = Some(format!(
@@ -516,13 +519,20 @@ impl Renderer {
             }
             let mut acted = false;
             for ctx in self.contexts(page).await? {
-                let before = self.size(page, ctx).await.unwrap_or(0);
+                let key = format!("{ctx:?}");
+                let before: u64 = self.eval(page, ctx, expand::TEXT_SIZE).await.unwrap_or(0);
+                let best = most.entry(key.clone()).or_insert(0);
+                *best = (*best).max(before);
                 let clicked: bool = self.eval(page, ctx, &click).await.unwrap_or(false);
                 if clicked {
                     clicks += 1;
                     acted = true;
                     self.settle(page, ctx, cfg.settle).await.ok();
-                    if self.size(page, ctx).await.unwrap_or(0) == before {
+                    let after: u64 = self.eval(page, ctx, expand::TEXT_SIZE).await.unwrap_or(0);
+                    let best = most.entry(key).or_insert(0);
+                    let grew = after > *best;
+                    *best = (*best).max(after);
+                    if !grew {
                         // A control that changes nothing is not clicked again.
                         let _: bool = self
                             .eval(page, ctx, expand::MARK_FRUITLESS)
@@ -533,20 +543,17 @@ impl Renderer {
                 }
             }
             if !acted {
-                // Infinite scroll: grows when scrolled to the end.
-                let mut grew = false;
+                // Infinite scroll, and what draws only when seen: the frames grow (or a frame
+                // appears) once scrolled to the end.
+                let before = self.total_size(page).await;
                 for ctx in self.contexts(page).await? {
-                    let before = self.size(page, ctx).await.unwrap_or(0);
                     let _: bool = self
                         .eval(page, ctx, scripts::SCROLL_TO_END)
                         .await
                         .unwrap_or(false);
-                    self.settle(page, ctx, cfg.settle).await.ok();
-                    if self.size(page, ctx).await.unwrap_or(0) > before {
-                        grew = true;
-                    }
                 }
-                if !grew {
+                self.settle_all(page).await.ok();
+                if self.total_size(page).await <= before {
                     break;
                 }
                 clicks += 1;
@@ -665,6 +672,17 @@ impl Renderer {
             }
         }
         Ok(out)
+    }
+
+    /// The size of every frame together ([`scripts::SIZE`]) and the number of frames.
+    async fn total_size(&self, page: &Page) -> u64 {
+        let mut total = 0;
+        if let Ok(contexts) = self.contexts(page).await {
+            for ctx in contexts {
+                total += 1 + self.size(page, ctx).await.unwrap_or(0);
+            }
+        }
+        total
     }
 
     async fn size(

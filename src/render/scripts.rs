@@ -71,13 +71,32 @@ pub const BODY_HTML: &str = "document.body ? document.body.innerHTML : ''";
 /// The whole document.
 pub const OUTER_HTML: &str = "document.documentElement.outerHTML";
 
-/// Scrolls the frame (and its scrollable comment containers) to the end.
-pub const SCROLL_TO_END: &str = r#"(() => {
-  window.scrollTo(0, document.documentElement.scrollHeight);
-  // Listeners run even where the browser sends no scroll event (a page not being painted).
-  window.dispatchEvent(new Event('scroll'));
-  return true;
-})()"#;
+/// Scrolls the frame to its end a screen at a time (at most 60 screens, 40 ms apart), so that
+/// what loads when scrolled into view (a comment widget drawn only when seen) is seen on the
+/// way; a promise of true.
+pub const SCROLL_TO_END: &str = r#"new Promise(resolve => {
+  const wait = (window.__everblog && window.__everblog.timer) || setTimeout;
+  const step = Math.max(200, Math.floor(window.innerHeight * 0.8));
+  let i = 0;
+  const next = () => {
+    const end = document.documentElement.scrollHeight - window.innerHeight;
+    const y = Math.min(end, window.scrollY + step);
+    window.scrollTo(0, y);
+    // Listeners run even where the browser sends no scroll event (a page not being painted).
+    window.dispatchEvent(new Event('scroll'));
+    if (y >= end || ++i >= 60) {
+      // What is drawn only when seen learns it from an IntersectionObserver, which headless
+      // Chromium may not update until something asks for intersections: ask, and wait for
+      // the answer (half a second at most).
+      const io = new IntersectionObserver(() => { io.disconnect(); resolve(true); });
+      io.observe(document.documentElement);
+      wait(() => { io.disconnect(); resolve(true); }, 500);
+      return;
+    }
+    wait(next, 40);
+  };
+  next();
+})"#;
 
 /// A promise of true once the frame is idle — no pending fetch, XHR, short timer or loading
 /// script/iframe (counted by [`INIT`]), the document loaded, and nothing changed for

@@ -1,7 +1,8 @@
 //! The slow tests: whole blogs built by real engines (Pelican, Hexo, Nikola, WordPress, real
 //! themes) archived end to end and scored against their ground truth, updates and backfills,
 //! daemons sharing jobs, the frontier on a large site, exports and the web-archive tools
-//! (Python, pinned), and the render stage and the reader driven in real Chromium. One test
+//! (Python, pinned), the render stage and the reader driven in real Chromium, and comment
+//! widgets served by real self-hosted comment servers (`widgets`). One test
 //! binary (one link of the crate) for all of them; each file is a module, run as threads of one
 //! process.
 //!
@@ -31,4 +32,5 @@ mod replaywebpage;
 mod revisits;
 mod update_crawl;
 mod webarchive;
+mod widgets;
 mod wxr_restore;
