@@ -206,7 +206,10 @@ fn print_update(b: &Blog, s: &UpdateSummary, elapsed: std::time::Duration) {
         elapsed.as_secs_f64()
     );
     if s.browser.requests > 0 {
-        println!("  {}", s.browser);
+        println!(
+            "  {} pages rendered in {:.1} s · {}",
+            s.rendered.0, s.rendered.1, s.browser
+        );
     }
     if s.media.posts > 0 {
         println!("  {}", s.media);

@@ -553,7 +553,7 @@ impl<'a> NewCrawl<'a> {
             return Ok(todo);
         };
         let posts: Vec<(String, &Response)> = todo.iter().map(|(u, r)| (u.clone(), r)).collect();
-        let counts = rendering::data_counts(
+        let data = rendering::widget_data(
             self.store,
             self.fetcher,
             self.blog.id,
@@ -565,7 +565,11 @@ impl<'a> NewCrawl<'a> {
         let before = todo.len();
         let todo: Vec<(String, Response)> = todo
             .into_iter()
-            .filter(|(u, _)| counts.get(u).copied().flatten() != Some(0))
+            .filter(|(u, _)| {
+                data.get(u)
+                    .and_then(|d| d.as_ref())
+                    .is_none_or(|d| d.count() > 0)
+            })
             .collect();
         self.summary.render_skipped += (before - todo.len()) as u64;
         Ok(todo)

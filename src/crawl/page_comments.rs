@@ -88,14 +88,15 @@ pub(super) fn comments_of(
     (!comments.is_empty()).then_some((owner, comments))
 }
 
-/// The comment count the widget's data declares on a rendered page (the largest, over the
-/// responses it carries; a thread's pages repeat it).
+/// The comment count the widget's data declares on a rendered page: its largest declared total
+/// (a thread's pages repeat it), or the comments it holds if more.
 pub(super) fn data_total(ctx: &BlogContext, page: &Page) -> Option<u32> {
     let (_, shape) = ctx.comment_data.as_ref()?;
-    comment_data::responses(page)
-        .iter()
-        .filter_map(|r| shape.total(&r.json))
-        .max()
+    let responses = comment_data::responses(page);
+    let total = responses.iter().filter_map(|r| shape.total(&r.json)).max();
+    let items = data_items(page, shape).len() as u32;
+    let listed = responses.iter().any(|r| shape.lists(&r.json).is_some());
+    (listed || total.is_some()).then(|| total.unwrap_or(0).max(items))
 }
 
 /// The comments of the widget's data a rendered page carries, each once, in the order fetched.

@@ -6,7 +6,7 @@
 
 use super::traffic::{BrowserTraffic, PageTraffic};
 use super::CrawlOptions;
-use crate::core::comment_data::DataShape;
+use crate::core::comment_data::{DataItem, DataShape};
 use crate::core::data_template::DataTemplate;
 use crate::core::feed::{FeedEntry, Targets};
 use crate::core::page::Page;
@@ -149,21 +149,38 @@ pub(super) async fn decide(
     Ok(())
 }
 
-/// The comments each post's widget data holds, asked without a browser (issue 41): the data
-/// address of each post (`template` filled from its URL or page) fetched through `fetcher` and kept,
-/// read with `shape`. Per post URL: the count (the data's declared total, or its items if more),
-/// or `None` when the data could not be had or read (render the post, to be sure).
+/// What one post's widget data says, asked without a browser: the comments of its first page
+/// and the thread's count when the data declares one.
+#[derive(Debug, Clone)]
+pub struct WidgetData {
+    /// The comments the data's first page holds.
+    pub items: Vec<DataItem>,
+    /// The thread's comment count, when the data declares it.
+    pub total: Option<u32>,
+}
+
+impl WidgetData {
+    /// The comments the post has at least: its declared count, or the items if more.
+    pub fn count(&self) -> u32 {
+        self.total.unwrap_or(0).max(self.items.len() as u32)
+    }
+}
+
+/// Each post's comment widget data, asked without a browser (issue 41): the data address of
+/// each post (`template` filled from its URL or page) fetched through `fetcher` and kept, read
+/// with `shape`. Per post URL: what the data says, or `None` when it could not be had or read
+/// (render the post, to be sure).
 ///
 /// # Errors
 /// The store failed keeping a fetch.
-pub async fn data_counts(
+pub async fn widget_data(
     store: &mut Store,
     fetcher: &crate::fetch::Fetcher,
     blog_id: BlogId,
     (template, shape): &(DataTemplate, DataShape),
     posts: &[(String, &Response)],
     concurrency: usize,
-) -> Result<HashMap<String, Option<u32>>> {
+) -> Result<HashMap<String, Option<WidgetData>>> {
     let mut out = HashMap::new();
     let mut asks = Vec::new();
     let mut of_data: HashMap<String, Vec<String>> = HashMap::new();
@@ -185,16 +202,16 @@ pub async fn data_counts(
         .await
     {
         store.keep_fetched(blog_id, &f)?;
-        let count = f
+        let data = f
             .success()
             .and_then(|r| serde_json::from_slice::<serde_json::Value>(&r.body).ok())
             .filter(|json| shape.lists(json).is_some())
-            .map(|json| {
-                let items = shape.items(&json).len() as u32;
-                shape.total(&json).unwrap_or(0).max(items)
+            .map(|json| WidgetData {
+                items: shape.items(&json),
+                total: shape.total(&json),
             });
         for url in of_data.remove(&data_url).unwrap_or_default() {
-            out.insert(url, count);
+            out.insert(url, data.clone());
         }
     }
     Ok(out)

@@ -46,6 +46,8 @@ pub struct UpdateSummary {
     pub media: super::media::MediaSummary,
     /// What rendering browsers asked for, all of it through `fetch` (`crawl::traffic`).
     pub browser: super::traffic::TrafficSummary,
+    /// Pages rendered in Chromium, and the seconds spent rendering them.
+    pub rendered: (u64, f64),
     /// False when the feed answered 304 Not Modified.
     pub feed_changed: bool,
     /// HTTP requests made (robots.txt and redirect hops included).
@@ -288,6 +290,7 @@ pub async fn update_crawl(
     u.summary.media =
         super::media::capture_pending(u.store, fetcher, &u.blog, &opts.media, &stop).await?;
     u.summary.browser = u.traffic.summary();
+    u.summary.rendered = u.traffic.renders();
     Ok(u.summary)
 }
 

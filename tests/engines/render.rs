@@ -285,6 +285,9 @@ fn a_widget_comment_on_an_old_post_is_archived_by_a_scheduled_check() {
 
     let update = ok(&archive(&db, &["--config", cfg, "update"]));
     assert!(update.contains("older posts checked"), "{update}");
+    // Every post was due, but the widget's data said only one thread changed: one page was
+    // rendered again, not every post (issue 41).
+    assert_eq!(pages_rendered(&update), 1, "{update}");
     let comments = Store::open(&DatabaseSettings::at(&db))
         .unwrap()
         .comments(&post)

@@ -1,7 +1,8 @@
 //! UpdateCrawl's comment steps: the comment feeds (the site-wide ones and each recent
 //! post's), and the comments of older posts on their schedule. A comment-feed item the archive
 //! does not hold, or holds with another text, marks its post's page for fetching (or, without
-//! comment rules, is stored as is).
+//! comment rules, is stored as is); on a comment widget blog, the widget's own data, asked
+//! without a browser, does the same (issue 41).
 
 use super::{entries_of, Update, Why};
 use crate::core::comments::{same_comment, same_id, same_text};
@@ -28,6 +29,7 @@ impl Update<'_> {
         let due = self
             .store
             .due_comment_checks(self.blog.id, now, update.max_comment_checks)?;
+        let mut widget_due = Vec::new();
         for check in due {
             if self.opts.stopped() {
                 self.summary.complete = false;
@@ -59,6 +61,7 @@ impl Update<'_> {
                     }
                 }
                 Some(_) => {}
+                None if self.ctx.comment_data.is_some() => widget_due.push(check.url.clone()),
                 None => {
                     self.pages.entry(check.url.clone()).or_insert(Why::Comments);
                 }
@@ -75,7 +78,70 @@ impl Update<'_> {
             .map(|wait| crate::core::schedule::after(now, wait));
             self.store.set_comment_check(&check.url, now, next, false)?;
         }
+        self.check_widget_data(widget_due).await?;
         Ok(true)
+    }
+
+    /// The posts of a comment widget blog due for a comment check, asked through the widget's
+    /// data without a browser (issue 41): a post whose data holds a comment the archive lacks,
+    /// or declares another count than the archive holds, is fetched and rendered again; the
+    /// others cost one request each. A post whose data cannot be read is fetched, to be sure.
+    async fn check_widget_data(&mut self, posts: Vec<String>) -> Result<()> {
+        let Some(data) = self.ctx.comment_data.clone() else {
+            return Ok(());
+        };
+        if posts.is_empty() {
+            return Ok(());
+        }
+        let mut pages = Vec::new();
+        for url in posts {
+            match self.store.latest_response(self.blog.id, &url)? {
+                Some(s) => pages.push((url, s.response)),
+                None => {
+                    self.pages.entry(url).or_insert(Why::Comments);
+                }
+            }
+        }
+        let asked: Vec<(String, &fetch::Response)> =
+            pages.iter().map(|(u, r)| (u.clone(), r)).collect();
+        let said = crate::crawl::rendering::widget_data(
+            self.store,
+            self.fetcher,
+            self.blog.id,
+            &data,
+            &asked,
+            self.opts.settings.concurrency,
+        )
+        .await?;
+        for (url, _) in &pages {
+            self.summary.requests += 1;
+            let archived = self.store.comments(url)?;
+            let news = match said.get(url).and_then(Option::as_ref) {
+                None => true,
+                Some(d) => {
+                    d.total.is_some_and(|t| t as usize != archived.len())
+                        || d.items.iter().any(|i| {
+                            !archived.iter().any(|a| {
+                                i.id.as_ref().is_some_and(|id| a.id == format!("data-{id}"))
+                                    || same_comment(
+                                        a.author.as_deref(),
+                                        &a.content_text,
+                                        i.author.as_deref(),
+                                        &i.text,
+                                    )
+                                    || same_text(&a.content_text, &i.text)
+                                        && a.author.as_deref().zip(i.author.as_deref()).is_some_and(
+                                            |(x, y)| x.to_lowercase().contains(&y.to_lowercase()),
+                                        )
+                            })
+                        })
+                }
+            };
+            if news {
+                self.pages.entry(url.clone()).or_insert(Why::Comments);
+            }
+        }
+        Ok(())
     }
 
     /// Step 2: comment feeds, the site-wide ones the home page declares, then each recent
