@@ -505,15 +505,16 @@ impl Renderer {
         loop {
             if clicks >= cfg.max_clicks {
                 cut = Some(format!(
-                    "stopped expanding after {} clicks ([render] max_clicks)",
+                    "stopped after {} clicks ([render] max_clicks)",
                     cfg.max_clicks
                 ));
                 break;
             }
-            if started.elapsed() >= cfg.expand {
+            // Half the page's time bound at most, so that what was shown is read in time.
+            if started.elapsed() >= cfg.expand.min(cfg.timeout / 2) {
                 cut = Some(format!(
-                    "stopped expanding after {:?} ([render] expand)",
-                    cfg.expand
+                    "stopped expanding after {:?} ([render] expand, at most half of timeout)",
+                    cfg.expand.min(cfg.timeout / 2)
                 ));
                 break;
             }
