@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 /// The address of a widget's data for any post: the address it asked for one post, with that
 /// post's identity in it (its URL, path or slug, as sent, escaped or not) replaced by a slot.
-/// Shown as the address with the slot in braces (`…?path={path%}&page=1`).
+/// Shown as the address with the slot in braces (`…?path={path%}&page=1`); empty when no
+/// address of one post carries anything another post's page or address gives (the data is then
+/// read from renderings only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataTemplate(pub String);
 

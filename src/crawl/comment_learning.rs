@@ -159,7 +159,7 @@ fn learn_template(pages: &[(Page, Response)], shape: &DataShape) -> Option<DataT
         .filter_map(|(page, r)| {
             comment_data::responses(page)
                 .into_iter()
-                .find(|d| shape.lists(&d.json).is_some())
+                .find(|d| !shape.items(&d.json).is_empty())
                 .map(|d| (d.url, r))
         })
         .collect();
@@ -289,10 +289,12 @@ fn learn_data(
     let Some(shape) = comment_data::learn_shape(&samples) else {
         return Ok(None);
     };
-    let Some(template) = learn_template(&pages, &shape) else {
+    let template = learn_template(&pages, &shape).unwrap_or_else(|| {
+        // Asked by an id found only in another answer (a thread's number): every post page is
+        // rendered, and its data read from the rendering.
         tracing::info!(blog = %blog.feed_url, "the comment widget's data carries no post's address: it is read from renderings only");
-        return Ok(None);
-    };
+        DataTemplate(String::new())
+    });
     // The pages with the most comments train the DOM's rules.
     let mut trained: Vec<(&Page, Vec<FeedComment>)> = pages
         .iter()
@@ -493,7 +495,7 @@ fn probe_evidence(
         let from = data
             .iter()
             .flatten()
-            .find(|d| shape.lists(&d.json).is_some())
+            .find(|d| !shape.items(&d.json).is_empty())
             .map(|d| d.url.clone())
             .unwrap_or_default();
         return Some(format!(

@@ -3,7 +3,8 @@
 //! `role=button`, a `<summary>`, a button-like input or a link that goes nowhere else; it
 //! qualifies when its text (or `aria-label`, `title`, value) offers more ("Load more", "Show 3
 //! more replies", "12 Hidden", "Older comments", "加载更多") and does not act on the thread
-//! instead (posting, signing in, sorting, voting, sharing, replying). Once the blog's comment
+//! instead (posting, signing in, sorting, voting, sharing, replying), in any language of the
+//! vocabulary (the page's and English first). Once the blog's comment
 //! rule is known, only controls around the comments are clicked.
 //!
 //! The paper (§4.1) kept hand-written selectors per comment platform, "the only non-generic
@@ -546,8 +547,9 @@ pub const TEXT_SIZE: &str = "document.body ? document.body.innerText.length : 0"
 
 /// Clicks the first control of the frame that reveals more comments and was not found
 /// fruitless ([`MARK_FRUITLESS`]; a "load more" that stays there loads again): the user's `extra` selectors
-/// first, then any control the vocabulary of the frame's language (`<html lang>`, English
-/// always) says offers more; within `scope` (a CSS selector of the comments' elements: the
+/// first, then any control the vocabulary says offers more (the frame's language, `<html
+/// lang>`, and English first, then every other: a widget may speak another language than the
+/// page around it); within `scope` (a CSS selector of the comments' elements: the
 /// controls around them) when given and present in the frame. True when something was
 /// clicked.
 pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
@@ -558,7 +560,9 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
         r#"(() => {{
   const ALL = {all}, EXTRA = {extra}, SCOPE = {scope}, FRUITLESS = 'fruitless';
   const lang = ((document.documentElement.getAttribute('lang') || '').split(/[-_]/)[0] || '').toLowerCase();
-  const words = ALL.filter(w => w.lang === 'en' || w.lang === lang);
+  // The page's language and English first; the others too, since a widget may speak
+  // another language than the page around it.
+  const words = ALL.filter(w => w.lang === 'en' || w.lang === lang).concat(ALL.filter(w => w.lang !== 'en' && w.lang !== lang));
   const cjk = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/;
   const has = (label, list) => list.some(w => cjk.test(w) || w.includes(' ')
     ? label.includes(w)

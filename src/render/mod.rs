@@ -177,6 +177,17 @@ impl std::fmt::Debug for Renderer {
     }
 }
 
+/// Whether the process `pid` runs (exists and is no zombie), from `/proc/PID/stat`.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+            Some(!matches!(state, 'Z' | 'X'))
+        })
+        .unwrap_or(false)
+}
+
 /// The exact Chromium flags (../shared/notes/dependencies.md §1): headless, no sandbox (we may
 /// run as root; the systemd unit sandboxes the whole service), nothing phoning home, no
 /// throttling of background tabs, and site isolation off so cross-site iframes are reachable.
@@ -277,11 +288,20 @@ impl Renderer {
         let mut last = None;
         for attempt in 0..2 {
             let running = self.running().await?;
-            let result = tokio::time::timeout(
-                self.settings.timeout,
-                self.render_in(&running, url, network.clone(), hints),
-            )
-            .await;
+            // A browser that dies (a crash, a kill) ends the page at once, not at the time bound.
+            let pid = running.child.id();
+            let died = async {
+                while alive(pid) {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            };
+            let result = tokio::select! {
+                r = tokio::time::timeout(
+                    self.settings.timeout,
+                    self.render_in(&running, url, network.clone(), hints),
+                ) => r,
+                () = died => Ok(Err(anyhow::anyhow!("the browser died while rendering"))),
+            };
             match result {
                 Ok(Ok(r)) => {
                     self.pages.fetch_add(1, Ordering::Relaxed);

@@ -215,9 +215,17 @@ fn figures(store: &Store, origin: &str, truth: &Value) -> Figures {
     f
 }
 
+/// A widget fixture archived: its servers (still running), the archive, the crawl's summary.
+struct Archived {
+    dir: tempfile::TempDir,
+    served: Served,
+    db: PathBuf,
+    summary: String,
+}
+
 /// Archives a widget fixture as a user does and checks it: threads exact ≥ 98 %, recall ≥ 99 %,
-/// no phantom, every reply under its parent. Returns the crawl's summary.
-fn archive_widget_blog(name: &str) -> String {
+/// no phantom, every reply under its parent.
+fn archive_widget_blog(name: &str) -> Archived {
     let dir = tempfile::tempdir().unwrap();
     let served = serve_widget(name, dir.path(), true);
     let db = dir.path().join("a.db");
@@ -261,7 +269,12 @@ fn archive_widget_blog(name: &str) -> String {
         "{name}: {}",
         String::from_utf8_lossy(&cov.stdout)
     );
-    out
+    Archived {
+        dir,
+        served,
+        db,
+        summary: out,
+    }
 }
 
 /// The pages rendered, as the crawl summary counts them.
@@ -281,12 +294,120 @@ fn pages_rendered(summary: &str) -> u64 {
 /// comment each answers). Only the posts with comments are rendered, besides the probe.
 #[test]
 fn waline_comments_on_a_hugo_blog() {
-    let out = archive_widget_blog("waline");
+    let a = archive_widget_blog("waline");
     let commented = 10;
     assert!(
-        pages_rendered(&out) <= commented + 3,
-        "no more renderings than the comments need: {out}"
+        pages_rendered(&a.summary) <= commented + 3,
+        "no more renderings than the comments need: {}",
+        a.summary
     );
+    replay_with_every_server_gone(a);
+}
+
+/// The archive of the Waline blog as a WACZ, replayed by pywb (proxy mode) in headless
+/// Chromium with the blog and the comment server stopped: a post's thread is drawn again by
+/// Waline's own script from the archived JSON, every comment of it shown.
+fn replay_with_every_server_gone(a: Archived) {
+    use chromiumoxide::browser::{Browser, BrowserConfig};
+    use futures::StreamExt;
+    let Some(venv) = crate::webarchive::tools() else {
+        return;
+    };
+    let wacz = a.dir.path().join("blog.wacz");
+    ok(&archive(
+        &a.db,
+        &["export", "--format", "wacz", "-o", wacz.to_str().unwrap()],
+    ));
+    let origin = a.served.blog.origin.clone();
+    let truth = a.served.truth.clone();
+    drop(a.served); // the blog and its comment server are gone from here on
+    let pywb = crate::webarchive::start_pywb(&venv, &a.dir.path().join("pywb"), &wacz, false);
+    // A thread on one page of the widget (at most 10 top-level comments).
+    let post = truth["posts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| {
+            let c = p["comments"].as_array().map_or(0, Vec::len);
+            let top = p["comments"]
+                .as_array()
+                .map_or(0, |c| c.iter().filter(|c| c["parent_id"].is_null()).count());
+            c >= 3 && top <= 10
+        })
+        .max_by_key(|p| p["comments"].as_array().map_or(0, Vec::len))
+        .expect("a thread on one page")
+        .clone();
+    let url = format!("{origin}{}", post["path"].as_str().unwrap());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let text: String = rt.block_on(async {
+        let profile = tempfile::tempdir().unwrap();
+        let config = BrowserConfig::builder()
+            .chrome_executable("/usr/bin/chromium")
+            .request_timeout(std::time::Duration::from_secs(120))
+            .no_sandbox()
+            .user_data_dir(profile.path())
+            .arg((
+                "proxy-server",
+                format!("http://127.0.0.1:{}", pywb.port).as_str(),
+            ))
+            .arg(("proxy-bypass-list", "<-loopback>"))
+            .arg("disable-gpu")
+            .build()
+            .unwrap();
+        let (mut browser, mut handler) = Browser::launch(config).await.unwrap();
+        let events = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let page = browser.new_page("about:blank").await.unwrap();
+        page.goto(&url).await.unwrap();
+        let snippets: Vec<String> = post["comments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let words: Vec<&str> = c["text"]
+                    .as_str()
+                    .unwrap()
+                    .split_whitespace()
+                    .take(6)
+                    .collect();
+                words.join(" ")
+            })
+            .collect();
+        let js = format!(
+            "(async () => {{
+                const want = {};
+                const shown = () => document.body.innerText.split(/\\s+/).join(' ');
+                for (let i = 0; i < 150 && !want.every(w => shown().includes(w)); i++) {{
+                    window.scrollTo(0, document.documentElement.scrollHeight);
+                    await new Promise(r => setTimeout(r, 200));
+                }}
+                return document.body.innerText;
+            }})()",
+            serde_json::to_string(&snippets).unwrap()
+        );
+        let text: String = page.evaluate(js).await.unwrap().into_value().unwrap();
+        browser.close().await.ok();
+        events.abort();
+        text
+    });
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let shown = flat(&text);
+    eprintln!(
+        "replay of {url} with every server gone: checking its {} comments",
+        post["comments"].as_array().unwrap().len()
+    );
+    for c in post["comments"].as_array().unwrap() {
+        let words: Vec<&str> = c["text"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .take(6)
+            .collect();
+        assert!(
+            shown.contains(&words.join(" ")),
+            "{url}: comment {:?} not replayed:\n{shown}",
+            words.join(" ")
+        );
+    }
 }
 
 /// Nikas (PyPI, an Isso fork with a Persian interface: `<html lang="fa">`, "N مخفی" links).
@@ -307,6 +428,14 @@ fn django_comments_xtd_on_a_pelican_blog() {
 #[test]
 fn ghost_comments_in_an_iframe() {
     archive_widget_blog("ghost");
+}
+
+/// DisqusJS (npm), Disqus's threads drawn from the Disqus API, here a local stub of it (Disqus
+/// has no server to run): its own "加载更多评论" control on an English page, replies nested
+/// five deep, threads of 74 and 28 comments paged 25 at a time.
+#[test]
+fn disqusjs_against_a_stub_of_the_disqus_api() {
+    archive_widget_blog("disqusjs");
 }
 
 /// A blog whose pages and feed declare comments its widget never loads (the server is down):
