@@ -27,12 +27,20 @@ pub struct Words {
     pub thread: &'static [&'static str],
     /// Words of controls that act instead of revealing ("post", "sort", "like").
     pub not: &'static [&'static str],
+    /// Words of a control that turns to the next page of comments ("next", "下一页"): the
+    /// page shown is replaced, not grown.
+    pub next: &'static [&'static str],
+    /// Words naming a page ("page", "Seite"): a control with one and no [`Words::next`] word
+    /// goes elsewhere ("Previous page", "Page 1 of 5") and is not clicked.
+    pub page: &'static [&'static str],
 }
 
 /// The vocabulary, English first (always used, besides the page's language).
 pub const WORDS: &[Words] = &[
     Words {
         lang: "en",
+        next: &["next", "next page"],
+        page: &["page", "pages"],
         more: &[
             "more",
             "load",
@@ -114,6 +122,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "de",
+        next: &["nächste", "nächste seite", "weiter"],
+        page: &["seite", "seiten"],
         more: &[
             "mehr",
             "weitere",
@@ -146,6 +156,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "fr",
+        next: &["suivant", "suivante", "page suivante"],
+        page: &["page", "pages"],
         more: &[
             "plus",
             "charger",
@@ -184,6 +196,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "es",
+        next: &["siguiente", "página siguiente"],
+        page: &["página", "páginas"],
         more: &[
             "más",
             "cargar",
@@ -215,6 +229,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "pt",
+        next: &["próxima", "próximo", "seguinte"],
+        page: &["página", "páginas"],
         more: &[
             "mais",
             "carregar",
@@ -245,6 +261,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "it",
+        next: &["successiva", "successivo", "prossima", "avanti"],
+        page: &["pagina", "pagine"],
         more: &[
             "altri",
             "altro",
@@ -276,6 +294,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "nl",
+        next: &["volgende"],
+        page: &["pagina", "pagina's"],
         more: &["meer", "laden", "oudere", "eerdere", "verborgen", "alle"],
         show: &["toon", "tonen", "bekijk", "bekijken"],
         thread: &["reacties", "reactie", "antwoorden", "opmerkingen"],
@@ -298,6 +318,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "pl",
+        next: &["następna", "następny", "dalej"],
+        page: &["strona", "strony"],
         more: &[
             "więcej",
             "załaduj",
@@ -332,6 +354,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "ru",
+        next: &["следующая", "далее", "вперёд", "вперед"],
+        page: &["страница", "страницы"],
         more: &[
             "ещё",
             "еще",
@@ -362,6 +386,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "sv",
+        next: &["nästa"],
+        page: &["sida", "sidor"],
         more: &["mer", "fler", "ladda", "äldre", "dolda", "alla"],
         show: &["visa", "se"],
         thread: &["svar", "kommentarer", "kommentar"],
@@ -383,6 +409,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "fa",
+        next: &["بعدی"],
+        page: &["صفحه"],
         more: &["بیشتر", "مخفی", "بارگذاری", "قدیمی‌تر", "قبلی", "همه"],
         show: &["نمایش", "مشاهده", "دیدن"],
         thread: &["پاسخ", "پاسخ‌ها", "دیدگاه", "دیدگاه‌ها", "نظر", "نظرات"],
@@ -404,6 +432,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "ar",
+        next: &["التالي", "التالية"],
+        page: &["صفحة"],
         more: &[
             "المزيد",
             "أكثر",
@@ -434,6 +464,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "tr",
+        next: &["sonraki", "ileri"],
+        page: &["sayfa"],
         more: &["daha", "fazla", "yükle", "eski", "önceki", "gizli", "tümü"],
         show: &["göster", "gör"],
         thread: &["yanıtlar", "yanıt", "yorumlar", "yorum", "cevaplar"],
@@ -456,6 +488,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "zh",
+        next: &["下一页", "下一頁", "下页", "后页"],
+        page: &["页", "頁"],
         more: &[
             "更多", "加载", "載入", "展开", "展開", "隐藏", "隱藏", "全部", "更早", "以前",
         ],
@@ -468,6 +502,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "ja",
+        next: &["次へ", "次のページ"],
+        page: &["ページ"],
         more: &[
             "もっと",
             "さらに",
@@ -496,6 +532,8 @@ pub const WORDS: &[Words] = &[
     },
     Words {
         lang: "ko",
+        next: &["다음"],
+        page: &["페이지"],
         more: &["더보기", "더", "불러오기", "이전", "숨김", "전체"],
         show: &["보기", "표시"],
         thread: &["답글", "댓글", "개"],
@@ -545,13 +583,43 @@ pub const MARK_FRUITLESS: &str = r#"(() => {
 /// The length of the frame's visible text: what a click that reveals comments makes grow.
 pub const TEXT_SIZE: &str = "document.body ? document.body.innerText.length : 0";
 
+/// Ends a page turn [`click_more`] began: when the comments shown before the click are gone
+/// (the widget replaced them with the next page rather than adding to them), a copy of what
+/// was shown is kept in the page, inert, in a `<div data-everblog-page=N>` placed after the
+/// widget (the nearest element with an `id` around the comments, outside what the widget
+/// redraws), so that every page's comments are in the one DOM read at the end. True when a
+/// page was kept; false when no turn was pending or the click added instead of replacing.
+pub const COMMIT_TURN: &str = r#"(() => {
+  const t = window.__everblogTurn;
+  window.__everblogTurn = null;
+  if (!t) return false;
+  const now = ((t.root === document ? document.body : t.root) || document.body).innerText || '';
+  if (!t.lines.length || t.lines.every(l => now.includes(l))) return false;
+  const snap = document.createElement('div');
+  snap.setAttribute('data-everblog-page', String(t.page));
+  snap.inert = true;
+  snap.appendChild(t.clone);
+  let at = t.anchor && t.anchor.isConnected ? t.anchor : null;
+  if (at) {
+    while (at.nextElementSibling && at.nextElementSibling.hasAttribute('data-everblog-page')) at = at.nextElementSibling;
+    at.after(snap);
+  } else {
+    (t.root === document ? document.body : t.root).appendChild(snap);
+  }
+  window.__everblogPageNo = t.page + 1;
+  return true;
+})()"#;
+
 /// Clicks the first control of the frame that reveals more comments and was not found
 /// fruitless ([`MARK_FRUITLESS`]; a "load more" that stays there loads again): the user's `extra` selectors
 /// first, then any control the vocabulary says offers more (the frame's language, `<html
 /// lang>`, and English first, then every other: a widget may speak another language than the
 /// page around it); within `scope` (a CSS selector of the comments' elements: the
-/// controls around them) when given and present in the frame. True when something was
-/// clicked.
+/// controls around them) when given and present in the frame. A control is a button, a link,
+/// a `role=button`, or any element drawn with a pointer cursor (a widget's `<div>` button).
+/// When nothing offers more, it turns the page: a "next" control ([`Words::next`]) or the
+/// numbered one after the page shown; what the page showed is kept by [`COMMIT_TURN`], which
+/// the caller runs once the page settled. True when something was clicked.
 pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
     let all = serde_json::to_string(WORDS).expect("words serialise");
     let extra = serde_json::to_string(extra).expect("strings serialise");
@@ -567,16 +635,23 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
   const has = (label, list) => list.some(w => cjk.test(w) || w.includes(' ')
     ? label.includes(w)
     : new RegExp('(^|[^\\p{{L}}\\p{{N}}])' + w.replace(/[.*+?^${{}}()|[\]\\]/g, '\\$&') + '($|[^\\p{{L}}\\p{{N}}])', 'u').test(label));
+  const any = (label, part) => words.some(w => has(label, w[part]));
+  // A page turn ("Next page", "›") replaces what is shown; "Previous page", "Page 1 of 5" go
+  // elsewhere.
+  const turns = label => !!label && label.length <= 40 && !any(label, 'not')
+    && (any(label, 'next') || /^[›»→>]+$/.test(label));
   const offers = label => {{
     if (!label || label.length > 80) return false;
-    if (words.some(w => has(label, w.not))) return false;
-    if (words.some(w => has(label, w.more))) return true;
-    if (words.some(w => has(label, w.show)) && words.some(w => has(label, w.thread))) return true;
-    return /\p{{N}}/u.test(label) && words.some(w => has(label, w.thread));
+    if (any(label, 'not') || any(label, 'next') || any(label, 'page')) return false;
+    if (any(label, 'more')) return true;
+    if (any(label, 'show') && any(label, 'thread')) return true;
+    return /\p{{N}}/u.test(label) && any(label, 'thread');
   }};
+  const classed = (el, re) => re.test(el.getAttribute('class') || '');
   const visible = el => {{
     const s = getComputedStyle(el);
     if (s.display === 'none' || s.visibility === 'hidden' || el.disabled) return false;
+    if (el.getAttribute('aria-disabled') === 'true' || classed(el, /(^|[\s_-])disabled($|[\s_-])/i)) return false;
     const r = el.getBoundingClientRect();
     return r.width > 0 && r.height > 0;
   }};
@@ -595,9 +670,10 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
     if (type === 'submit' || type === 'reset') return true;
     return el.tagName === 'BUTTON' && !type && !!el.closest('form');
   }};
+  const kept = el => !!el.closest('[data-everblog-page]');
   let root = document;
   if (SCOPE) {{
-    const found = Array.from(document.querySelectorAll(SCOPE));
+    const found = Array.from(document.querySelectorAll(SCOPE)).filter(e => !kept(e));
     if (found.length) {{
       // The comments' lowest common ancestor, then three levels up: the widget around them.
       let lca = found[0].parentElement;
@@ -609,7 +685,7 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
   window.__everblogClicked = window.__everblogClicked || new WeakMap();
   const fruitlessLabels = window.__everblogFruitlessLabels || new Map();
   const tryClick = (el, label) => {{
-    if (!visible(el) || navigates(el) || submits(el)) return false;
+    if (kept(el) || !visible(el) || navigates(el) || submits(el)) return false;
     if (window.__everblogClicked.get(el) === FRUITLESS) return false;
     if (label && (fruitlessLabels.get(label) || 0) >= 2) return false;
     window.__everblogClicked.set(el, 1);
@@ -624,14 +700,51 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
     try {{ els = document.querySelectorAll(sel); }} catch (e) {{ continue; }}
     for (const el of els) if (tryClick(el, '')) return true;
   }}
-  const controls = root.querySelectorAll('button, [role=button], a, summary, input[type=button], [aria-expanded=false]');
-  for (const el of controls) {{
-    const label = (el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('title') || '')
-      .replace(/\s+/g, ' ').trim().toLowerCase();
+  const labelOf = el => (el.getAttribute('aria-label') || el.innerText || el.value || el.getAttribute('title') || '')
+    .replace(/\s+/g, ' ').trim().toLowerCase();
+  const CONTROLS = 'button, [role=button], a, summary, input[type=button], [aria-expanded=false]';
+  // Controls, then what only its pointer cursor shows to be one (a widget's <div> button).
+  const controls = Array.from(root.querySelectorAll(CONTROLS)).concat(
+    Array.from(root.querySelectorAll('div, span, li, i')).filter(el =>
+      !el.matches(CONTROLS) && (el.getAttribute('aria-label') || el.textContent.length <= 80)
+      && getComputedStyle(el).cursor === 'pointer'
+      && !(el.parentElement && getComputedStyle(el.parentElement).cursor === 'pointer' && !el.getAttribute('aria-label'))));
+  const labelled = controls.map(el => [el, labelOf(el)]);
+  for (const [el, label] of labelled) {{
     if (!offers(label)) continue;
     if (tryClick(el, label.replace(/\p{{N}}+/gu, '#'))) return true;
   }}
-  return false;
+  // Turning the page: "next", or the number after the page shown (in a group that also shows
+  // the page before it).
+  const pageNo = window.__everblogPageNo || 1;
+  const numbered = el => {{
+    let group = el.parentElement;
+    for (let i = 0; i < 2 && group; i++, group = group.parentElement) {{
+      const numbers = Array.from(group.querySelectorAll('*')).filter(e => !e.children.length)
+        .map(e => (e.textContent || '').trim());
+      if (numbers.includes(String(pageNo))) return true;
+    }}
+    return false;
+  }};
+  const turn = labelled.find(([el, label]) => turns(label) && !kept(el) && visible(el) && !navigates(el)
+      && window.__everblogClicked.get(el) !== FRUITLESS && (fruitlessLabels.get(label) || 0) < 2)
+    || labelled.find(([el, label]) => label === String(pageNo + 1) && !kept(el) && visible(el)
+      && !navigates(el) && numbered(el) && window.__everblogClicked.get(el) !== FRUITLESS);
+  if (!turn) return false;
+  const [el, label] = turn;
+  // What the turn replaces: the first ancestor holding more than the pager.
+  const size = e => (e.innerText || '').length;
+  let area = el.parentElement;
+  while (area && area !== document.body && area.parentElement && size(area) < size(el) + 200) area = area.parentElement;
+  if (!area) return false;
+  let anchor = area;
+  while (anchor && !anchor.id && anchor.parentElement && anchor.parentElement !== document.body) anchor = anchor.parentElement;
+  const lines = (area.innerText || '').split('\n').map(l => l.trim()).filter(l => l.length >= 8)
+    .sort((a, b) => b.length - a.length).slice(0, 3);
+  const clone = area.cloneNode(true);
+  if (!tryClick(el, label)) return false;
+  window.__everblogTurn = {{ root, anchor, clone, lines, page: pageNo }};
+  return true;
 }})()"#
     )
 }

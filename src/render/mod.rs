@@ -549,6 +549,11 @@ impl Renderer {
                     clicks += 1;
                     acted = true;
                     self.settle(page, ctx, cfg.settle).await.ok();
+                    // A page turn keeps the page it replaced.
+                    let _: bool = self
+                        .eval(page, ctx, expand::COMMIT_TURN)
+                        .await
+                        .unwrap_or(false);
                     let after: u64 = self.eval(page, ctx, expand::TEXT_SIZE).await.unwrap_or(0);
                     let best = most.entry(key).or_insert(0);
                     let grew = after > *best;

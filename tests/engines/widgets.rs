@@ -438,6 +438,20 @@ fn disqusjs_against_a_stub_of_the_disqus_api() {
     archive_widget_blog("disqusjs");
 }
 
+/// Artalk (npm), its numbered pages on a local stub of Artalk's API (its Go server cannot be
+/// built here): a "Next page" `<div>` that replaces the ten threads shown with the next ten,
+/// five pages on the longest post. Every page's comments are archived.
+#[test]
+fn artalk_numbered_pages() {
+    let a = archive_widget_blog("artalk");
+    let commented = 5;
+    assert!(
+        pages_rendered(&a.summary) <= commented + 3,
+        "no more renderings than the comments need: {}",
+        a.summary
+    );
+}
+
 /// A blog whose pages and feed declare comments its widget never loads (the server is down):
 /// post pages are rendered, no comment is invented, and coverage reports the miss (exit 1).
 #[test]
