@@ -247,7 +247,9 @@ pub fn learn(
 /// vocabulary decides. On the pages given, the content rule is the class that names comment
 /// content (`comment` with `content`, `body` or `text`, or `e-content` inside an `h-entry`
 /// reply), repeated outside the article; author and date likewise (`comment` with `author`
-/// or `fn`, with `date`, `time` or `meta`). `None` when no page shows such a structure.
+/// or `fn`, with `date`, `time` or `meta`). Without such classes, a repeated structure of a
+/// name, a time and a text by many people ([`super::comment_structure`]). `None` when no page
+/// shows either.
 pub fn guess(pages: &[(&Page, ElementIdx)]) -> Option<CommentRules> {
     let mut g = Guess::default();
     for (page, article) in pages {
@@ -263,11 +265,14 @@ pub struct Guess {
     /// Classes one of whose elements holds another of the same class: a thread's containers
     /// (a comment with its replies), never one comment's text.
     nesting: FxHashSet<String>,
+    /// Comment-like structures, for pages whose classes say nothing of comments.
+    structure: super::comment_structure::StructureTally,
 }
 
 impl Guess {
     /// Counts the classes of `page` outside its article node `article`.
     pub fn add(&mut self, page: &Page, article: ElementIdx) {
+        self.structure.add(page, article);
         for i in 0..page.elements.len() as ElementIdx {
             let Some(class) = page.attr(i, "class") else {
                 continue;
@@ -290,8 +295,8 @@ impl Guess {
 
     /// The comment rules the counted vocabulary names, if any (see [`guess`]).
     pub fn finish(self) -> Option<CommentRules> {
-        let counts = self.counts;
-        let nesting = self.nesting;
+        let counts = &self.counts;
+        let nesting = &self.nesting;
         // Keywords in order of preference; sidebar widgets ("latest comments") are not a post's.
         let pick = |want: &[&str], text: bool| -> Option<String> {
             want.iter().find_map(|w| {
@@ -318,10 +323,12 @@ impl Guess {
                     .map(|(c, _)| c.clone())
             })
         };
-        let content = pick(&["content", "text", "body"], true)?;
-        if counts.get(&content).copied().unwrap_or(0) < 1 {
-            return None;
-        }
+        let Some(content) = pick(&["content", "text", "body"], true)
+            .filter(|c| counts.get(c).copied().unwrap_or(0) >= 1)
+        else {
+            // No class says "comment": a repeated name, time and text by many people.
+            return self.structure.best();
+        };
         let author =
             pick(&["author-name", "author", "fn", "name"], false).filter(|a| *a != content);
         let date = pick(&["metadata", "date", "time", "meta"], false).filter(|d| *d != content);

@@ -96,6 +96,7 @@ pub mod authors;
 pub mod blocks;
 pub mod comment_data;
 pub mod comment_merge;
+pub mod comment_structure;
 pub mod comments;
 pub mod data_template;
 pub mod excludes;

@@ -491,3 +491,58 @@ fn a_widget_that_fails_is_reported_never_invented() {
         "{text}"
     );
 }
+
+/// The structure alone, as for a widget with no comment feed, no data and no class that says
+/// "comment": on renderings of real widgets' threads (`archive render`), the repeated name,
+/// time and text by many people are found as the comments, each once, nothing else.
+#[test]
+fn comments_found_by_their_structure_alone() {
+    use chrono::{FixedOffset, Utc};
+    use everblog::core::comments;
+    use everblog::core::page::Page;
+    for name in ["artalk", "disqusjs", "waline"] {
+        let dir = tempfile::tempdir().unwrap();
+        let served = serve_widget(name, dir.path(), true);
+        let db = dir.path().join("r.db");
+        // The longest threads a page shows in a few clicks.
+        let mut posts: Vec<&Value> = served.truth["posts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| (2..=80).contains(&p["comments"].as_array().map_or(0, Vec::len)))
+            .collect();
+        posts.sort_by_key(|p| std::cmp::Reverse(p["comments"].as_array().unwrap().len()));
+        posts.truncate(3);
+        let pages: Vec<(Page, &Value)> = posts
+            .iter()
+            .map(|p| {
+                let url = format!("{}{}", served.blog.origin, p["path"].as_str().unwrap());
+                (Page::parse(&ok(&archive(&db, &["render", &url]))), *p)
+            })
+            .collect();
+        let sample: Vec<(&Page, u32)> = pages
+            .iter()
+            .map(|(page, _)| (page, page.by_class("post-content e-content")[0]))
+            .collect();
+        let rules = comments::guess(&sample).unwrap_or_else(|| panic!("{name}: no structure"));
+        eprintln!("{name}: {rules:?}");
+        let utc = FixedOffset::east_opt(0).unwrap();
+        let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (page, p) in &pages {
+            let found = comments::extract(page, &rules, utc, Utc::now());
+            let seeded = p["comments"].as_array().unwrap();
+            let texts: Vec<String> = found.iter().map(|c| flat(&c.content_text)).collect();
+            for c in seeded {
+                let want = flat(c["text"].as_str().unwrap());
+                // A reply's text may start with whom it answers, as Waline draws it ("@Ada: …").
+                let n = texts.iter().filter(|t| t.ends_with(&want)).count();
+                assert_eq!(
+                    n, 1,
+                    "{name} {}: {want:?} found {n} times in {texts:?}",
+                    p["path"]
+                );
+            }
+            assert_eq!(found.len(), seeded.len(), "{name} {}: {texts:?}", p["path"]);
+        }
+    }
+}
