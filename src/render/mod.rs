@@ -12,6 +12,7 @@
 
 pub mod expand;
 pub mod network;
+mod profile;
 mod scripts;
 
 use anyhow::{bail, Context, Result};
@@ -143,16 +144,31 @@ struct Running {
     child: std::process::Child,
     handler: tokio::task::JoinHandle<()>,
     pages: AtomicU64,
-    _dir: tempfile::TempDir,
+    /// Chromium's profile, removed once every process of this Chromium is gone.
+    dir: tempfile::TempDir,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        // The websocket closes with `browser`; the process is killed and reaped here so no
-        // Chromium outlives its last page.
+        // The websocket closes with `browser`; the process group (Chromium and its helpers) is
+        // killed and the browser reaped here, so no Chromium outlives its last page.
         self.handler.abort();
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: a signal to the group Chromium leads (`process_group(0)` at launch).
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Helpers still dying may write into the profile while it is removed: try again for
+        // half a second, then leave it to the next launch's sweep.
+        for _ in 0..20 {
+            match std::fs::remove_dir_all(self.dir.path()) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                _ => break,
+            }
+        }
     }
 }
 
@@ -369,11 +385,21 @@ impl Renderer {
                 exe.display()
             );
         }
+        let swept = profile::sweep(&std::env::temp_dir(), Duration::from_secs(3600));
+        if swept > 0 {
+            tracing::info!(swept, "removed Chromium profiles no browser holds");
+        }
         let dir = tempfile::Builder::new()
             .prefix("everblog-chromium-")
             .tempdir()
             .context("creating Chromium's profile directory")?;
         let mut cmd = std::process::Command::new(exe);
+        // Its own process group, so that its helpers are killed with it.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        // Chromium's own temporary files (org.chromium.Chromium.*) go with its profile.
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir_all(&tmp).context("creating Chromium's temporary directory")?;
+        cmd.env("TMPDIR", &tmp);
         cmd.args(FLAGS)
             .arg(format!("--user-data-dir={}", dir.path().display()))
             .arg("about:blank")
@@ -434,7 +460,7 @@ impl Renderer {
             child,
             handler,
             pages: AtomicU64::new(0),
-            _dir: dir,
+            dir,
         })
     }
 
