@@ -31,7 +31,6 @@ use std::time::Duration;
 use url::Url;
 
 mod page_step;
-use page_step::Recording;
 
 /// What a NewCrawl did.
 #[derive(Debug, Clone, Default)]
@@ -206,6 +205,20 @@ enum Ending {
 /// How many pages apart the progress display's queued count is read from the store (each read
 /// counts the blog's frontier).
 const QUEUED_COUNT_EVERY: u64 = 25;
+
+/// A page read and ready to write ([`NewCrawl::read`]).
+struct ReadPage {
+    outcome: PageOutcome,
+    /// The page was parsed (its links count for the streaks).
+    parsed: bool,
+}
+
+/// A page's write sent to the store, its answer not taken yet.
+struct Recording {
+    written: Pending<Written>,
+    url: String,
+    parsed: bool,
+}
 
 struct NewCrawl<'a> {
     store: &'a mut Store,

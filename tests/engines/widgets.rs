@@ -217,8 +217,9 @@ fn figures(store: &Store, origin: &str, truth: &Value) -> Figures {
 
 /// A widget fixture archived: its servers (still running), the archive, the crawl's summary.
 struct Archived {
-    dir: tempfile::TempDir,
+    // Dropped first: its servers' pid files are in `dir`.
     served: Served,
+    dir: tempfile::TempDir,
     db: PathBuf,
     summary: String,
 }

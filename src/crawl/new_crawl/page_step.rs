@@ -29,13 +29,6 @@ fn template(url: &str) -> String {
     format!("{}{t}?{}", u.host_str().unwrap_or(""), keys.join("&"))
 }
 
-/// A page read and ready to write ([`NewCrawl::read`]).
-pub(super) struct ReadPage {
-    outcome: PageOutcome,
-    /// The page was parsed (its links count for the streaks).
-    parsed: bool,
-}
-
 impl ReadPage {
     /// Sends the page's write to the store ([`Store::record_page_later`]).
     pub(super) fn send(self, store: &mut Store) -> Recording {
@@ -45,13 +38,6 @@ impl ReadPage {
             parsed: self.parsed,
         }
     }
-}
-
-/// A page's write sent to the store, its answer not taken yet.
-pub(super) struct Recording {
-    written: Pending<Written>,
-    url: String,
-    parsed: bool,
 }
 
 impl NewCrawl<'_> {
