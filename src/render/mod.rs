@@ -159,16 +159,7 @@ impl Drop for Running {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-        // Helpers still dying may write into the profile while it is removed: try again for
-        // half a second, then leave it to the next launch's sweep.
-        for _ in 0..20 {
-            match std::fs::remove_dir_all(self.dir.path()) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    std::thread::sleep(Duration::from_millis(25));
-                }
-                _ => break,
-            }
-        }
+        profile::remove(self.dir.path());
     }
 }
 
@@ -385,20 +376,11 @@ impl Renderer {
                 exe.display()
             );
         }
-        let swept = profile::sweep(&std::env::temp_dir(), Duration::from_secs(3600));
-        if swept > 0 {
-            tracing::info!(swept, "removed Chromium profiles no browser holds");
-        }
-        let dir = tempfile::Builder::new()
-            .prefix("everblog-chromium-")
-            .tempdir()
-            .context("creating Chromium's profile directory")?;
+        let (dir, tmp) = profile::create()?;
         let mut cmd = std::process::Command::new(exe);
         // Its own process group, so that its helpers are killed with it.
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         // Chromium's own temporary files (org.chromium.Chromium.*) go with its profile.
-        let tmp = dir.path().join("tmp");
-        std::fs::create_dir_all(&tmp).context("creating Chromium's temporary directory")?;
         cmd.env("TMPDIR", &tmp);
         cmd.args(FLAGS)
             .arg(format!("--user-data-dir={}", dir.path().display()))

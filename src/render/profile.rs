@@ -1,25 +1,59 @@
-//! Chromium's profile directories (`everblog-chromium-*` in the temporary directory): one
-//! per browser, removed when it closes; those a killed process left behind are swept at the
-//! next launch.
+//! Chromium's profile directories (`everblog-chromium-*` in the temporary directory, Chromium's
+//! own temporary files inside): one per browser ([`create`]), removed when it closes
+//! ([`remove`]); those a killed process left behind are swept at the next launch ([`sweep`]).
 
+use anyhow::{Context, Result};
+use std::path::Path;
 use std::time::Duration;
+
+/// The start of every profile directory's name.
+const PREFIX: &str = "everblog-chromium-";
+
+/// A new profile directory for one browser, after sweeping those no running Chromium holds
+/// ([`sweep`], idle for an hour): the directory, and inside it the directory for Chromium's
+/// own temporary files (its `TMPDIR`, so that they go with the profile).
+///
+/// # Errors
+/// A directory cannot be created in the temporary directory.
+pub fn create() -> Result<(tempfile::TempDir, std::path::PathBuf)> {
+    let swept = sweep(&std::env::temp_dir(), Duration::from_secs(3600));
+    if swept > 0 {
+        tracing::info!(swept, "removed Chromium profiles no browser holds");
+    }
+    let dir = tempfile::Builder::new()
+        .prefix(PREFIX)
+        .tempdir()
+        .context("creating Chromium's profile directory")?;
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).context("creating Chromium's temporary directory")?;
+    Ok((dir, tmp))
+}
+
+/// Removes a closed browser's profile. Its helpers, still dying, may write into it while it is
+/// removed: tried again for half a second, then left to the next launch's [`sweep`].
+pub fn remove(dir: &Path) {
+    for _ in 0..20 {
+        match std::fs::remove_dir_all(dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            _ => break,
+        }
+    }
+}
 
 /// Removes the profiles (`everblog-chromium-*` in `tmp`) that no running Chromium holds: those
 /// whose `SingletonLock` names a process that is gone, and those without one untouched for
 /// `idle` (a Chromium killed with its parent, or a removal that raced its helpers). Profiles
 /// of other users are left alone (their removal fails and is ignored). Returns how many were
 /// removed.
-pub fn sweep(tmp: &std::path::Path, idle: Duration) -> usize {
+pub fn sweep(tmp: &Path, idle: Duration) -> usize {
     let Ok(entries) = std::fs::read_dir(tmp) else {
         return 0;
     };
     let mut removed = 0;
     for e in entries.flatten() {
-        if !e
-            .file_name()
-            .to_string_lossy()
-            .starts_with("everblog-chromium-")
-        {
+        if !e.file_name().to_string_lossy().starts_with(PREFIX) {
             continue;
         }
         let path = e.path();
@@ -29,7 +63,7 @@ pub fn sweep(tmp: &std::path::Path, idle: Duration) -> usize {
                 .to_string_lossy()
                 .rsplit_once('-')
                 .and_then(|(_, pid)| pid.parse::<u32>().ok())
-                .is_some_and(|pid| !std::path::Path::new(&format!("/proc/{pid}")).exists()),
+                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()),
             Err(_) => e
                 .metadata()
                 .and_then(|m| m.modified())
