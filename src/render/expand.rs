@@ -593,7 +593,8 @@ pub const COMMIT_TURN: &str = r#"(() => {
   const t = window.__everblogTurn;
   window.__everblogTurn = null;
   if (!t) return false;
-  const now = ((t.root === document ? document.body : t.root) || document.body).innerText || '';
+  const host = t.root === document ? document.body : t.root;
+  const now = host.innerText || '';
   if (!t.lines.length || t.lines.every(l => now.includes(l))) return false;
   const snap = document.createElement('div');
   snap.setAttribute('data-everblog-page', String(t.page));
@@ -604,7 +605,7 @@ pub const COMMIT_TURN: &str = r#"(() => {
     while (at.nextElementSibling && at.nextElementSibling.hasAttribute('data-everblog-page')) at = at.nextElementSibling;
     at.after(snap);
   } else {
-    (t.root === document ? document.body : t.root).appendChild(snap);
+    host.appendChild(snap);
   }
   window.__everblogPageNo = t.page + 1;
   return true;
@@ -684,10 +685,13 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
   }}
   window.__everblogClicked = window.__everblogClicked || new WeakMap();
   const fruitlessLabels = window.__everblogFruitlessLabels || new Map();
+  // A control that may be clicked: shown, not a kept page's, going nowhere else, posting
+  // nothing, and not found fruitless (nor its label, twice).
+  const clickable = (el, label) => !kept(el) && visible(el) && !navigates(el) && !submits(el)
+    && window.__everblogClicked.get(el) !== FRUITLESS
+    && !(label && (fruitlessLabels.get(label) || 0) >= 2);
   const tryClick = (el, label) => {{
-    if (kept(el) || !visible(el) || navigates(el) || submits(el)) return false;
-    if (window.__everblogClicked.get(el) === FRUITLESS) return false;
-    if (label && (fruitlessLabels.get(label) || 0) >= 2) return false;
+    if (!clickable(el, label)) return false;
     window.__everblogClicked.set(el, 1);
     window.__everblogLastClicked = el;
     window.__everblogLastLabel = label;
@@ -726,10 +730,8 @@ pub fn click_more(extra: &[String], scope: Option<&str>) -> String {
     }}
     return false;
   }};
-  const turn = labelled.find(([el, label]) => turns(label) && !kept(el) && visible(el) && !navigates(el)
-      && window.__everblogClicked.get(el) !== FRUITLESS && (fruitlessLabels.get(label) || 0) < 2)
-    || labelled.find(([el, label]) => label === String(pageNo + 1) && !kept(el) && visible(el)
-      && !navigates(el) && numbered(el) && window.__everblogClicked.get(el) !== FRUITLESS);
+  const turn = labelled.find(([el, label]) => turns(label) && clickable(el, label))
+    || labelled.find(([el, label]) => label === String(pageNo + 1) && clickable(el, label) && numbered(el));
   if (!turn) return false;
   const [el, label] = turn;
   // What the turn replaces: the first ancestor holding more than the pager.
