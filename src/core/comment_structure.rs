@@ -184,7 +184,7 @@ fn parts(
         let leaf = !page
             .subtree(i)
             .skip(1)
-            .any(|d| page.attr(d, "class").is_some() && !page.text_of(d).is_empty());
+            .any(|d| page.attr(d, "class").is_some() && !page.normalised_text_of(d).is_empty());
         if !leaf {
             continue;
         }
