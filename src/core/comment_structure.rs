@@ -8,7 +8,6 @@
 //! the content, author and date nodes.
 
 use super::comments::CommentRules;
-use super::meta;
 use super::page::{ElementIdx, Page};
 use chrono::{DateTime, FixedOffset};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -89,7 +88,7 @@ fn structures(
     let utc = FixedOffset::east_opt(0).expect("zero offset");
     let dated = |i: ElementIdx, text: &str| {
         page.elements[i as usize].name == "time"
-            || (text.len() <= 40 && meta::parse_page_date(text, None, utc, epoch).is_some())
+            || (text.len() <= 40 && super::dates::parse_page_date(text, None, utc, epoch).is_some())
     };
     let mut out: FxHashMap<Triple, FxHashMap<ElementIdx, String>> = FxHashMap::default();
     for items in groups.values().filter(|g| g.len() >= 2) {

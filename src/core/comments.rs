@@ -16,7 +16,8 @@
 //! comment's parent is the comment whose element most closely encloses its own (WordPress,
 //! Blogger, Disqus and most engines nest replies inside the parent's element).
 
-use super::meta::{machine_time_of, parse_instant, parse_page_date};
+use super::dates::{parse_instant, parse_page_date};
+use super::meta::machine_time_of;
 use super::page::{ElementIdx, Page};
 use super::text::{bigram_set, dice_from_counts, normalise};
 use chrono::{DateTime, FixedOffset, Utc};
@@ -221,7 +222,7 @@ pub fn learn(
                 .filter_map(|c| c.published)
                 .map(|d| {
                     // The rendering closest to what comment templates show: long date and time.
-                    super::meta::date_renderings(&d, fetched_at)
+                    super::dates::date_renderings(&d, fetched_at)
                         .into_iter()
                         .map(|(_, t)| t)
                         .take(40)

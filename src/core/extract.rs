@@ -8,8 +8,8 @@
 //! offset. Whatever could not be extracted is listed in [`Extracted::gaps`] with the reason.
 
 use super::authors::split_authors;
+use super::dates::{parse_instant, parse_page_date};
 use super::head::{first_text, json_ld, meta, meta_values, select};
-use super::meta::{parse_instant, parse_page_date};
 use super::page::{ElementIdx, Page};
 use super::rules::Rule;
 use chrono::{DateTime, FixedOffset, Utc};
@@ -194,11 +194,14 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
     let machine = machine_raw
         .as_deref()
         .and_then(|m| parse_instant(m, Some(ctx.offset)));
-    let declared = if rules.declared_dates {
-        page_published(page, ctx.offset)
+    let declared_raw = if rules.declared_dates {
+        declared_published(page)
     } else {
         None
     };
+    let declared = declared_raw
+        .as_deref()
+        .and_then(|d| parse_instant(d, Some(ctx.offset)));
     let shown = published_raw.as_deref().and_then(|t| {
         parse_page_date(
             t,
@@ -213,10 +216,23 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
     let rule_day = match (machine, machine_raw.as_deref()) {
         (Some(m), Some(raw)) if !has_time(raw) => Some(m),
         (Some(_), _) => None,
-        (None, _) => shown.filter(|d| !d.has_time).map(|d| d.instant),
+        (None, _) => match &shown {
+            Some(d) => (!d.has_time).then_some(d.instant),
+            // No date rule: the page's own metadata may give the day alone.
+            None => declared.filter(|_| declared_raw.as_deref().is_some_and(|r| !has_time(r))),
+        },
     };
-    let exact = || page_published(page, ctx.offset).filter(|d| has_time(&d.to_rfc3339()));
-    let same_day = rule_day.and_then(|day| exact().filter(|e| on_day_somewhere(*e, day)));
+    // Dates in their own offset (issue 42): of the page's exact instants, the one whose local
+    // day, in the offset it is written in, is the day shown; else one on that day somewhere.
+    let same_day = rule_day.and_then(|day| {
+        let exact = exact_instants(page);
+        let shown_day = day.date_naive();
+        exact
+            .iter()
+            .find(|e| e.date_naive() == shown_day)
+            .or_else(|| exact.iter().find(|e| on_day_somewhere(**e, day)))
+            .copied()
+    });
     let shown = shown.map(|d| d.instant);
     let published_by = if same_day.is_some() {
         Some(Extractor::Fallback)
@@ -280,6 +296,30 @@ fn on_day_somewhere(exact: DateTime<FixedOffset>, day: DateTime<FixedOffset>) ->
 /// `offset` when it carries none.
 pub fn page_published(page: &Page, offset: FixedOffset) -> Option<DateTime<FixedOffset>> {
     declared_published(page).and_then(|d| parse_instant(&d, Some(offset)))
+}
+
+/// The exact instants the page's own metadata gives, each in the offset it is written in:
+/// JSON-LD `datePublished`, `article:published_time`, every `<time datetime>` with a time of
+/// day and an offset. Day-only values and times without an offset are left out.
+fn exact_instants(page: &Page) -> Vec<DateTime<FixedOffset>> {
+    let mut raw: Vec<String> = json_ld(page)
+        .iter()
+        .filter_map(|v| {
+            v.get("datePublished")
+                .and_then(|d| d.as_str())
+                .map(str::to_string)
+        })
+        .collect();
+    raw.extend(meta_values(
+        page,
+        "meta[property='article:published_time']",
+        "content",
+    ));
+    raw.extend(meta_values(page, "time[datetime]", "datetime"));
+    raw.iter()
+        .filter(|r| has_time(r))
+        .filter_map(|r| DateTime::parse_from_rfc3339(r.trim()).ok())
+        .collect()
 }
 
 /// The description the page declares of itself: OpenGraph `og:description`, `<meta

@@ -30,11 +30,11 @@
 //! benches/README.md).
 
 use super::blocks::Figures;
+use super::dates::parse_instant;
 use super::extract::{
     declared_authors, declared_description, declared_published, declared_tags, declared_updated,
     ExtractContext, Extracted, ExtractedBy, Extractor, GapField,
 };
-use super::meta::parse_instant;
 use super::page::{ElementIdx, Page};
 use super::roles::is_marked_body;
 

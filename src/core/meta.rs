@@ -1,106 +1,26 @@
-//! Author and date rules (paper §3.5) and parsing what they extract.
+//! Author and date rules (paper §3.5); the dates they extract are read by `core::dates`.
 //!
 //! Authors: a name appears in many places (byline, sidebar, comments), so a candidate's score is
 //! the Sørensen–Dice similarity to the feed entry's author(s) divided by `1 + d`, where `d` is
 //! the tree distance to the page's article node: the byline next to the post wins over the same
 //! name in a sidebar. Dates: the same, against many renderings of the feed entry's date
-//! ([`date_renderings`]: long and short month names, day-first and month-first, ISO, with and
+//! ([`super::dates::date_renderings`]: long and short month names, day-first and month-first, ISO, with and
 //! without a 24- or 12-hour time, and "N years ago" from the fetch time); an element whose
 //! machine-readable `datetime`/`content`/`title` attribute is the entry's instant scores as an
 //! exact match. Only short elements (≤ [`MAX_META_CHARS`] characters) that are not the article
 //! node or its ancestors are candidates. The winning rendering's format is kept with the rule
 //! so dates of other posts parse back with it.
 
+use super::dates::{date_renderings, parse_instant};
 use super::page::{ElementIdx, Page};
 use super::rules::{rule_for, RuleKind};
 use super::rules::{Field, LearnedRule};
 use super::text::{bigram_set, dice_from_counts, normalise};
-use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeZone, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Longest element text considered for an author or a date.
 pub const MAX_META_CHARS: u32 = 120;
-
-const DATE_FORMATS: &[&str] = &[
-    "%A, %B %-d, %Y",
-    "%A %B %-d, %Y",
-    "%B %-d, %Y",
-    "%b %-d, %Y",
-    "%B %-d %Y",
-    "%A, %-d %B %Y",
-    "%A %-d %B %Y",
-    "%-d %B %Y",
-    "%-d %b %Y",
-    "%d %B %Y",
-    "%d %b %Y",
-    "%a, %d %b %Y",
-    "%a %b %d %Y",
-    "%Y-%m-%d",
-    "%Y/%m/%d",
-    "%m/%d/%Y",
-    "%d/%m/%Y",
-    "%-m/%-d/%Y",
-    "%-d/%-m/%Y",
-    "%d.%m.%Y",
-    "%-d.%-m.%Y",
-    "%-d. %B %Y",
-    "%B %Y",
-];
-const TIME_FORMATS: &[&str] = &[
-    "",
-    " %H:%M",
-    " %H:%M:%S",
-    " %-I:%M %p",
-    " %-I:%M %P",
-    " at %-I:%M %p",
-    " at %-I:%M %P",
-    " at %H:%M",
-    ", %H:%M",
-    ", %-I:%M %p",
-    " - %H:%M",
-    " @ %H:%M",
-];
-
-/// Every rendering of `date` that a blog theme may show: (format, text). Relative forms use
-/// the format `relative`.
-pub fn date_renderings(
-    date: &DateTime<FixedOffset>,
-    fetched_at: DateTime<Utc>,
-) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for d in DATE_FORMATS {
-        for t in TIME_FORMATS {
-            if d.ends_with("%Y") || t.is_empty() {
-                let f = format!("{d}{t}");
-                out.push((f.clone(), date.format(&f).to_string()));
-            }
-        }
-    }
-    out.push(("iso".into(), date.to_rfc3339()));
-    out.push((
-        "relative".into(),
-        relative(date.with_timezone(&Utc), fetched_at),
-    ));
-    out
-}
-
-/// "3 years ago", "a month ago", "5 days ago", "yesterday", "2 hours ago" (rounded down).
-pub fn relative(then: DateTime<Utc>, now: DateTime<Utc>) -> String {
-    let secs = (now - then).num_seconds().max(0);
-    let (n, unit) = match secs {
-        s if s >= 365 * 86_400 => (s / (365 * 86_400), "year"),
-        s if s >= 30 * 86_400 => (s / (30 * 86_400), "month"),
-        s if s >= 7 * 86_400 => (s / (7 * 86_400), "week"),
-        s if s >= 86_400 => (s / 86_400, "day"),
-        s if s >= 3600 => (s / 3600, "hour"),
-        s => (s / 60, "minute"),
-    };
-    match (n, unit) {
-        (1, "day") => "yesterday".into(),
-        (1, u) => format!("a {u} ago").replace("a hour", "an hour"),
-        (n, u) => format!("{n} {u}s ago"),
-    }
-}
 
 /// Tree distance of every element to `anchor` (edges on the path through their lowest common
 /// ancestor), in one pass.
@@ -172,6 +92,10 @@ fn machine_time(page: &Page, idx: ElementIdx) -> Option<String> {
         .map(str::to_string)
 }
 
+/// A page's best author or date candidate: (rule, score, format, the element's normalised
+/// text).
+type Candidate = (String, f32, String, String);
+
 /// Best (rule, score, format, the element's normalised text) of one page for authors
 /// (`instant = None`) or dates.
 fn best_meta(
@@ -179,7 +103,7 @@ fn best_meta(
     article: ElementIdx,
     targets: &[(String, String)],
     instant: Option<i64>,
-) -> Option<(String, f32, String, String)> {
+) -> Option<Candidate> {
     let dist = distances(page, article);
     let sets: Vec<(&str, rustc_hash::FxHashSet<u64>)> = targets
         .iter()
@@ -292,6 +216,8 @@ struct AuthorSample {
     best: Option<(String, f32, String)>,
     /// The best candidate's normalised text.
     text: Option<String>,
+    /// The entry's author whose element `best` is.
+    name: String,
     /// The entry's authors, one per line.
     entry: String,
     /// The authors the page's metadata declares, one per line.
@@ -319,6 +245,9 @@ pub const DECLARED_DATES: &str = "page metadata";
 /// its time, or in another zone).
 pub const DATE_AGREEMENT_HOURS: i64 = 36;
 
+/// At most this many of an entry's authors are looked for on its page.
+const MAX_AUTHORS_PER_SAMPLE: usize = 5;
+
 /// What [`MetaVotes::site_wide_authors`] names for the page's own author metadata (JSON-LD,
 /// `meta name=author`, `article:author`, `rel=author`, h-card) when it is the same on every
 /// page: stored as a `site-wide-author` rule, extraction then does not read it.
@@ -329,16 +258,41 @@ impl MetaVotes {
     /// candidate (when it has a publication time).
     pub fn add(&mut self, s: &MetaSample<'_>) {
         if !s.authors.is_empty() {
-            let best = best_meta(
-                s.page,
-                s.article,
-                &[(String::new(), s.authors.join(" and "))],
-                None,
-            );
+            // Each name on its own (issue 42): the smallest element holding one author's name,
+            // never the row of author cards that holds all the names with their job titles.
+            // The page's vote goes to the rule most of its names chose, the first name's on a
+            // tie.
+            let per_name: Vec<(String, Option<Candidate>)> = s
+                .authors
+                .iter()
+                .take(MAX_AUTHORS_PER_SAMPLE)
+                .map(|n| {
+                    let best = best_meta(s.page, s.article, &[(String::new(), n.clone())], None);
+                    (n.clone(), best)
+                })
+                .collect();
+            let chosen = |rule: &str| {
+                per_name
+                    .iter()
+                    .filter(|(_, b)| b.as_ref().is_some_and(|b| b.0 == rule))
+                    .count()
+            };
+            let (name, best) = per_name
+                .iter()
+                .enumerate()
+                .max_by_key(|(i, (_, b))| {
+                    (
+                        b.as_ref().map_or(0, |b| chosen(&b.0)),
+                        std::cmp::Reverse(*i),
+                    )
+                })
+                .map(|(_, p)| p.clone())
+                .expect("authors is not empty");
             let text = best.as_ref().map(|b| b.3.clone());
             self.authors.push(AuthorSample {
                 best: best.map(|(r, sc, f, _)| (r, sc, f)),
                 text,
+                name,
                 entry: s.authors.join("\n"),
                 declared: s.declared.join("\n"),
                 short_texts: short_texts(s.page, s.article),
@@ -425,14 +379,14 @@ impl MetaVotes {
     /// Empty when too few pages agree; never a site-wide text ([`Self::site_wide_authors`]).
     pub fn authors(&self) -> Vec<LearnedRule> {
         let site_wide = self.site_wide_authors();
-        // A rule names the authors: on most pages where it won, its text holds the entry's
-        // names (≥ 70 % of their bigrams: "Posted by Jo Bloggs on 3 May" does), not a sentence
-        // that shares a few letters with them.
+        // A rule names the authors: on most pages where it won, its text holds the name it
+        // was chosen for (≥ 70 % of its bigrams: "Posted by Jo Bloggs on 3 May" does), not a
+        // sentence that shares a few letters with it.
         let agrees = |rule: &str| {
             let (mut won, mut holds) = (0, 0);
             for s in self.won_by(rule) {
                 won += 1;
-                let names = bigram_set(&normalise(&s.entry.replace('\n', " ")));
+                let names = bigram_set(&normalise(&s.name));
                 let text = bigram_set(&normalise(s.text.as_deref().unwrap_or("")));
                 let inside = names.iter().filter(|b| text.contains(b)).count();
                 holds += usize::from(!names.is_empty() && inside * 10 >= names.len() * 7);
@@ -503,211 +457,12 @@ pub fn learn_date(samples: &[MetaSample<'_>]) -> Option<(LearnedRule, String)> {
     v.date()
 }
 
-/// Parses a machine-readable time (RFC 3339, ISO 8601 with or without offset or time). A naive
-/// time takes `offset` (the blog's), or UTC when none is known.
-pub fn parse_instant(raw: &str, offset: Option<FixedOffset>) -> Option<DateTime<FixedOffset>> {
-    let raw = raw.trim();
-    if let Ok(d) = DateTime::parse_from_rfc3339(raw) {
-        return Some(d);
-    }
-    for f in [
-        "%Y-%m-%dT%H:%M:%S%.f%z",
-        "%Y-%m-%d %H:%M:%S%.f%z",
-        "%Y-%m-%dT%H:%M%z",
-        "%Y-%m-%dT%H:%M:%S%.f%:z",
-    ] {
-        if let Ok(d) = DateTime::parse_from_str(raw, f) {
-            return Some(d);
-        }
-    }
-    let off = offset.unwrap_or_else(|| FixedOffset::east_opt(0).expect("zero offset"));
-    for f in [
-        "%Y-%m-%dT%H:%M:%S%.f",
-        "%Y-%m-%d %H:%M:%S%.f",
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%d %H:%M",
-    ] {
-        if let Ok(n) = NaiveDateTime::parse_from_str(raw, f) {
-            return off.from_local_datetime(&n).single();
-        }
-    }
-    let d = NaiveDate::parse_from_str(raw.get(..10)?, "%Y-%m-%d").ok()?;
-    off.from_local_datetime(&d.and_hms_opt(0, 0, 0)?).single()
-}
-
-/// A date parsed from page text: the instant, and whether the text gave a time of day.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PageDate {
-    /// The instant (midnight in the blog's offset when only a day was shown).
-    pub instant: DateTime<FixedOffset>,
-    /// The text showed a time of day.
-    pub has_time: bool,
-}
-
-fn try_format(text: &str, format: &str, offset: FixedOffset) -> Option<PageDate> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let want = format.split_whitespace().count().max(1);
-    // The date is somewhere in the text ("Posted on March 3, 2019 by Jo"): try windows of the
-    // format's word count, then one word more or less (names of days vary in length).
-    for len in [want, want + 1, want.saturating_sub(1)] {
-        if len == 0 || len > words.len() {
-            continue;
-        }
-        for w in words.windows(len) {
-            let cand = w
-                .join(" ")
-                .trim_matches(|c: char| c == '.' && !format.ends_with('.') || c == '|' || c == '·')
-                .to_string();
-            let cand = cand
-                .trim_end_matches([',', ';', ')'])
-                .trim_start_matches('(');
-            if let Ok(n) = NaiveDateTime::parse_from_str(cand, format) {
-                return offset
-                    .from_local_datetime(&n)
-                    .single()
-                    .map(|instant| PageDate {
-                        instant,
-                        has_time: true,
-                    });
-            }
-            if let Ok(d) = NaiveDate::parse_from_str(cand, format) {
-                return offset
-                    .from_local_datetime(&d.and_hms_opt(0, 0, 0)?)
-                    .single()
-                    .map(|instant| PageDate {
-                        instant,
-                        has_time: false,
-                    });
-            }
-        }
-    }
-    None
-}
-
-/// Parses a date shown on a page: first with `format` (the one learned with the rule), then
-/// every known rendering, then relative forms ("3 years ago", measured from `fetched_at`).
-/// Local times take the blog's `offset`.
-pub fn parse_page_date(
-    text: &str,
-    format: Option<&str>,
-    offset: FixedOffset,
-    fetched_at: DateTime<Utc>,
-) -> Option<PageDate> {
-    let text = text.replace('\u{a0}', " ");
-    let mut formats: Vec<String> = format
-        .filter(|f| !f.is_empty() && *f != "relative" && *f != "machine" && *f != "iso")
-        .map(|f| vec![f.to_string()])
-        .unwrap_or_default();
-    // Longest formats first: a date with a time beats the same date without.
-    let mut all: Vec<String> = DATE_FORMATS
-        .iter()
-        .flat_map(|d| TIME_FORMATS.iter().map(move |t| format!("{d}{t}")))
-        .collect();
-    all.sort_by_key(|f| std::cmp::Reverse(f.len()));
-    formats.extend(all);
-    for f in &formats {
-        if let Some(d) = try_format(&text, f, offset) {
-            return Some(d);
-        }
-    }
-    if let Some(d) = parse_instant(&text, Some(offset)) {
-        return Some(PageDate {
-            instant: d,
-            has_time: text.contains(':'),
-        });
-    }
-    parse_relative(&text, fetched_at).map(|d| PageDate {
-        instant: d.with_timezone(&offset),
-        has_time: false,
-    })
-}
-
-/// True when `raw` shows a date relative to when it was read ("yesterday", "3 days ago"): such
-/// a date moves with the clock.
-pub fn is_relative(raw: &str) -> bool {
-    parse_relative(raw, DateTime::UNIX_EPOCH).is_some()
-}
-
-fn parse_relative(text: &str, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
-    let t = text.to_lowercase();
-    if t.contains("yesterday") {
-        return Some(now - chrono::Duration::days(1));
-    }
-    let words: Vec<&str> = t.split_whitespace().collect();
-    let i = words
-        .iter()
-        .position(|w| w.trim_end_matches(',') == "ago")?;
-    if i < 2 {
-        return None;
-    }
-    let n: i64 = match words[i - 2] {
-        "a" | "an" | "one" => 1,
-        w => w.parse().ok()?,
-    };
-    let unit = words[i - 1].trim_end_matches('s');
-    let days = match unit {
-        "year" => 365 * n,
-        "month" => 30 * n,
-        "week" => 7 * n,
-        "day" => n,
-        "hour" => return Some(now - chrono::Duration::hours(n)),
-        "minute" => return Some(now - chrono::Duration::minutes(n)),
-        _ => return None,
-    };
-    Some(now - chrono::Duration::days(days))
-}
-
-/// The most common offset of the feed's dates: the blog's local offset.
-pub fn blog_offset(dates: impl Iterator<Item = DateTime<FixedOffset>>) -> Option<FixedOffset> {
-    let mut counts: FxHashMap<i32, (u32, i32)> = FxHashMap::default();
-    for d in dates {
-        let o = d.offset().local_minus_utc();
-        let e = counts.entry(o).or_insert((0, d.year()));
-        e.0 += 1;
-    }
-    counts
-        .into_iter()
-        .max_by_key(|(o, (n, _))| (*n, *o))
-        .and_then(|(o, _)| FixedOffset::east_opt(o))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn at(s: &str) -> DateTime<FixedOffset> {
         DateTime::parse_from_rfc3339(s).unwrap()
-    }
-
-    #[test]
-    fn renderings_and_parsing_round_trip() {
-        let d = at("1970-01-01T00:00:00+00:00");
-        let now = at("2013-06-01T00:00:00+00:00").with_timezone(&Utc);
-        let r: Vec<String> = date_renderings(&d, now)
-            .into_iter()
-            .map(|(_, t)| t)
-            .collect();
-        for want in [
-            "Thursday, January 1, 1970",
-            "January 1, 1970",
-            "1 January 1970",
-            "1970-01-01",
-            "01/01/1970",
-            "Jan 1, 1970",
-            "43 years ago",
-        ] {
-            assert!(r.iter().any(|t| t == want), "missing {want}");
-        }
-        let off = FixedOffset::east_opt(3600).unwrap();
-        let p =
-            parse_page_date("Posted on March 4, 2019 at 10:20 am by Jo", None, off, now).unwrap();
-        assert_eq!(p.instant.to_rfc3339(), "2019-03-04T10:20:00+01:00");
-        assert!(p.has_time);
-        let p = parse_page_date("04/03/2019", Some("%d/%m/%Y"), off, now).unwrap();
-        assert_eq!(p.instant.to_rfc3339(), "2019-03-04T00:00:00+01:00");
-        assert!(!p.has_time);
-        let p = parse_page_date("3 years ago", None, off, now).unwrap();
-        assert_eq!(p.instant.with_timezone(&Utc).date_naive().year(), 2010);
     }
 
     #[test]

@@ -99,6 +99,7 @@ pub mod comment_merge;
 pub mod comment_structure;
 pub mod comments;
 pub mod data_template;
+pub mod dates;
 pub mod excludes;
 pub mod extract;
 pub mod fallback;

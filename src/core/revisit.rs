@@ -108,7 +108,7 @@ pub fn edits(old: &Said<'_>, new: &Said<'_>) -> Vec<Field> {
     if !old.authors.is_empty() && !new.authors.is_empty() && !same_people {
         fields.push(Field::Author);
     }
-    let relative = |raw: Option<&str>| raw.is_some_and(super::meta::is_relative);
+    let relative = |raw: Option<&str>| raw.is_some_and(super::dates::is_relative);
     if let (Some(a), Some(b)) = (old.published, new.published) {
         if (a - b).abs() > DATE_PRECISION
             && !relative(old.published_raw)

@@ -107,7 +107,7 @@ pub fn parse(bytes: &[u8]) -> Result<Sitemap, SitemapError> {
                             lastmod: None,
                         });
                     } else if let Some(last) = locs.last_mut() {
-                        last.lastmod = super::meta::parse_instant(&text, None);
+                        last.lastmod = super::dates::parse_instant(&text, None);
                     }
                 }
             }

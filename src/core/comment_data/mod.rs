@@ -217,7 +217,7 @@ pub fn instant(v: &Value) -> Option<DateTime<FixedOffset>> {
             if t.len() < 10 || !t.as_bytes()[..4].iter().all(u8::is_ascii_digit) {
                 return t.parse::<f64>().ok().and_then(epoch);
             }
-            super::meta::parse_instant(t, None)
+            crate::core::dates::parse_instant(t, None)
         }
         Value::Number(n) => n.as_f64().and_then(epoch),
         _ => None,
