@@ -159,6 +159,7 @@ fn main() -> anyhow::Result<()> {
                 gone: false,
                 moved_to: None,
                 next_revisit: None,
+                page: None,
             };
             store.record_page(&outcome)?;
         }

@@ -98,6 +98,7 @@ fn archive() -> (tempfile::TempDir, Store) {
             gone: false,
             moved_to: None,
             next_revisit: None,
+            page: None,
         })
         .unwrap();
     }

@@ -160,6 +160,13 @@ fn print_coverage(title: &str, c: &Coverage) {
         c.counts.posts_gone,
         c.not_posts.len()
     );
+    if !c.pages.is_empty() {
+        println!(
+            "  pages     {} beside the posts, archived as pages: {}",
+            c.pages.len(),
+            c.pages.join(", ")
+        );
+    }
     println!(
         "  comments  {} declared · {} archived · {} missing",
         c.counts.comments_declared,

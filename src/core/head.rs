@@ -141,6 +141,14 @@ pub fn canonical_link(page: &Page, base: &Url) -> Option<Url> {
         })
 }
 
+/// The address the page names itself by: `<link rel="canonical">`, else OpenGraph `og:url`,
+/// resolved against `base`.
+pub fn declared_address(page: &Page, base: &Url) -> Option<Url> {
+    canonical_link(page, base).or_else(|| {
+        meta(page, "meta[property='og:url']", "content").and_then(|h| base.join(h.trim()).ok())
+    })
+}
+
 /// Whether the page declares itself one post: JSON-LD naming a post ([`ld_article`]) or
 /// OpenGraph `og:type=article` ([`og_article`]).
 pub fn declares_post(page: &Page) -> bool {

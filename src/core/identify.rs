@@ -51,6 +51,10 @@ pub const CANONICAL_LINK: &str = "canonical link";
 /// Share of the entry pages a post mark is present on (and on no listing page).
 pub const POST_SHARE: f64 = 0.8;
 
+/// Links to posts that make a page without an article a list of posts when the blog has no
+/// template marks: more than related posts and neighbour links add up to.
+pub const MANY_POST_LINKS: usize = 10;
+
 /// Most marks of each kind kept: the most common first.
 const MAX_MARKS: usize = 24;
 
@@ -132,8 +136,13 @@ pub fn canonical_elsewhere(page: &Page, base: &Url) -> Option<Url> {
 }
 
 /// How many posts the article rule shows on the page: its matches not inside one another, each
-/// with a text block's worth of text ([`MIN_BLOCK`]).
+/// with a text block's worth of text ([`MIN_BLOCK`]); for an absolute path rule, its last
+/// step's same-tag siblings too.
 pub fn articles_shown(page: &Page, article: &Rule) -> usize {
+    // An absolute path names one element: a listing repeats it as same-tag siblings
+    // (Pelican's `simple` theme: `main/article[1]`, `[2]`, … on a listing).
+    let siblings = article.any_last_position();
+    let article = siblings.as_ref().unwrap_or(article);
     let mut shown: Vec<ElementIdx> = Vec::new();
     for m in article.apply(page) {
         let e = &page.elements[m as usize];
@@ -149,9 +158,15 @@ pub fn articles_shown(page: &Page, article: &Rule) -> usize {
 /// an id or class rule: the element is that rule's first match).
 fn candidate_marks(page: &Page) -> Vec<String> {
     (0..page.elements.len() as ElementIdx)
-        .filter_map(|i| match rule_for(page, i) {
-            Some((rule, RuleKind::Id | RuleKind::Class)) => Some(rule),
-            _ => None,
+        .flat_map(|i| {
+            let own = match rule_for(page, i) {
+                Some((rule, RuleKind::Id | RuleKind::Class)) => Some(rule),
+                _ => None,
+            };
+            // The class of an element with an id too: a listing's `<div class="markdown">`
+            // is the class a post page's `<div id="…" class="markdown">` carries.
+            own.into_iter()
+                .chain(super::rules::class_rule_beside_id(page, i))
         })
         .collect()
 }
@@ -265,6 +280,96 @@ impl MarkVotes {
     }
 }
 
+/// Whether a page not shaped like a permalink is a post all the same, on the blog's own
+/// evidence: it carries nearly every post mark (90 %, of at least [`MIN_MARKS_ALONE`]) and
+/// makes every declaration the blog's posts make ([`judge`] reads it next). A blog whose older
+/// posts sit at another address shape (Docusaurus: `/blog/2021/04/21/slug` beside
+/// `/blog/slug`) keeps them.
+pub fn marked_post(page: &Page, marks: &Marks) -> bool {
+    let known = marks.post.len();
+    if !marks.learned || known < MIN_MARKS_ALONE {
+        return false;
+    }
+    let carried = marks
+        .post
+        .iter()
+        .filter(|r| r.apply_first(page).is_some())
+        .count();
+    let declared =
+        (!marks.og_article || og_article(page)) && (!marks.ld_article || ld_article(page));
+    carried * 10 >= known * 9 && declared
+}
+
+/// Why a page that is no post of the blog is one of its pages beside the posts (About,
+/// Contact, Now, a reading list; issue 42), on the blog's own evidence; `None` when it is not
+/// one. `dated`: the generic extractor found a date on it; `text_chars`: the length of the
+/// article it found. A page of the blog:
+/// - carries fewer than half the blog's post marks and makes none of the declarations its
+///   posts make (`og:type=article`, JSON-LD), or, where the blog has no post marks, is marked
+///   a page by its own classes (`page`, `type-page`, `page-template`, on `<body>`, `<main>` or
+///   `<article>`);
+/// - shows no date;
+/// - lists no posts: no listing mark, not several articles, fewer than [`MANY_POST_LINKS`]
+///   links to posts, not a listing to the generic heuristic;
+/// - has a text of its own (at least [`MIN_PAGE_CHARS`]).
+///
+/// Never from title words.
+pub fn blog_page(
+    page: &Page,
+    marks: &Marks,
+    article: &Rule,
+    post_links: usize,
+    dated: bool,
+    text_chars: usize,
+) -> Option<String> {
+    if !marks.learned || dated || text_chars < MIN_PAGE_CHARS || post_links >= MANY_POST_LINKS {
+        return None;
+    }
+    let carried = marks
+        .post
+        .iter()
+        .filter(|r| r.apply_first(page).is_some())
+        .count();
+    let known = marks.post.len();
+    let declares = (marks.og_article && og_article(page)) || (marks.ld_article && ld_article(page));
+    let unmarked = if known >= MIN_MARKS_ALONE {
+        carried * 2 < known && !declares
+    } else {
+        !declares && page_classes(page)
+    };
+    let lists = marks.listing.iter().any(|r| r.apply_first(page).is_some())
+        || articles_shown(page, article) >= 2
+        || super::listing::is_listing(page);
+    (unmarked && !lists).then(|| {
+        if known >= MIN_MARKS_ALONE {
+            format!(
+                "a page of the blog, not a post: no date, {carried} of the {known} marks its posts carry, and no list of posts"
+            )
+        } else {
+            "a page of the blog, not a post: its classes say page, it shows no date and lists no posts".to_string()
+        }
+    })
+}
+
+/// Text a page of the blog holds at least (a sentence or two).
+const MIN_PAGE_CHARS: usize = 80;
+
+/// Whether `<body>`, `<main>` or an `<article>` names the page a page by its classes, as
+/// WordPress (`page`, `type-page`, `page-template-default`), Ghost (`page-template`) and
+/// others write them.
+fn page_classes(page: &Page) -> bool {
+    page.elements.iter().enumerate().any(|(i, e)| {
+        matches!(e.name.as_str(), "body" | "main" | "article")
+            && page.attr(i as ElementIdx, "class").is_some_and(|c| {
+                c.split_whitespace()
+                    .any(|w| matches!(w, "page" | "type-page") || w.starts_with("page-template"))
+            })
+    })
+}
+
+/// Post marks a blog must have before they alone make a page a post ([`marked_post`]).
+const MIN_MARKS_ALONE: usize = 3;
+
 /// What extraction found on a page before it is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Found {
@@ -272,6 +377,10 @@ pub enum Found {
     Rules,
     /// The rules do not fit; the generic extractor found an article.
     Fallback,
+    /// The rules do not fit; the generic extractor found an article, but the page shows no
+    /// date while the blog's posts do (its date rule was learned from them): a page of the
+    /// site beside the posts (an authors or tags index, About).
+    UndatedFallback,
     /// Neither found an article.
     Nothing,
 }
@@ -381,10 +490,22 @@ pub fn judge(
             post.len()
         )),
         Found::Fallback => Verdict::Post,
+        Found::UndatedFallback if !(declared || post_like) => Verdict::NotPost(format!(
+            "a page of the site, not a post: the blog's rules find no article on it, it shows no date where the blog's posts show theirs, and it carries {} of the {known} marks they carry",
+            post.len()
+        )),
+        Found::UndatedFallback => Verdict::Post,
         Found::Nothing if known > 0 && !post_like && post_links >= 2 => Verdict::NotPost(format!(
             "a list of posts: no article, {post_links} links to posts, and {} of the {known} marks the blog's posts carry",
             post.len()
         )),
+        // No template marks to read: many links to posts and no article is a list of posts
+        // (an archive page), where a post's own related and neighbour links are a few.
+        Found::Nothing if known == 0 && marks.learned && post_links >= MANY_POST_LINKS => {
+            Verdict::NotPost(format!(
+                "a list of posts: no article and {post_links} links to posts"
+            ))
+        }
         Found::Nothing => Verdict::Lost(
             "neither the blog's rules nor the generic extractor find an article on it".into(),
         ),

@@ -154,6 +154,48 @@ pub fn site_of(url: &Url) -> String {
     }
 }
 
+/// Whether two URLs are one address written otherwise: equal once [`canonical`], but for a
+/// trailing slash on the path, `http` against `https` and a leading `www.`.
+pub fn written_otherwise(a: &Url, b: &Url) -> bool {
+    let key = |u: &Url| {
+        let c = canonical(u);
+        let path = c.path().trim_end_matches('/').to_string();
+        (site_of(&c), path, c.query().map(str::to_string))
+    };
+    key(a) == key(b)
+}
+
+/// The address a post fetched at `requested` is archived under (issue 42: one post, one
+/// identity), with `final_url` where its redirects ended and `declared` the address the page
+/// names itself by (`rel=canonical`, `og:url`):
+/// - a redirect to another address of the blog's site (`site`) that is a permalink
+///   (`is_post`), or the requested address written otherwise (a trailing slash added or
+///   removed, `http` → `https`, `index.html`), gives the final address;
+/// - else the declared address, when it is the requested address written otherwise (a
+///   redirect wins over it: Docusaurus names `/blog/x` canonical while its host serves
+///   `/blog/x/`).
+///
+/// Otherwise the requested address, [`canonical`]. A redirect elsewhere (the home page, a
+/// login page) leaves the identity alone: what it means is for the caller to judge.
+pub fn post_identity(
+    requested: &Url,
+    final_url: &Url,
+    declared: Option<&Url>,
+    site: &str,
+    is_post: impl Fn(&Url) -> bool,
+) -> Url {
+    let id = canonical(requested);
+    let last = canonical(final_url);
+    if last != id && site_of(&last) == site && (is_post(&last) || written_otherwise(&id, &last)) {
+        // What the server answers wins over what the page says of itself.
+        return last;
+    }
+    match declared.map(canonical) {
+        Some(d) if d != id && site_of(&d) == site && written_otherwise(&d, &id) => d,
+        _ => id,
+    }
+}
+
 fn segments(url: &Url) -> Vec<String> {
     url.path()
         .split('/')
@@ -284,6 +326,71 @@ mod tests {
 
     fn urls(v: &[&str]) -> Vec<Url> {
         v.iter().map(|u| Url::parse(u).unwrap()).collect()
+    }
+
+    #[test]
+    fn one_post_one_identity() {
+        let u = |s: &str| Url::parse(s).unwrap();
+        let never = |_: &Url| false;
+        let site = "b.org";
+        // A trailing slash added, http → https, index.html: the final address.
+        for (from, to) in [
+            ("http://b.org/blog/x", "http://b.org/blog/x/"),
+            ("http://b.org/blog/x/", "http://b.org/blog/x"),
+            ("http://b.org/blog/x/", "https://b.org/blog/x/"),
+            ("http://b.org/blog/x/index.html", "http://b.org/blog/x/"),
+        ] {
+            assert_eq!(post_identity(&u(from), &u(to), None, site, never), u(to));
+        }
+        // A redirect to another permalink of the blog: the permalink.
+        let shaped = |x: &Url| x.path().starts_with("/20");
+        assert_eq!(
+            post_identity(
+                &u("http://b.org/?p=12"),
+                &u("http://b.org/2024/x/"),
+                None,
+                site,
+                shaped
+            ),
+            u("http://b.org/2024/x/")
+        );
+        // To the home page or another site: the requested address stays.
+        assert_eq!(
+            post_identity(
+                &u("http://b.org/2024/x/"),
+                &u("http://b.org/"),
+                None,
+                site,
+                shaped
+            ),
+            u("http://b.org/2024/x/")
+        );
+        assert_eq!(
+            post_identity(
+                &u("http://b.org/x"),
+                &u("http://c.org/x/"),
+                None,
+                site,
+                never
+            ),
+            u("http://b.org/x")
+        );
+        // The declared address, when it is the same one written otherwise; never another page.
+        let x = u("http://b.org/blog/x");
+        assert_eq!(
+            post_identity(&x, &x, Some(&u("http://b.org/blog/x/")), site, never),
+            u("http://b.org/blog/x/")
+        );
+        assert_eq!(
+            post_identity(
+                &x,
+                &x,
+                Some(&u("http://b.org/blog/x/comment-page-1/")),
+                site,
+                never
+            ),
+            x
+        );
     }
 
     #[test]

@@ -105,6 +105,25 @@ impl Rule {
         }
     }
 
+    /// For an absolute path rule (`/html/body/main[1]/article[1]`), the same path with its
+    /// last step at any position (`/html/body/main[1]/article`): the element and its same-tag
+    /// siblings, as a listing repeats a post's container. `None` for other forms.
+    pub fn any_last_position(&self) -> Option<Rule> {
+        let Form::Path(steps) = &self.form else {
+            return None;
+        };
+        let mut steps = steps.clone();
+        steps.last_mut()?.1 = None;
+        let path: String = steps
+            .iter()
+            .map(|(name, pos)| match pos {
+                Some(k) => format!("/{name}[{k}]"),
+                None => format!("/{name}"),
+            })
+            .collect();
+        Rule::parse(&format!("/html{path}")).ok()
+    }
+
     /// All elements the rule selects, in document order.
     pub fn apply(&self, page: &Page) -> Vec<ElementIdx> {
         match &self.form {
@@ -210,6 +229,18 @@ pub fn rule_for(page: &Page, idx: ElementIdx) -> Option<(String, RuleKind)> {
     absolute_path(page, idx).map(|p| (p, RuleKind::Path))
 }
 
+/// The class rule of a node that also has an id (which [`rule_for`] prefers), when its class
+/// is valid and the node is that class's first element: what a template mark is known by on
+/// pages where the same class stands without the id.
+pub fn class_rule_beside_id(page: &Page, idx: ElementIdx) -> Option<String> {
+    let el = page.element_ref(idx);
+    el.value().attr("id")?;
+    el.value()
+        .attr("class")
+        .filter(|v| valid_value(v) && page.by_class(v).first() == Some(&idx))
+        .map(|class| format!("//*[@class='{class}']"))
+}
+
 /// `/html/body/div[2]/p[1]`: every step below `body`/`head` carries its position among
 /// same-name siblings.
 pub fn absolute_path(page: &Page, idx: ElementIdx) -> Option<String> {
@@ -301,6 +332,20 @@ mod tests {
     use super::*;
 
     const HTML: &str = "<html><head><title>T</title></head><body><div class='a b'>x</div><div id='main'><p>1</p><p>2</p></div><svg><g></g></svg></body></html>";
+
+    #[test]
+    fn a_path_rule_at_any_last_position_selects_the_siblings() {
+        let page = Page::parse(HTML);
+        let one = Rule::parse("/html/body/div[2]/p[1]").unwrap();
+        let any = one.any_last_position().unwrap();
+        assert_eq!(any.as_str(), "/html/body/div[2]/p");
+        assert_eq!(any.apply(&page).len(), 2);
+        assert_eq!(any.apply(&page), any.apply_slow(&page));
+        assert!(Rule::parse("//*[@id='main']")
+            .unwrap()
+            .any_last_position()
+            .is_none());
+    }
 
     #[test]
     fn fast_and_slow_paths_agree() {

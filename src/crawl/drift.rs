@@ -69,8 +69,10 @@ pub(super) fn reextract(
     also: &[String],
 ) -> Result<(u64, u64, u64)> {
     let mut urls: Vec<String> = also.to_vec();
+    let mut archived = std::collections::HashSet::new();
     store.for_each_post(Some(blog.id), |p| {
         if since.is_none_or(|s| p.fetched_at >= s) && !urls.contains(&p.url) {
+            archived.insert(p.url.clone());
             urls.push(p.url);
         }
         Ok(())
@@ -80,9 +82,12 @@ pub(super) fn reextract(
         let Some(StoredResponse { id, response: r }) = store.latest_response(blog.id, &url)? else {
             continue;
         };
-        let Some(processed) = process_safely(ctx, &url, 1, &r) else {
+        let Some(mut processed) = process_safely(ctx, &url, 1, &r) else {
             continue;
         };
+        if archived.contains(&url) {
+            processed.keep_identity(&url);
+        }
         if processed.post.is_none() {
             continue;
         }
@@ -108,6 +113,7 @@ pub(super) fn reextract(
             gone: false,
             moved_to: None,
             next_revisit: None,
+            page: None,
         })?;
         comments += written.new_comments as u64;
         match written.post {

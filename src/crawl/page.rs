@@ -80,9 +80,23 @@ pub(super) struct Processed {
     pub(super) comments: Option<(String, Vec<Comment>)>,
     /// Why the page gave no post although its URL looks like a permalink.
     pub(super) declined: Option<Declined>,
+    /// The page is one of the blog's pages beside its posts (About, Contact; issue 42).
+    pub(super) page: Option<crate::store::NewPage>,
 }
 
 impl Processed {
+    /// Keeps the post under `url`, the address it is archived under, whatever address
+    /// fetching it ended at: a revisit's redirect is judged apart (moved, gone), and an archived
+    /// post never changes identity.
+    pub(super) fn keep_identity(&mut self, url: &str) {
+        if let Some(p) = self.post.as_mut() {
+            if let Some((owner, _)) = self.comments.as_mut().filter(|(o, _)| *o == p.url) {
+                *owner = url.to_string();
+            }
+            p.url = url.to_string();
+        }
+    }
+
     /// The frontier state of the processed page and why, from the state its fetch left it in:
     /// a page that looked like a permalink and gave no post says so ([`Declined`]).
     pub(super) fn state(&self, fetched: PageState) -> (PageState, Option<String>) {
@@ -213,7 +227,8 @@ pub fn read_page(
         .iter()
         .filter(|l| ctx.pattern.is_post(l))
         .count();
-    let post = match post_of(&ctx, &page, &url, url.as_str(), response, post_links) {
+    let entry = ctx.entries.get(url.as_str());
+    let post = match post_of(&ctx, &page, &url, url.as_str(), entry, response, post_links) {
         Ok(p) => p,
         Err(d) => return Ok(Err(d)),
     };
@@ -233,10 +248,10 @@ fn post_of(
     page: &Page,
     base: &Url,
     url: &str,
+    entry: Option<&FeedEntry>,
     response: &Response,
     post_links: usize,
 ) -> Result<NewPost, Declined> {
-    let entry = ctx.entries.get(url);
     let xctx = ExtractContext {
         offset: ctx.offset,
         fetched_at: response.fetched_at,
@@ -247,6 +262,9 @@ fn post_of(
     let (x, found) = match extract(page, &ctx.rules, &xctx) {
         Some(x) => (Some(crate::core::fallback::overrule(page, x)), Found::Rules),
         None => match crate::core::fallback::extract(page, &xctx) {
+            Some(x) if x.published.is_none() && ctx.rules.date.is_some() => {
+                (Some(x), Found::UndatedFallback)
+            }
             Some(x) => (Some(x), Found::Fallback),
             None => (None, Found::Nothing),
         },
@@ -279,7 +297,10 @@ fn post_of(
     // A page showing another feed entry's post, title and text, under another address (a
     // listing led by it, a re-post) is not a post of its own.
     if let (None, Some(title)) = (entry, &x.title) {
-        let others = ctx.entries.values().filter(|e| e.url != url);
+        let others = ctx
+            .entries
+            .values()
+            .filter(|e| e.url != url && entry.is_none_or(|own| own.url != e.url));
         if let Some(e) = crate::core::listing::copy_of(title, &x.content_text, others) {
             return Err(Declined {
                 lost: false,
@@ -393,13 +414,36 @@ pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Respo
     let page = Page::parse(&fetch::decode(response));
     let links = followable(&page, &base, &ctx.site);
     let post_links = links.iter().filter(|l| ctx.pattern.is_post(l)).count();
-    let url_parsed = Url::parse(url).expect("frontier URLs parse");
-    let entry = ctx.entries.get(url);
+    let requested_str = url;
+    let requested = Url::parse(url).expect("frontier URLs parse");
+    // One post, one identity: a permalink that redirected to another address of the blog, or
+    // names itself by its own address written otherwise, is archived under that address
+    // (issue 42); the frontier URL becomes one of its other addresses.
+    let url_parsed = crate::core::post_url::post_identity(
+        &requested,
+        &base,
+        crate::core::head::declared_address(&page, &base).as_ref(),
+        &ctx.site,
+        |u| ctx.pattern.is_post(u),
+    );
+    let url_parsed = if url_parsed.as_str() == requested.as_str() {
+        requested
+    } else {
+        url_parsed
+    };
+    let url = url_parsed.as_str().to_string();
+    let url = url.as_str();
+    let entry = ctx
+        .entries
+        .get(url)
+        .or_else(|| ctx.entries.get(requested_str));
     let (mut post, declined) = if entry.is_some()
         || ctx.pattern.is_post(&url_parsed)
         || ctx.pattern.is_post(&base)
+        || (crate::core::post_url::comment_page_of(&url_parsed).is_none()
+            && crate::core::identify::marked_post(&page, &ctx.marks))
     {
-        match post_of(ctx, &page, &base, url, response, post_links) {
+        match post_of(ctx, &page, &base, url, entry, response, post_links) {
             Ok(p) => (Some(p), None),
             Err(d) => {
                 tracing::info!(page = url, reason = %d.reason, lost = d.lost, "shaped like a post, but no post taken");
@@ -408,6 +452,10 @@ pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Respo
         }
     } else {
         (None, None)
+    };
+    let blog_page = match (&post, entry) {
+        (None, None) => blog_page(ctx, &page, &url_parsed, response, post_links),
+        _ => None,
     };
     let comments = comments_of(ctx, &page, &url_parsed, post.is_some(), response);
     // The count the feed or page declares against what the page yielded (a post's later
@@ -460,7 +508,45 @@ pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Respo
         post_links,
         comments,
         declined,
+        page: blog_page,
     }
+}
+
+/// The page as one of the blog's pages beside its posts (About, Contact; issue 42), when the
+/// blog's evidence says it is one ([`crate::core::identify::blog_page`]). A page listing posts
+/// or a comment page never is; the generic extractor gives its text.
+fn blog_page(
+    ctx: &BlogContext,
+    page: &Page,
+    url: &Url,
+    response: &Response,
+    post_links: usize,
+) -> Option<crate::store::NewPage> {
+    if crate::core::post_url::comment_page_of(url).is_some()
+        || post_links >= crate::core::identify::MANY_POST_LINKS
+    {
+        return None;
+    }
+    let xctx = ExtractContext {
+        offset: ctx.offset,
+        fetched_at: response.fetched_at,
+    };
+    let x = crate::core::fallback::extract(page, &xctx)?;
+    let why = crate::core::identify::blog_page(
+        page,
+        &ctx.marks,
+        &ctx.rules.article,
+        post_links,
+        x.published.is_some(),
+        x.content_text.chars().count(),
+    )?;
+    Some(crate::store::NewPage {
+        url: url.to_string(),
+        title: x.title,
+        content_html: x.content_html,
+        content_text: x.content_text,
+        why,
+    })
 }
 
 /// [`process`], with a panic caught: a bug on one page must not end a crawl. `None` when

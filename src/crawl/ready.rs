@@ -148,6 +148,7 @@ impl Ready {
             gone: false,
             moved_to: None,
             next_revisit: None,
+            page: found.page,
         }
     }
 }
@@ -168,6 +169,8 @@ pub(super) struct Found {
     pub(super) error: Option<String>,
     /// Comments found on the page, reconciled with the archive.
     pub(super) comments: Option<CommentWrite>,
+    /// The page is one of the blog's pages beside its posts.
+    pub(super) page: Option<crate::store::NewPage>,
 }
 
 /// The frontier state a fetched page ends in: blocked by robots.txt, queued again after a

@@ -14,7 +14,7 @@ use super::feeds::{dashed, tags_of, xml_chars};
 pub use super::wxr_media::MediaSource;
 use super::wxr_media::{rewritten, shown_images, Attachment, Attachments, Downloads, Shown};
 use super::wxr_page::{facts_of_blog, slug, untexturized, PageFacts, Term};
-use crate::store::{Blog, Comment, CommentSource, Post, Store};
+use crate::store::{Blog, BlogPage, Comment, CommentSource, Post, Store};
 use anyhow::{bail, Result};
 use chrono::{DateTime, FixedOffset, Utc};
 use quick_xml::events::{BytesCData, BytesDecl, BytesEnd, BytesStart, BytesText, Event};
@@ -55,7 +55,7 @@ const NO_DATE: &str = "0000-00-00 00:00:00";
 /// `wp:comment_approved` 1, `wp:comment_type` comment, `wp:comment_parent` (0: none, or the
 /// parent is not archived). Undated posts and comments get WordPress's zero date. Then an
 /// `attachment` item per archived image the posts show (`wxr_media`), downloaded by the
-/// importer from `media`.
+/// importer from `media`. Then a `page` item per page beside the posts ([`write_page`]).
 ///
 /// # Errors
 /// The database failed, writing to `out` did, or the posts changed count meanwhile.
@@ -171,6 +171,11 @@ pub fn write_wxr(
     })?;
     for a in &attachments.items {
         write_attachment(&mut w, a, media)?;
+    }
+    // The blog's pages beside its posts, as WordPress exports its pages (issue 42).
+    let first_page_id = total + attachments.items.len() as u64 + 1;
+    for (i, page) in store.blog_pages(blog.id)?.iter().enumerate() {
+        write_page(&mut w, page, first_page_id + i as u64)?;
     }
     if posts != total {
         bail!(
@@ -350,6 +355,41 @@ fn meta<W: Write>(w: &mut Writer<W>, key: &str, value: &str) -> std::io::Result<
     w.create_element("wp:postmeta").write_inner_content(|w| {
         cdata(w, "wp:meta_key", key)?;
         cdata(w, "wp:meta_value", value)
+    })?;
+    Ok(())
+}
+
+/// A page beside the posts (About, Contact), as WordPress exports its pages: `wp:post_type`
+/// page, `wp:status` publish, no author, no date (WordPress's zero date: a page's date is not
+/// what it is about), comments closed, `wp:post_name` its address's last segment.
+fn write_page<W: Write>(w: &mut Writer<W>, page: &BlogPage, id: u64) -> std::io::Result<()> {
+    w.create_element("item").write_inner_content(|w| {
+        text(
+            w,
+            "title",
+            &untexturized(page.title.as_deref().unwrap_or("")),
+        )?;
+        text(w, "link", &page.url)?;
+        cdata(w, "dc:creator", "")?;
+        w.create_element("guid")
+            .with_attribute(("isPermaLink", "true"))
+            .write_text_content(BytesText::new(&xml_chars(&page.url)))?;
+        text(w, "description", "")?;
+        cdata(w, "content:encoded", &page.content_html)?;
+        cdata(w, "excerpt:encoded", "")?;
+        text(w, "wp:post_id", &id.to_string())?;
+        cdata(w, "wp:post_date", NO_DATE)?;
+        cdata(w, "wp:post_date_gmt", NO_DATE)?;
+        cdata(w, "wp:comment_status", "closed")?;
+        cdata(w, "wp:ping_status", "closed")?;
+        cdata(w, "wp:post_name", &post_name(&page.url))?;
+        cdata(w, "wp:status", "publish")?;
+        text(w, "wp:post_parent", "0")?;
+        text(w, "wp:menu_order", "0")?;
+        cdata(w, "wp:post_type", "page")?;
+        cdata(w, "wp:post_password", "")?;
+        text(w, "wp:is_sticky", "0")?;
+        Ok(())
     })?;
     Ok(())
 }

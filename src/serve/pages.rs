@@ -235,7 +235,7 @@ pub async fn blog(
     let size = reader.page_size;
     let page = p.page();
     let f = filter.clone();
-    let (blog, PostPage { posts, total }, months, authors, tags) = reader
+    let (blog, PostPage { posts, total }, months, authors, tags, blog_pages) = reader
         .read(move |s| {
             let blog = BlogView::of(s, views::blog(s, id)?)?;
             let list = s.post_page(id, &f, size, (page - 1).saturating_mul(size))?;
@@ -245,6 +245,7 @@ pub async fn blog(
                 s.post_months(id)?,
                 s.post_authors(id)?,
                 s.post_tags(id)?,
+                s.blog_pages(id)?,
             ))
         })
         .await?;
@@ -302,6 +303,10 @@ pub async fn blog(
                     }
                 }
                 aside {
+                    @if !blog_pages.is_empty() {
+                        h2 { "Pages" }
+                        ul { @for pg in &blog_pages { li { a href=(go_href(&pg.url)) { (pg.title.as_deref().unwrap_or(&pg.url)) } } } }
+                    }
                     h2 { "Archive" }
                     @for (y, list) in &years {
                         details open[years.first().is_some_and(|f| &f.0 == y)] {
@@ -714,10 +719,11 @@ pub async fn go(
             let canonical = url::Url::parse(&url)
                 .ok()
                 .map(|u| crate::core::post_url::canonical(&u).to_string());
+            // The post's own URL: an address that redirected to it leads to it too.
             let mut post = None;
             for u in std::iter::once(url.clone()).chain(canonical) {
-                if post.is_none() && s.has_post(&u)? {
-                    post = Some(u);
+                if post.is_none() {
+                    post = s.post_url_of(&u)?;
                 }
             }
             // A post found needs no capture lookup (which canonicalises again).

@@ -12,6 +12,10 @@ use super::{
 };
 use anyhow::{Context, Result};
 
+/// A frontier row `f` that is no other address of an archived post (`post_aliases`):
+/// coverage counts posts, not addresses (issue 42).
+const NOT_ALIAS: &str = "NOT EXISTS (SELECT 1 FROM post_aliases a WHERE a.url = f.url)";
+
 impl Store {
     /// The counts of one blog's coverage, without the lists of what is missing.
     ///
@@ -24,8 +28,8 @@ impl Store {
             // Known: post URLs in the frontier, and archived posts the frontier never saw.
             // (Pages the blog's evidence says are no posts are not known posts.)
             let r = db.query_one(
-                "SELECT
-                   (SELECT COUNT(*) FROM frontier WHERE blog_id = ?1 AND is_post = 1 AND state != ?2)
+                &format!("SELECT
+                   (SELECT COUNT(*) FROM frontier f WHERE f.blog_id = ?1 AND f.is_post = 1 AND f.state != ?2 AND {NOT_ALIAS})
                      + (SELECT COUNT(*) FROM posts p WHERE p.blog_id = ?1 AND NOT EXISTS
                           (SELECT 1 FROM frontier f WHERE f.blog_id = ?1 AND f.url = p.url AND f.is_post = 1)),
                    (SELECT COUNT(*) FROM posts WHERE blog_id = ?1),
@@ -34,7 +38,7 @@ impl Store {
                      WHERE blog_id = ?1 AND gone_at IS NULL AND comments_declared IS NOT NULL),
                    (SELECT COUNT(*) FROM comments c JOIN posts p ON p.url = c.post_url WHERE p.blog_id = ?1),
                    (SELECT MIN(published) FROM posts WHERE blog_id = ?1),
-                   (SELECT MAX(published) FROM posts WHERE blog_id = ?1)",
+                   (SELECT MAX(published) FROM posts WHERE blog_id = ?1)"),
                 args![blog_id, PageState::NotPost],
             )?;
             let n = |i: usize| -> Result<u64> { Ok(r.count(i)?.into()) };
@@ -72,7 +76,7 @@ impl Store {
         let (posts_known_by, posts_missing, mut comments_missing) = self.read(move |db| {
             let r = db.query_one(
                 &format!(
-                    "SELECT {sums} FROM frontier WHERE blog_id = ?1 AND is_post = 1 AND state != ?2"
+                    "SELECT {sums} FROM frontier f WHERE f.blog_id = ?1 AND f.is_post = 1 AND f.state != ?2 AND {NOT_ALIAS}"
                 ),
                 args![blog_id, PageState::NotPost],
             )?;
@@ -83,10 +87,10 @@ impl Store {
                 }
             }
             let posts_missing = db.query_map(
-                "SELECT f.url, f.state, f.error, f.last_attempt FROM frontier f
-                 WHERE f.blog_id = ?1 AND f.is_post = 1
+                &format!("SELECT f.url, f.state, f.error, f.last_attempt FROM frontier f
+                 WHERE f.blog_id = ?1 AND f.is_post = 1 AND {NOT_ALIAS}
                    AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.url = f.url)
-                 ORDER BY f.seq",
+                 ORDER BY f.seq"),
                 args![blog_id],
                 |r| {
                     Ok(MissingPost {
@@ -117,6 +121,11 @@ impl Store {
         })?;
         comments_missing.sort_by(|a, b| a.url.cmp(&b.url));
         let (posts_missing, not_posts) = Coverage::split_missing(posts_missing);
+        let pages = self
+            .blog_pages(blog_id)?
+            .into_iter()
+            .map(|p| p.url)
+            .collect();
         Ok(Coverage {
             blog: blog.home_url,
             counts,
@@ -124,6 +133,7 @@ impl Store {
             posts_missing,
             not_posts,
             comments_missing,
+            pages,
             revisits: None,
         })
     }

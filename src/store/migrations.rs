@@ -414,4 +414,33 @@ pub const MIGRATIONS: &[&str] = &[
                p.content_text, p.authors, p.url
         FROM posts p JOIN blogs b ON b.id = p.blog_id;
     "#,
+    // 26: one post, one identity (issue 42): the other addresses of an archived post (the
+    // permalink that redirected to it, its address written otherwise), each answered by the
+    // post it names.
+    r#"
+    CREATE TABLE post_aliases (
+        url TEXT PRIMARY KEY,
+        post_url TEXT NOT NULL,
+        blog_id INTEGER NOT NULL REFERENCES blogs(id),
+        found_at TEXT NOT NULL
+    );
+    CREATE INDEX post_aliases_by_post ON post_aliases(post_url);
+    "#,
+    // 27: pages beside the posts (issue 42): a blog's pages that are no posts (About,
+    // Contact, Now, a reading list), archived as what they are and kept out of the posts'
+    // lists, feeds and counts; the latest reading of each.
+    r#"
+    CREATE TABLE pages (
+        id INTEGER PRIMARY KEY,
+        blog_id INTEGER NOT NULL REFERENCES blogs(id),
+        url TEXT NOT NULL UNIQUE,
+        title TEXT,
+        content_html TEXT NOT NULL,
+        content_text TEXT NOT NULL,
+        response_id INTEGER REFERENCES responses(id),
+        fetched_at TEXT NOT NULL,
+        why TEXT NOT NULL
+    );
+    CREATE INDEX pages_by_blog ON pages(blog_id, url);
+    "#,
 ];

@@ -27,6 +27,7 @@
 //! Instants are written as RFC 3339 UTC with milliseconds (`ts`), so their text order is their
 //! time order and SQL can compare them; a blog's own times keep the offset it wrote.
 
+mod aliases;
 mod blogs;
 mod coverage;
 pub(crate) mod db;
@@ -37,6 +38,7 @@ mod ids;
 mod jobs;
 mod media;
 mod migrations;
+mod pages;
 pub mod postgres;
 mod posts;
 mod reading;

@@ -8,6 +8,7 @@ use super::db::{args, Db, Row};
 use super::frontier::{put_links, put_state};
 use super::media::media_of;
 use super::responses::{put_fetch, put_response, response_time};
+use super::sql::{POST_AT, POST_AT_FIRST};
 use super::{
     json_list, parse_list, BlogId, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post,
     PostVersion, PostWrite, ResponseId, Store, Written,
@@ -53,7 +54,11 @@ pub struct CommentVersion {
 
 /// The response a post is extracted from: its id, and when it arrived when that is known
 /// without reading it back (a response stored by the same write).
-struct Source(Option<ResponseId>, Option<DateTime<Utc>>);
+#[derive(Clone, Copy)]
+pub(super) struct Source(
+    pub(super) Option<ResponseId>,
+    pub(super) Option<DateTime<Utc>>,
+);
 
 /// A post as archived: what an edit is judged against.
 struct Archived {
@@ -341,10 +346,37 @@ fn record(o: PageOutcome) -> impl Fn(&mut dyn Db) -> Result<Written> + Send + Sy
             source = Source(Some(put_response(db, o.blog_id, r)?), Some(r.fetched_at));
         }
         let mut written = Written::default();
+        // One post, one identity: an archived post either address answers keeps its own.
+        let settled = match &o.post {
+            Some(p) => {
+                super::aliases::archived_identity(db, &o.url, &p.url)?.filter(|id| *id != p.url)
+            }
+            None => None,
+        };
         if let Some(p) = &o.post {
+            let p = match &settled {
+                Some(id) => &NewPost {
+                    url: id.clone(),
+                    ..p.clone()
+                },
+                None => p,
+            };
             written.post = Some(put_post(db, o.blog_id, p, source, now)?);
+            if p.url != o.url {
+                super::aliases::put_alias(db, &o, &p.url, now)?;
+            }
         }
-        if let Some(w) = &o.comments {
+        if let Some(page) = &o.page {
+            super::pages::put_page(db, &o, page, source)?;
+        }
+        let comments = match (&o.comments, &settled, &o.post) {
+            (Some(w), Some(id), Some(p)) if w.post_url == p.url => Some(CommentWrite {
+                post_url: id.clone(),
+                ..w.clone()
+            }),
+            _ => None,
+        };
+        if let Some(w) = comments.as_ref().or(o.comments.as_ref()) {
             let comments = put_comments(db, w, now)?;
             (written.new_comments, written.edited_comments) = (comments.new, comments.edited);
         }
@@ -476,29 +508,13 @@ impl Store {
         let url = url.to_string();
         self.read(move |db| {
             let Some(row) = db.query_opt(
-                &format!("{POST_SELECT} WHERE p.url = ?1 OR p.moved_to = ?1 ORDER BY p.url = ?1 DESC LIMIT 1"),
+                &format!("{POST_SELECT} WHERE {POST_AT} ORDER BY {POST_AT_FIRST} LIMIT 1"),
                 args![url.as_str()],
             )?
             else {
                 return Ok(None);
             };
             whole_post(db, &row).map(Some)
-        })
-    }
-
-    /// True when a post of that URL is archived (under it, or moved to it).
-    ///
-    /// # Errors
-    /// The database failed.
-    pub fn has_post(&self, url: &str) -> Result<bool> {
-        let url = url.to_string();
-        self.read(move |db| {
-            Ok(db
-                .query_opt(
-                    "SELECT 1 FROM posts WHERE url = ?1 OR moved_to = ?1",
-                    args![url.as_str()],
-                )?
-                .is_some())
         })
     }
 

@@ -381,6 +381,39 @@ pub struct Post {
     pub media: Vec<Media>,
 }
 
+/// A page of a blog that is no post (About, Contact, Now, a reading list; issue 42), as
+/// extracted: archived beside the posts, never among them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPage {
+    /// Its address.
+    pub url: String,
+    /// Its title, when the page names one.
+    pub title: Option<String>,
+    /// Its text as HTML (the generic extractor's article).
+    pub content_html: String,
+    /// Its text.
+    pub content_text: String,
+    /// Why it is a page of the blog and no post: the blog's evidence, for a person.
+    pub why: String,
+}
+
+/// An archived page beside a blog's posts ([`NewPage`]), as last fetched.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BlogPage {
+    /// Its address.
+    pub url: String,
+    /// Its title, when the page names one.
+    pub title: Option<String>,
+    /// Its text as HTML.
+    pub content_html: String,
+    /// Its text.
+    pub content_text: String,
+    /// When the reading archived was fetched.
+    pub fetched_at: DateTime<Utc>,
+    /// Why it is a page and no post.
+    pub why: String,
+}
+
 /// A post to write, keyed by its canonical URL.
 #[derive(Debug, Clone)]
 pub struct NewPost {
@@ -510,6 +543,8 @@ pub struct PageOutcome {
     /// The page was a revisit of the archived post `url` (or a fetch of it for another reason):
     /// its next revisit is due then, and its last one is now.
     pub next_revisit: Option<DateTime<Utc>>,
+    /// The page is a page of the blog beside its posts (About, Contact): archived as one.
+    pub page: Option<NewPage>,
 }
 
 /// What [`super::Store::record_page`] changed.
@@ -695,6 +730,9 @@ pub struct Coverage {
     pub not_posts: Vec<MissingPost>,
     /// Posts with fewer comments archived than declared.
     pub comments_missing: Vec<MissingComments>,
+    /// The blog's pages beside its posts (About, Contact; issue 42), archived as pages, by
+    /// address: never counted as posts.
+    pub pages: Vec<String>,
     /// What revisits found (`archive coverage` fills it in; it needs the configured window).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revisits: Option<super::RevisitFigures>,

@@ -5,6 +5,7 @@
 //! [`super::db::Db`].
 
 use super::db::args;
+use super::sql::{POST_AT, POST_AT_FIRST};
 use super::{BlogId, Store};
 use anyhow::Result;
 use chrono::{DateTime, FixedOffset, Utc};
@@ -87,7 +88,8 @@ impl Store {
         })
     }
 
-    /// The archived post found at `url` (gone or not): archived under it, or moved to it.
+    /// The archived post found at `url` (gone or not): archived under it, moved to it, or one
+    /// of its other addresses.
     ///
     /// # Errors
     /// The database failed, or a stored time is corrupt.
@@ -96,8 +98,7 @@ impl Store {
         self.read(move |db| {
             db.query_opt(
                 &format!(
-                    "SELECT {REVISIT_COLUMNS} FROM posts
-                     WHERE url = ?1 OR moved_to = ?1 ORDER BY url = ?1 DESC LIMIT 1"
+                    "SELECT {REVISIT_COLUMNS} FROM posts p WHERE {POST_AT} ORDER BY {POST_AT_FIRST} LIMIT 1"
                 ),
                 args![url.as_str()],
             )?

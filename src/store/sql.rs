@@ -14,3 +14,12 @@ pub(super) const JOB_COLUMNS: &str =
 /// The stored body of a response row: its blob when it has one, else its own (older rows).
 pub(super) const BODY: &str =
     "COALESCE((SELECT b.body FROM blobs b WHERE b.sha256 = responses.sha256), responses.body)";
+
+/// The archived post `p` answers the address `?1`: archived under it, moved to it, or it is one
+/// of the post's other addresses (`post_aliases`: a permalink that redirected to it). Order by
+/// [`POST_AT_FIRST`] to prefer the post archived under the address itself.
+pub(super) const POST_AT: &str = "(p.url = ?1 OR p.moved_to = ?1
+     OR p.url = (SELECT a.post_url FROM post_aliases a WHERE a.url = ?1))";
+
+/// With [`POST_AT`]: the post archived under the address first.
+pub(super) const POST_AT_FIRST: &str = "CASE WHEN p.url = ?1 THEN 0 ELSE 1 END";

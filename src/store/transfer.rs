@@ -50,6 +50,8 @@ pub(crate) const TABLES: &[Table] = &[
     table("rules", Order::Id, 500),
     table("frontier", Order::Key(&["blog_id", "url"]), 1000),
     table("posts", Order::Id, 100),
+    table("post_aliases", Order::Key(&["url"]), 1000),
+    table("pages", Order::Id, 100),
     table("comments", Order::Id, 500),
     table("jobs", Order::Id, 1000),
     table("post_versions", Order::Id, 100),

@@ -4,7 +4,7 @@
 
 pub mod pg_cluster;
 
-use everblog::fixture_server::{serve_dir, Server};
+use everblog::fixture_server::{serve_dir, Root, Server};
 use everblog::store::Store;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -34,8 +34,44 @@ pub fn serve(name: &str) -> Blog {
     let truth: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("truth.json")).unwrap()).unwrap();
     let base = truth["base_url"].as_str().map(str::to_string);
-    let server = serve_dir(&dir.join("site"), base).unwrap();
+    let site = dir.join("site");
+    let server = if truth["trailing_slash_redirect"].as_bool() == Some(true) {
+        let hook = trailing_slash_redirect(site.clone());
+        Server::start_with(Root::Disk(site), base, Some(hook)).unwrap()
+    } else {
+        serve_dir(&site, base).unwrap()
+    };
     Blog { server, truth }
+}
+
+/// What GitHub Pages, Netlify, S3 and Python's `http.server` do for a directory asked without
+/// its trailing slash: a 301 to the address with it (`/blog/x` → `/blog/x/`).
+fn trailing_slash_redirect(site: PathBuf) -> everblog::fixture_server::Hook {
+    Box::new(move |path_and_query: &str| {
+        let (path, query) = match path_and_query.split_once('?') {
+            Some((p, q)) => (p, Some(q)),
+            None => (path_and_query, None),
+        };
+        let rel = percent_encoding::percent_decode_str(path.trim_start_matches('/'))
+            .decode_utf8_lossy()
+            .into_owned();
+        if path.ends_with('/') || rel.split('/').any(|s| s == "..") {
+            return None;
+        }
+        let dir = site.join(&rel);
+        if dir.is_file() || !dir.join("index.html").is_file() {
+            return None;
+        }
+        let to = match query {
+            Some(q) => format!("{path}/?{q}"),
+            None => format!("{path}/"),
+        };
+        Some(everblog::fixture_server::Reply {
+            status: 301,
+            headers: vec![("Location".into(), to)],
+            body: Vec::new(),
+        })
+    })
 }
 
 impl Blog {
@@ -117,6 +153,8 @@ pub struct Score {
     /// Posts archived with no author (a gap, not a wrong name).
     pub authors_missing: usize,
     pub false_positives: usize,
+    /// Export rows beyond one per post (a post stored under a second address).
+    pub duplicates: usize,
     /// Posts whose published instant is the truth's.
     pub published_ok: usize,
     pub failures: Vec<String>,
@@ -140,6 +178,7 @@ pub fn score(truth: &Value, export_jsonl: &str) -> Score {
         authors_ok: 0,
         authors_missing: 0,
         false_positives: 0,
+        duplicates: 0,
         published_ok: 0,
         failures: Vec::new(),
     };
@@ -148,6 +187,14 @@ pub fn score(truth: &Value, export_jsonl: &str) -> Score {
         .map(|p| normalise_path(p["path"].as_str().unwrap()))
         .collect();
     s.false_positives = by_path.keys().filter(|k| !truth_paths.contains(*k)).count();
+    // One post stored under two addresses (`/x` and `/x/`) is one path here: counted apart.
+    s.duplicates = rows.len() - by_path.len();
+    if s.duplicates > 0 {
+        s.failures.push(format!(
+            "{} posts stored under a second address",
+            s.duplicates
+        ));
+    }
     for p in posts {
         let path = normalise_path(p["path"].as_str().unwrap());
         let Some(row) = by_path.get(&path) else {

@@ -47,6 +47,7 @@ fn page(blog: everblog::store::BlogId, p: NewPost) -> PageOutcome {
         gone: false,
         moved_to: None,
         next_revisit: None,
+        page: None,
     }
 }
 

@@ -101,6 +101,7 @@ macro_rules! posts_round_trip {
                 gone: false,
                 moved_to: None,
                 next_revisit: None,
+                page: None,
             }
         };
         s.enqueue(
@@ -472,6 +473,7 @@ macro_rules! reading_round_trip {
                 gone: false,
                 moved_to: None,
                 next_revisit: None,
+                page: None,
             })
             .unwrap();
         }
@@ -679,6 +681,83 @@ macro_rules! reading_round_trip {
             s.capture_response(near.id).unwrap().map(|r| r.body),
             Some(b"page 3".to_vec()),
             "{backend}"
+        );
+
+        // One post, one identity (issue 42): post 3 fetched at an address that redirected
+        // to it stays one post, and the address answers it.
+        let mut again = s.post("http://b/3").unwrap().unwrap();
+        let alias = "http://b/3-old";
+        let known = s.coverage_counts(blog).unwrap().posts_known;
+        s.enqueue(
+            blog,
+            &[everblog::store::Link {
+                url: alias.into(),
+                depth: 1,
+                source: everblog::store::Source::Feed,
+                post: true,
+            }],
+        )
+        .unwrap();
+        s.record_page(&PageOutcome {
+            blog_id: blog,
+            url: alias.into(),
+            fetches: vec![],
+            response: None,
+            redirects: vec![],
+            rendered: None,
+            reused_response: None,
+            post: Some(NewPost {
+                url: again.url.clone(),
+                title: again.title.take(),
+                authors: again.authors.clone(),
+                published: again.published,
+                published_raw: None,
+                updated: None,
+                content_html: again.content_html.clone(),
+                content_text: again.content_text.clone(),
+                gaps: vec![],
+                tags: again.tags.clone(),
+                comments_feed: None,
+                comments_declared: None,
+                comments_closed: false,
+                next_comment_check: None,
+                extracted_by: None,
+            }),
+            links: vec![],
+            post_links: None,
+            state: PageState::Done,
+            retry_at: None,
+            error: None,
+            comments: None,
+            gone: false,
+            moved_to: None,
+            next_revisit: None,
+            page: None,
+        })
+        .unwrap();
+        assert_eq!(
+            s.post_url_of(alias).unwrap().as_deref(),
+            Some("http://b/3"),
+            "{backend}"
+        );
+        assert_eq!(
+            s.post(alias).unwrap().unwrap().url,
+            "http://b/3",
+            "{backend}"
+        );
+        assert!(
+            s.post_versions("http://b/3").unwrap().is_empty(),
+            "{backend}: no edit, no earlier version"
+        );
+        assert_eq!(
+            s.post_url_of("http://b/nowhere").unwrap(),
+            None,
+            "{backend}"
+        );
+        assert_eq!(
+            s.coverage_counts(blog).unwrap().posts_known,
+            known,
+            "{backend}: posts, not addresses"
         );
     }};
 }

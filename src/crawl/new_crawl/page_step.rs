@@ -52,6 +52,7 @@ impl NewCrawl<'_> {
             post_links,
             comments,
             declined: _,
+            page: blog_page,
         } = processed;
         if let Some(p) = post.as_mut() {
             self.prepare_post(p, page.render_failed());
@@ -75,6 +76,7 @@ impl NewCrawl<'_> {
             retry_at: verdict.retry_at,
             error,
             comments,
+            page: blog_page,
         };
         Ok(ReadPage {
             outcome: page.outcome(self.blog.id, found),

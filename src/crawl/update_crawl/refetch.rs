@@ -141,6 +141,9 @@ impl Update<'_> {
                     }
                     _ => Default::default(),
                 };
+                if archived.is_some() {
+                    processed.keep_identity(&url);
+                }
                 let twins = match (&processed.post, why) {
                     (Some(p), Why::New) => {
                         crate::crawl::revisit::twins(self.store, blog_id, &url, p)?
@@ -226,6 +229,7 @@ impl Update<'_> {
                     gone,
                     moved_to,
                     next_revisit: next_revisit.filter(|_| !failed && !gone),
+                    page: processed.page,
                 })?;
                 self.count(&url, written);
             }
