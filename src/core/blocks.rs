@@ -20,6 +20,9 @@ const INLINE: &[&str] = &[
 
 /// Per-element figures of one page, from one pass over its element table .
 pub(super) struct Figures {
+    /// The element or an ancestor is boilerplate by its tag or hidden state alone, whatever its
+    /// class words say (`roles::Class::Hard`).
+    pub(super) hard: Vec<bool>,
     /// The element or an ancestor is boilerplate.
     pub(super) boiler: Vec<bool>,
     /// Chars of text outside boilerplate in the element's subtree.
@@ -66,12 +69,13 @@ impl Figures {
         // A site part by its class never holds most of the page's prose: an Elementor
         // "widget" or a "has-sidebar" wrapper around the article is not boilerplate.
         let total = prose.first().copied().unwrap_or(0);
-        let mut boiler = hard;
+        let mut boiler = hard.clone();
         for i in 0..n {
             let inherited = page.elements[i].parent.is_some_and(|p| boiler[p as usize]);
             boiler[i] |= inherited || (soft[i] && prose[i] * 2 <= total);
         }
         let (chars, link_chars) = sizes(page, &boiler);
+        let commas = commas(page, &boiler);
         let mut score = vec![0.0f32; n];
         // Paragraph scores, given to the ancestors. A container's own text outside its block
         // children (text between `<br>`s) is a paragraph of the container.
@@ -96,9 +100,8 @@ impl Figures {
             if len < MIN_BLOCK {
                 continue;
             }
-            let text = &page.text[e.start as usize..e.end as usize];
             let commas = if len == chars[i] {
-                text.iter().filter(|&&c| c == ',' || c == '，').count() as f32
+                commas[i] as f32
             } else {
                 0.0
             };
@@ -116,6 +119,7 @@ impl Figures {
             }
         }
         Figures {
+            hard,
             boiler,
             chars,
             link_chars,
@@ -127,7 +131,7 @@ impl Figures {
 
 /// Chars of text in each element's subtree outside `excluded` subtrees, and of those the chars
 /// inside links. Children follow their parent in document order, so one reverse pass sums.
-fn sizes(page: &Page, excluded: &[bool]) -> (Vec<u32>, Vec<u32>) {
+pub(super) fn sizes(page: &Page, excluded: &[bool]) -> (Vec<u32>, Vec<u32>) {
     let n = page.elements.len();
     let mut chars = vec![0u32; n];
     let mut links = vec![0u32; n];
@@ -156,8 +160,39 @@ fn sizes(page: &Page, excluded: &[bool]) -> (Vec<u32>, Vec<u32>) {
     (chars, links)
 }
 
+/// Commas (`,` and the full-width `，`) in each element's text outside the `excluded`
+/// elements, counted as [`sizes`] counts characters: a comment list made boilerplate never
+/// lends its commas to the list around it.
+fn commas(page: &Page, excluded: &[bool]) -> Vec<u32> {
+    let mut before = Vec::with_capacity(page.text.len() + 1);
+    before.push(0u32);
+    for &c in &page.text {
+        let last = *before.last().expect("pushed");
+        before.push(last + u32::from(c == ',' || c == '，'));
+    }
+    let in_range = |e: &super::page::Element| before[e.end as usize] - before[e.start as usize];
+    let n = page.elements.len();
+    let mut commas = vec![0u32; n];
+    for i in (0..n).rev() {
+        if excluded[i] {
+            continue;
+        }
+        let e = &page.elements[i];
+        let children: u32 = e
+            .children
+            .iter()
+            .map(|&c| in_range(&page.elements[c as usize]))
+            .sum();
+        commas[i] += in_range(e).saturating_sub(children);
+        if let Some(p) = e.parent {
+            commas[p as usize] += commas[i];
+        }
+    }
+    commas
+}
+
 /// Blocks whose text is scored as a paragraph.
-fn is_block(page: &Page, idx: ElementIdx) -> bool {
+pub(super) fn is_block(page: &Page, idx: ElementIdx) -> bool {
     let e = &page.elements[idx as usize];
     match e.name.as_str() {
         "p" | "pre" | "blockquote" | "td" | "dd" => true,

@@ -91,6 +91,8 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
         None => with_siblings(page, stats, top, top_score),
     };
     inner_skips(page, stats, root, &mut skip);
+    let (root, skip) = with_repeats(page, stats, root, skip);
+    let (root, mut skip) = with_lead(page, stats, root, skip);
     skip.sort_unstable();
     skip.dedup();
     // A list of links (an archive page's titles and dates, a tag list) is no article: over 60 %
@@ -287,6 +289,259 @@ fn with_siblings(
 
 /// What inside the article is left out: boilerplate, link lists, the headline, blocks listing
 /// other posts ([`super::blocks::listed_block`]).
+/// Levels above the article's root where its repeated blocks are looked for.
+const REPEAT_LEVELS: usize = 3;
+
+/// An article split into repeated blocks (a CMS's text components, Medium's sections: the
+/// same tag and first class, one after another) is all of them: within [`REPEAT_LEVELS`]
+/// above `root`, at the first level where the path's child has siblings of its tag and first
+/// class (not boilerplate, under 30 % links), their parent becomes the root, keeping those
+/// blocks and the few-link blocks between them (headings, images), each with its own inner
+/// skips.
+fn with_repeats(
+    page: &Page,
+    stats: &Figures,
+    root: ElementIdx,
+    skip: Vec<ElementIdx>,
+) -> (ElementIdx, Vec<ElementIdx>) {
+    let first_class = |i: ElementIdx| {
+        page.attr(i, "class")
+            .and_then(|c| c.split_whitespace().next())
+            .map(str::to_string)
+    };
+    let dense = |i: ElementIdx| {
+        let (c, l) = (stats.chars[i as usize], stats.link_chars[i as usize]);
+        c == 0 || l * 10 >= c * 3
+    };
+    let mut child = root;
+    for _ in 0..REPEAT_LEVELS {
+        let Some(parent) = page.elements[child as usize].parent else {
+            break;
+        };
+        let Some(class) = first_class(child) else {
+            child = parent;
+            continue;
+        };
+        let name = &page.elements[child as usize].name;
+        // A card of another post (its heading a link) is never a block of this one.
+        let card = |c: ElementIdx| {
+            page.subtree(c).any(|d| {
+                matches!(
+                    page.elements[d as usize].name.as_str(),
+                    "h1" | "h2" | "h3" | "h4"
+                ) && page
+                    .subtree(d)
+                    .any(|a| page.elements[a as usize].name == "a")
+            })
+        };
+        let same = |c: ElementIdx| {
+            c != child
+                && &page.elements[c as usize].name == name
+                && first_class(c).as_deref() == Some(class.as_str())
+                && !stats.boiler[c as usize]
+                && !dense(c)
+                && !card(c)
+        };
+        let children = &page.elements[parent as usize].children;
+        if !children.iter().any(|&c| same(c)) {
+            child = parent;
+            continue;
+        }
+        let members: Vec<ElementIdx> = children
+            .iter()
+            .copied()
+            .filter(|&c| c == child || same(c))
+            .collect();
+        let (first, last) = (members[0], *members.last().expect("the child is one"));
+        let mut new_skip = skip;
+        // Inside the path's child, only the root as chosen.
+        let mut x = root;
+        while x != child {
+            let Some(p) = page.elements[x as usize].parent else {
+                break;
+            };
+            new_skip.extend(
+                page.elements[p as usize]
+                    .children
+                    .iter()
+                    .copied()
+                    .filter(|&s| s != x),
+            );
+            x = p;
+        }
+        for &c in children {
+            let between = first < c && c < last;
+            if members.contains(&c) {
+                if c != child {
+                    inner_skips(page, stats, c, &mut new_skip);
+                }
+            } else if !between || stats.boiler[c as usize] || dense(c) {
+                new_skip.push(c);
+            }
+        }
+        return (parent, new_skip);
+    }
+    (root, skip)
+}
+
+/// Levels between the article's root and the heading naming the page that the lead may cross.
+const LEAD_LEVELS: usize = 6;
+
+/// The post's lead (standfirst, deck, its first paragraphs) joins the article: most engines lay
+/// a post out as title, byline, lead, body, and the lead often sits outside the body's
+/// container (in the post's `<header>`, a "teaser" or "intro" block). When the heading naming
+/// the page ([`super::blocks::title_heading`]) comes before `root`, their common ancestor (at
+/// most [`LEAD_LEVELS`] above `root`) becomes the root, keeping only the prose blocks between
+/// the heading and the old root: paragraphs, `h2`–`h6`, quotes or blocks without block
+/// children, under 25 % links, a sentence or 80 characters long; never boilerplate by tag, a
+/// part of the site, a byline, date, tag, credit or caption by its class words, a figure,
+/// list or table. Nothing changes when there is no such prose.
+fn with_lead(
+    page: &Page,
+    stats: &Figures,
+    root: ElementIdx,
+    skip: Vec<ElementIdx>,
+) -> (ElementIdx, Vec<ElementIdx>) {
+    let site = super::blocks::site_parts(page);
+    let Some(title) = super::blocks::title_heading(page, &site) else {
+        return (root, skip);
+    };
+    if title >= root || page.contains(title, root) || page.contains(root, title) {
+        return (root, skip);
+    }
+    // The common ancestor, and how far above the root it is.
+    let mut above = Vec::new();
+    let mut a = page.elements[root as usize].parent;
+    while let Some(x) = a {
+        if page.contains(x, title) {
+            break;
+        }
+        above.push(x);
+        a = page.elements[x as usize].parent;
+    }
+    let Some(common) = a.filter(|_| above.len() < LEAD_LEVELS) else {
+        return (root, skip);
+    };
+    let (chars, links) = super::blocks::sizes(page, &stats.hard);
+    let words = |i: ElementIdx| {
+        let mut w: Vec<String> = Vec::new();
+        for v in [page.attr(i, "class"), page.attr(i, "id")]
+            .into_iter()
+            .flatten()
+        {
+            for token in v.split_whitespace() {
+                let token = token.to_lowercase();
+                w.extend(
+                    token
+                        .split(['-', '_'])
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string),
+                );
+                w.push(token);
+            }
+        }
+        w
+    };
+    let meta = |i: ElementIdx| {
+        let w = words(i);
+        w.iter().any(|x| META_WORDS.contains(&x.as_str()))
+            && !w.iter().any(|x| LEAD_WORDS.contains(&x.as_str()))
+    };
+    let prose = |i: ElementIdx| {
+        let (c, l) = (chars[i as usize], links[i as usize]);
+        let e = &page.elements[i as usize];
+        if c < super::blocks::MIN_BLOCK || l * 4 > c {
+            return false;
+        }
+        if !matches!(
+            e.name.as_str(),
+            "p" | "blockquote" | "h2" | "h3" | "h4" | "h5" | "h6"
+        ) && !super::blocks::is_block(page, i)
+        {
+            return false;
+        }
+        c >= 80
+            || page
+                .text_of(i)
+                .trim_end()
+                .ends_with(['.', '!', '?', '…', ':', ';', '"', '“', '”', '»', '«', ')'])
+    };
+    let mut keep = Vec::new();
+    let mut i = page.subtree(title).end;
+    while i < root {
+        let e = &page.elements[i as usize];
+        if page.contains(i, root) {
+            i += 1;
+            continue;
+        }
+        if stats.hard[i as usize]
+            || site[i as usize]
+            || meta(i)
+            || matches!(e.name.as_str(), "figure" | "h1" | "table" | "ul" | "ol")
+        {
+            i = page.subtree(i).end;
+            continue;
+        }
+        if prose(i) {
+            keep.push(i);
+            i = page.subtree(i).end;
+            continue;
+        }
+        i += 1;
+    }
+    if keep.is_empty() {
+        return (root, skip);
+    }
+    keep.push(root);
+    let kept: Vec<std::ops::Range<ElementIdx>> = keep.iter().map(|&k| page.subtree(k)).collect();
+    // Everything under the common ancestor but the kept blocks and the old root.
+    let mut new_skip = skip;
+    let end = page.subtree(common).end;
+    let mut i = common + 1;
+    while i < end {
+        if let Some(k) = kept.iter().find(|k| k.contains(&i)) {
+            i = k.end;
+        } else if kept.iter().any(|k| page.contains(i, k.start)) {
+            i += 1;
+        } else {
+            new_skip.push(i);
+            i = page.subtree(i).end;
+        }
+    }
+    (common, new_skip)
+}
+
+/// Class and id words of a byline, date, taxonomy or caption: never the lead.
+const META_WORDS: &[&str] = &[
+    "author",
+    "byline",
+    "dateline",
+    "date",
+    "timestamp",
+    "published",
+    "meta",
+    "tags",
+    "tag",
+    "credit",
+    "copyright",
+    "caption",
+    "print",
+    "skip",
+    "hidden",
+];
+
+/// Class and id words of a lead, which may share a word with [`META_WORDS`]'s blocks.
+const LEAD_WORDS: &[&str] = &[
+    "lead",
+    "intro",
+    "teaser",
+    "summary",
+    "excerpt",
+    "abstract",
+    "standfirst",
+    "deck",
+];
+
 fn inner_skips(page: &Page, stats: &Figures, root: ElementIdx, skip: &mut Vec<ElementIdx>) {
     skip.extend(super::blocks::listed_block(page, stats, root));
     let range = page.subtree(root);
@@ -360,6 +615,51 @@ mod tests {
         };
         assert!(article(&roundup(20)).is_some());
         assert!(article(&roundup(10)).is_none());
+    }
+
+    #[test]
+    fn the_lead_between_the_title_and_the_body_joins_the_article() {
+        // Title, byline, lead in the post's header; the body marked apart. The lead joins; the
+        // byline, the date and the site around do not.
+        let lead =
+            "Gardeners along the coast have watched the hedges thin out for three winters now.";
+        let html = format!(
+            "<html><head><title>Why the hedges thin | Coast Notes</title></head><body>             <nav><a href=/>Home</a> <a href=/about>About</a></nav><article>             <header class=post-header><h1>Why the hedges thin</h1>             <p class=byline>By Jo Bloggs</p><time class=date>3 May 2024</time>             <p class=standfirst>{lead}</p></header>             <div class=entry-content><p>{PROSE}</p><p>{PROSE}</p></div></article>             <div class=sidebar><p>About me: a gardener who writes, sometimes, about hedges.</p></div>             </body></html>"
+        );
+        assert_eq!(text(&html), format!("{lead} {PROSE} {PROSE}"));
+        // Without a heading naming the page before the body, nothing moves.
+        let no_title = html.replace("<h1>Why the hedges thin</h1>", "");
+        assert_eq!(text(&no_title), format!("{PROSE} {PROSE}"));
+    }
+
+    #[test]
+    fn an_article_in_repeated_text_blocks_is_all_of_them_and_post_cards_are_not() {
+        // A CMS's text components: one paragraph each, a heading between them.
+        let block = |n: u32| format!("<div class='cmp-text text'><p>{PROSE} {n}</p></div>");
+        let html = format!(
+            "<html><body><nav><a href=/>Home</a></nav><main>{}<h2>Between the blocks</h2>{}{}</main>             <footer>© Coast Notes</footer></body></html>",
+            block(1),
+            block(2),
+            block(3)
+        );
+        let t = text(&html);
+        for n in 1..=3 {
+            assert!(
+                t.contains(&format!("{PROSE} {n}")),
+                "block {n} missing: {t}"
+            );
+        }
+        // Cards of other posts under the post, of one class with the post's own block: left out.
+        let card = |n: u32| {
+            format!("<div class='cmp-text card'><h3><a href=/p{n}>Another post {n}</a></h3><p>{PROSE}</p></div>")
+        };
+        let html = format!(
+            "<html><body><main><div class='cmp-text body'><p>{PROSE} 0</p><p>{PROSE} 9</p></div>{}{}</main></body></html>",
+            card(1),
+            card(2)
+        );
+        let t = text(&html);
+        assert!(!t.contains("Another post"), "{t}");
     }
 
     #[test]

@@ -15,7 +15,8 @@ pub const PRESCAN_BYTES: usize = 1024;
 const DETECT_BYTES: usize = 64 * 1024;
 
 /// The encoding of an HTML body whose `Content-Type` charset label (if any) is `header`:
-/// BOM, header, prescan, then chardetng over the first 64 KB.
+/// BOM, header, prescan (UTF-8 instead of a legacy encoding it names when the whole body is
+/// valid UTF-8 beyond ASCII), then chardetng over the first 64 KB.
 pub fn html_encoding(body: &[u8], header: Option<&str>) -> &'static Encoding {
     if let Some((e, _)) = Encoding::for_bom(body) {
         return e;
@@ -24,6 +25,13 @@ pub fn html_encoding(body: &[u8], header: Option<&str>) -> &'static Encoding {
         return e;
     }
     if let Some(e) = prescan(&body[..body.len().min(PRESCAN_BYTES)]) {
+        // A page re-saved as UTF-8 that kept its old `<meta charset=gb2312>`: a body that is
+        // valid UTF-8 and not ASCII alone is almost never text in a legacy multi-byte or
+        // single-byte encoding, so UTF-8 wins over the declaration (browsers follow the
+        // declaration and show mojibake; the text is what an archive reads).
+        if e != UTF_8 && !body.is_ascii() && std::str::from_utf8(body).is_ok() {
+            return UTF_8;
+        }
         return e;
     }
     let mut detector = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Deny);
@@ -272,5 +280,22 @@ mod tests {
                 .0,
         );
         assert_eq!(html_encoding(&late, None), encoding_rs::WINDOWS_1251);
+        // Re-saved as UTF-8 with its old declaration kept: the bytes win over the prescan
+        // (not over the header); ASCII alone follows the declaration.
+        let resaved = "<meta charset=gb2312><p>腾讯新闻，事实派。</p>".as_bytes();
+        assert_eq!(html_encoding(resaved, None), UTF_8);
+        assert_eq!(
+            html_encoding(resaved, Some("gb2312")),
+            encoding_rs::GBK,
+            "a header is the server's word"
+        );
+        let gbk = encoding_rs::GBK
+            .encode("<meta charset=gb2312><p>腾讯新闻，事实派。</p>")
+            .0;
+        assert_eq!(html_encoding(&gbk, None), encoding_rs::GBK);
+        assert_eq!(
+            html_encoding(b"<meta charset=gb2312><p>ascii</p>", None),
+            encoding_rs::GBK
+        );
     }
 }
