@@ -414,29 +414,19 @@ pub(super) fn process(ctx: &BlogContext, url: &str, depth: u32, response: &Respo
     let page = Page::parse(&fetch::decode(response));
     let links = followable(&page, &base, &ctx.site);
     let post_links = links.iter().filter(|l| ctx.pattern.is_post(l)).count();
-    let requested_str = url;
-    let requested = Url::parse(url).expect("frontier URLs parse");
+    let requested = url;
     // One post, one identity: a permalink that redirected to another address of the blog, or
     // names itself by its own address written otherwise, is archived under that address
     // (issue 42); the frontier URL becomes one of its other addresses.
     let url_parsed = crate::core::post_url::post_identity(
-        &requested,
+        &Url::parse(requested).expect("frontier URLs parse"),
         &base,
         crate::core::head::declared_address(&page, &base).as_ref(),
         &ctx.site,
         |u| ctx.pattern.is_post(u),
     );
-    let url_parsed = if url_parsed.as_str() == requested.as_str() {
-        requested
-    } else {
-        url_parsed
-    };
-    let url = url_parsed.as_str().to_string();
-    let url = url.as_str();
-    let entry = ctx
-        .entries
-        .get(url)
-        .or_else(|| ctx.entries.get(requested_str));
+    let url = url_parsed.as_str();
+    let entry = ctx.entries.get(url).or_else(|| ctx.entries.get(requested));
     let (mut post, declined) = if entry.is_some()
         || ctx.pattern.is_post(&url_parsed)
         || ctx.pattern.is_post(&base)
