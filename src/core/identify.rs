@@ -577,6 +577,32 @@ mod tests {
     }
 
     #[test]
+    fn a_post_at_another_address_shape_and_a_page_beside_the_posts_by_the_marks() {
+        let (marks, article) = learned();
+        // A post of the blog's template, whatever its address: every mark, the declaration.
+        assert!(marked_post(&Page::parse(&post(7, "")), &marks));
+        // A listing, and a page without the posts' template, are not.
+        assert!(!marked_post(&Page::parse(&listing(&[1, 2])), &marks));
+        let about = format!(
+            "<html><head><title>About</title><meta property='og:type' content='website'></head>\
+             <body><header class=site><a href=/>B</a></header><main><h1>About</h1><p>{PROSE}</p></main>\
+             </body></html>"
+        );
+        let about = Page::parse(&about);
+        assert!(!marked_post(&about, &marks));
+        // That page is a page of the blog: undated, unmarked, listing nothing.
+        let why = blog_page(&about, &marks, &article, 0, false, 200);
+        assert!(why.is_some_and(|w| w.contains("not a post")));
+        // Not when dated, too short, or listing posts; and a post never is one.
+        assert!(blog_page(&about, &marks, &article, 0, true, 200).is_none());
+        assert!(blog_page(&about, &marks, &article, 0, false, 20).is_none());
+        assert!(blog_page(&about, &marks, &article, MANY_POST_LINKS, false, 200).is_none());
+        let listing_page = Page::parse(&listing(&[1, 2, 3]));
+        assert!(blog_page(&listing_page, &marks, &article, 3, false, 900).is_none());
+        assert!(blog_page(&Page::parse(&post(7, "")), &marks, &article, 1, false, 900).is_none());
+    }
+
+    #[test]
     fn marks_are_what_posts_carry_and_listings_do_not() {
         let (marks, _) = learned();
         let post: Vec<&str> = marks.post.iter().map(Rule::as_str).collect();
