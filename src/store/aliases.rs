@@ -65,21 +65,20 @@ pub(super) fn archived_identity(
     fetched: &str,
     post_url: &str,
 ) -> Result<Option<String>> {
-    for u in [post_url, fetched] {
-        let found = db
-            .query_opt(
-                &format!(
-                    "SELECT p.url FROM posts p WHERE {POST_AT} ORDER BY {POST_AT_FIRST} LIMIT 1"
-                ),
-                args![u],
-            )?
-            .map(|r| r.get::<String>(0))
-            .transpose()?;
-        if found.is_some() {
-            return Ok(found);
-        }
+    match post_at(db, post_url)? {
+        Some(found) => Ok(Some(found)),
+        None => post_at(db, fetched),
     }
-    Ok(None)
+}
+
+/// The URL of the archived post the address `url` answers ([`POST_AT`]), its own first.
+fn post_at(db: &mut dyn Db, url: &str) -> Result<Option<String>> {
+    db.query_opt(
+        &format!("SELECT p.url FROM posts p WHERE {POST_AT} ORDER BY {POST_AT_FIRST} LIMIT 1"),
+        args![url],
+    )?
+    .map(|r| r.get(0))
+    .transpose()
 }
 
 impl Store {
@@ -100,15 +99,6 @@ impl Store {
     /// The database failed.
     pub fn post_url_of(&self, url: &str) -> Result<Option<String>> {
         let url = url.to_string();
-        self.read(move |db| {
-            db.query_opt(
-                &format!(
-                    "SELECT p.url FROM posts p WHERE {POST_AT} ORDER BY {POST_AT_FIRST} LIMIT 1"
-                ),
-                args![url.as_str()],
-            )?
-            .map(|r| r.get(0))
-            .transpose()
-        })
+        self.read(move |db| post_at(db, &url))
     }
 }

@@ -4,18 +4,19 @@
 
 use super::db::{args, Db};
 use super::posts::Source;
-use super::responses::response_time;
 use super::{BlogId, BlogPage, NewPage, PageOutcome, Store};
 use anyhow::Result;
+use chrono::{DateTime, Utc};
 
 /// Archives the page beside the posts that the crawled page `o` is ([`NewPage`]), from the
-/// response `source` it was read from. A page fetched at an address written otherwise
+/// response `source` it was read from (`now` when none was). A page fetched at an address written otherwise
 /// (`/about` and `/about/`) stays under the address first archived.
 pub(super) fn put_page(
     db: &mut dyn Db,
     o: &PageOutcome,
     page: &NewPage,
     source: Source,
+    now: DateTime<Utc>,
 ) -> Result<()> {
     let first: Option<String> = db
         .query_opt(
@@ -33,8 +34,9 @@ pub(super) fn put_page(
                 ..page.clone()
             },
             source,
+            now,
         ),
-        _ => write_page(db, o.blog_id, page, source),
+        _ => write_page(db, o.blog_id, page, source, now),
     }
 }
 
@@ -44,13 +46,11 @@ fn write_page(
     db: &mut dyn Db,
     blog_id: BlogId,
     p: &NewPage,
-    Source(response_id, arrived): Source,
+    source: Source,
+    now: DateTime<Utc>,
 ) -> Result<()> {
-    let fetched_at = match (response_id, arrived) {
-        (_, Some(at)) => at,
-        (Some(_), None) => response_time(db, response_id)?,
-        (None, None) => db.now()?,
-    };
+    let fetched_at = source.fetched_at(db, now)?;
+    let response_id = source.0;
     db.execute(
         "INSERT INTO pages (blog_id, url, title, content_html, content_text, response_id, fetched_at, why)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)

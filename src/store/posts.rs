@@ -60,6 +60,18 @@ pub(super) struct Source(
     pub(super) Option<DateTime<Utc>>,
 );
 
+impl Source {
+    /// When what a record is read from arrived: the response's own time (known, or read back),
+    /// `now` when nothing was fetched.
+    pub(super) fn fetched_at(self, db: &mut dyn Db, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
+        Ok(match self {
+            Source(Some(_), Some(at)) => at,
+            Source(id @ Some(_), None) => response_time(db, id)?,
+            Source(None, _) => now,
+        })
+    }
+}
+
 /// A post as archived: what an edit is judged against.
 struct Archived {
     title: Option<String>,
@@ -81,14 +93,11 @@ fn put_post(
     db: &mut dyn Db,
     blog_id: BlogId,
     p: &NewPost,
-    Source(response_id, arrived): Source,
+    source: Source,
     now: DateTime<Utc>,
 ) -> Result<PostWrite> {
-    let fetched_at = match (response_id, arrived) {
-        (Some(_), Some(at)) => at,
-        (Some(_), None) => response_time(db, response_id)?,
-        (None, _) => now,
-    };
+    let fetched_at = source.fetched_at(db, now)?;
+    let response_id = source.0;
     let old = db
         .query_opt(
             "SELECT title, content_text, content_html, authors, published, published_raw, version
@@ -367,7 +376,7 @@ fn record(o: PageOutcome) -> impl Fn(&mut dyn Db) -> Result<Written> + Send + Sy
             }
         }
         if let Some(page) = &o.page {
-            super::pages::put_page(db, &o, page, source)?;
+            super::pages::put_page(db, &o, page, source, now)?;
         }
         let comments = match (&o.comments, &settled, &o.post) {
             (Some(w), Some(id), Some(p)) if w.post_url == p.url => Some(CommentWrite {
