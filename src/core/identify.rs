@@ -53,7 +53,7 @@ pub const POST_SHARE: f64 = 0.8;
 
 /// Links to posts that make a page without an article a list of posts when the blog has no
 /// template marks: more than related posts and neighbour links add up to.
-pub const MANY_POST_LINKS: usize = 10;
+const MANY_POST_LINKS: usize = 10;
 
 /// Most marks of each kind kept: the most common first.
 const MAX_MARKS: usize = 24;
@@ -302,8 +302,8 @@ pub fn marked_post(page: &Page, marks: &Marks) -> bool {
 
 /// Why a page that is no post of the blog is one of its pages beside the posts (About,
 /// Contact, Now, a reading list; issue 42), on the blog's own evidence; `None` when it is not
-/// one. `dated`: the generic extractor found a date on it; `text_chars`: the length of the
-/// article it found. A page of the blog:
+/// one. `text` reads the page's article ([`PageText`]), asked only once the cheaper evidence
+/// holds, `None` when there is none. A page of the blog:
 /// - carries fewer than half the blog's post marks and makes none of the declarations its
 ///   posts make (`og:type=article`, JSON-LD), or, where the blog has no post marks, is marked
 ///   a page by its own classes (`page`, `type-page`, `page-template`, on `<body>`, `<main>` or
@@ -319,10 +319,9 @@ pub fn blog_page(
     marks: &Marks,
     article: &Rule,
     post_links: usize,
-    dated: bool,
-    text_chars: usize,
+    text: impl FnOnce() -> Option<PageText>,
 ) -> Option<String> {
-    if !marks.learned || dated || text_chars < MIN_PAGE_CHARS || post_links >= MANY_POST_LINKS {
+    if !marks.learned || post_links >= MANY_POST_LINKS {
         return None;
     }
     let carried = marks
@@ -337,10 +336,19 @@ pub fn blog_page(
     } else {
         !declares && page_classes(page)
     };
-    let lists = marks.listing.iter().any(|r| r.apply_first(page).is_some())
+    // The cheap evidence first; the article's text, then the generic listing judge (each a
+    // pass of the generic extractor) only for a page that may still be one.
+    if !unmarked
+        || marks.listing.iter().any(|r| r.apply_first(page).is_some())
         || articles_shown(page, article) >= 2
-        || super::listing::is_listing(page);
-    (unmarked && !lists).then(|| {
+    {
+        return None;
+    }
+    let text = text()?;
+    if text.dated || text.chars < MIN_PAGE_CHARS || super::listing::is_listing(page) {
+        return None;
+    }
+    Some({
         if known >= MIN_MARKS_ALONE {
             format!(
                 "a page of the blog, not a post: no date, {carried} of the {known} marks its posts carry, and no list of posts"
@@ -349,6 +357,15 @@ pub fn blog_page(
             "a page of the blog, not a post: its classes say page, it shows no date and lists no posts".to_string()
         }
     })
+}
+
+/// What [`blog_page`] reads of a page's article, from the generic extractor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageText {
+    /// The extractor found a date on the page.
+    pub dated: bool,
+    /// The length of the article it found, in chars.
+    pub chars: usize,
 }
 
 /// Text a page of the blog holds at least (a sentence or two).
@@ -591,15 +608,18 @@ mod tests {
         let about = Page::parse(&about);
         assert!(!marked_post(&about, &marks));
         // That page is a page of the blog: undated, unmarked, listing nothing.
-        let why = blog_page(&about, &marks, &article, 0, false, 200);
+        let text = |dated, chars| move || Some(PageText { dated, chars });
+        let why = blog_page(&about, &marks, &article, 0, text(false, 200));
         assert!(why.is_some_and(|w| w.contains("not a post")));
         // Not when dated, too short, or listing posts; and a post never is one.
-        assert!(blog_page(&about, &marks, &article, 0, true, 200).is_none());
-        assert!(blog_page(&about, &marks, &article, 0, false, 20).is_none());
-        assert!(blog_page(&about, &marks, &article, MANY_POST_LINKS, false, 200).is_none());
+        assert!(blog_page(&about, &marks, &article, 0, text(true, 200)).is_none());
+        assert!(blog_page(&about, &marks, &article, 0, text(false, 20)).is_none());
+        assert!(blog_page(&about, &marks, &article, 0, || None).is_none());
+        assert!(blog_page(&about, &marks, &article, MANY_POST_LINKS, text(false, 200)).is_none());
         let listing_page = Page::parse(&listing(&[1, 2, 3]));
-        assert!(blog_page(&listing_page, &marks, &article, 3, false, 900).is_none());
-        assert!(blog_page(&Page::parse(&post(7, "")), &marks, &article, 1, false, 900).is_none());
+        assert!(blog_page(&listing_page, &marks, &article, 3, text(false, 900)).is_none());
+        let a_post = Page::parse(&post(7, ""));
+        assert!(blog_page(&a_post, &marks, &article, 1, text(false, 900)).is_none());
     }
 
     #[test]

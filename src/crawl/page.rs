@@ -512,24 +512,25 @@ fn blog_page(
     response: &Response,
     post_links: usize,
 ) -> Option<crate::store::NewPage> {
-    if crate::core::post_url::comment_page_of(url).is_some()
-        || post_links >= crate::core::identify::MANY_POST_LINKS
-    {
+    if crate::core::post_url::comment_page_of(url).is_some() {
         return None;
     }
     let xctx = ExtractContext {
         offset: ctx.offset,
         fetched_at: response.fetched_at,
     };
-    let x = crate::core::fallback::extract(page, &xctx)?;
-    let why = crate::core::identify::blog_page(
-        page,
-        &ctx.marks,
-        &ctx.rules.article,
-        post_links,
-        x.published.is_some(),
-        x.content_text.chars().count(),
-    )?;
+    let mut found = None;
+    let why =
+        crate::core::identify::blog_page(page, &ctx.marks, &ctx.rules.article, post_links, || {
+            let x = crate::core::fallback::extract(page, &xctx)?;
+            let text = crate::core::identify::PageText {
+                dated: x.published.is_some(),
+                chars: x.content_text.chars().count(),
+            };
+            found = Some(x);
+            Some(text)
+        })?;
+    let x = found?;
     Some(crate::store::NewPage {
         url: url.to_string(),
         title: x.title,
