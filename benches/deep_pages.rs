@@ -50,6 +50,7 @@ fn main() {
         declared_authors: true,
         declared_dates: true,
         date: None,
+        people: Vec::new(),
     };
     let ctx = ExtractContext {
         offset: chrono::FixedOffset::east_opt(0).unwrap(),

@@ -43,6 +43,7 @@ fn benches(c: &mut Criterion) {
         declared_authors: true,
         declared_dates: true,
         date: None,
+        people: Vec::new(),
     };
     let sxd = || RuleSet {
         article: Rule::parse(&sxd_spelling(common::SYN_ARTICLE)).unwrap(),
@@ -52,6 +53,7 @@ fn benches(c: &mut Criterion) {
         declared_authors: true,
         declared_dates: true,
         date: None,
+        people: Vec::new(),
     };
     let (fast, sxd) = (fast(), sxd());
     assert_eq!(fast.article.kind(), RuleKind::Class);

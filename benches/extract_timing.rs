@@ -154,6 +154,7 @@ fn run(job: &Job, reps: usize) -> Value {
         declared_authors: true,
         declared_dates: true,
         date: None,
+        people: Vec::new(),
     };
     let mut pages = Vec::new();
     let mut times = Vec::new();

@@ -124,6 +124,7 @@ fn main() -> anyhow::Result<()> {
                     url: url.clone(),
                     title: Some(title.clone()),
                     authors: vec![AUTHORS[i % AUTHORS.len()].to_string()],
+                    author_pages: vec![],
                     published: Some(published),
                     published_raw: None,
                     updated: None,

@@ -44,6 +44,7 @@ pub fn run(data: &[u8]) {
             declared_authors: true,
             declared_dates: true,
             date: Some((rule("//*[@class='published']"), Some("%B %d, %Y".into()))),
+            people: vec!["Ada Quill".into()],
         },
         RuleSet {
             article: rule("//*[@id='content']"),
@@ -53,6 +54,7 @@ pub fn run(data: &[u8]) {
             declared_authors: false,
             declared_dates: false,
             date: Some((rule("//time"), None)),
+            people: vec![],
         },
         RuleSet {
             article: rule("/html/body/div[2]/article[1]"),
@@ -62,6 +64,7 @@ pub fn run(data: &[u8]) {
             declared_authors: true,
             declared_dates: true,
             date: None,
+            people: vec![],
         },
     ];
     let mut found = Found::Nothing;
@@ -113,7 +116,7 @@ pub fn run(data: &[u8]) {
     let _ = head::declares_post(&page);
     let _ = extract::page_published(&page, ctx.offset);
     let _ = extract::declared_tags(&page);
-    let _ = extract::page_authors(&page);
+    let _ = everblog::core::bylines::page_authors(&page);
 
     let fixed = CommentRules {
         content: "comment-content".into(),

@@ -58,6 +58,7 @@ fn archive() -> (tempfile::TempDir, Store) {
                 url: url.clone(),
                 title: Some((*title).into()),
                 authors: vec![(*author).into()],
+                author_pages: vec![],
                 published: Some(
                     DateTime::parse_from_rfc3339(&format!("2026-0{}-01T00:00:00+02:00", n + 1))
                         .unwrap(),

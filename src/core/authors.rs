@@ -1,10 +1,35 @@
-//! Authors as names: a byline's text split into people, one person recognised under several
+//! Authors as names: a byline's text read as people, one person recognised under several
 //! spellings (strsim's Jaro–Winkler), and a post's authors from its feed entry and its page.
 
-/// Author names from a byline's text: "By Jo Bloggs and Ann Smith" → ["Jo Bloggs", "Ann Smith"]
-/// (role words "By", "Posted by", "Written by", "von", "par", "por" dropped; names separated by
-/// `,` `;` `|` `·` `&` and the words and, und, et, y, with, mit, avec).
-pub fn split_authors(text: &str) -> Vec<String> {
+/// An author and the page the blog keeps for them (`/author/zoe/`, `/blog/authors/jonas`), as
+/// the post page links it: issue 42 asks for each author's page where the blog has one.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AuthorPage {
+    /// The author's name, as the post's record names them.
+    pub name: String,
+    /// The page's address: as the page writes it in [`crate::core::extract::Extracted`],
+    /// absolute once the crawl has resolved it against the post's address.
+    pub url: String,
+}
+
+/// Words that join two people in a byline ("Jo Bloggs and Ann Smith", "Ana & Tom"), in the
+/// languages bylines are written in.
+const CONJUNCTIONS: [&str; 8] = [
+    " & ", " and ", " und ", " et ", " y ", " with ", " mit ", " avec ",
+];
+
+/// The people a byline's or an author string's text names, split only as the blog's evidence
+/// allows (issue 42): `known` are the names the blog gives alone (its feed's single authors,
+/// each a person).
+/// - Role words are dropped: "By", "Posted by", "Written by", "von", "par", "por".
+/// - A conjunction (`&`, and, und, et, y, with, mit, avec) joins people: "By Jo Bloggs and
+///   Ann Smith" → ["Jo Bloggs", "Ann Smith"], with the commas of a list ("A, B and C"); unless
+///   the whole text is a name the blog gives alone ("Simon & Schuster").
+/// - Commas, `;`, `|` and `·` alone separate people only when each part is a known name.
+///   Otherwise what follows a known name is a job title or a bio ("Ada Quill, Staff writer"
+///   → ["Ada Quill"]), and a text naming no known person keeps its first part ("Jo Bloggs,
+///   Editor" → ["Jo Bloggs"]), never three authors out of "Name, Job title, hobby".
+pub fn names_in(text: &str, known: &[String]) -> Vec<String> {
     let mut t = super::text::collapse_whitespace(text);
     for prefix in [
         "posted by",
@@ -24,15 +49,74 @@ pub fn split_authors(text: &str) -> Vec<String> {
             break;
         }
     }
-    for word in [
-        " & ", " and ", " und ", " et ", " y ", " with ", " mit ", " avec ",
-    ] {
-        t = t.replace(word, ",");
+    let is_known = |n: &str| known.iter().any(|k| same_person(k, n));
+    let whole = without_copyright(&t);
+    let whole_known = known
+        .iter()
+        .any(|k| k.to_lowercase() == whole.to_lowercase());
+    let keep = |s: &str| {
+        let s = without_copyright(s.trim());
+        (!s.is_empty() && s.chars().any(char::is_alphabetic) && s.chars().count() <= 60)
+            .then_some(s)
+    };
+    let joined = !whole_known && CONJUNCTIONS.iter().any(|c| t.contains(c));
+    if joined {
+        let mut list = t.clone();
+        for word in CONJUNCTIONS {
+            list = list.replace(word, ",");
+        }
+        return list.split([',', ';', '|', '·']).filter_map(keep).collect();
     }
-    t.split([',', ';', '|', '·'])
-        .map(|s| without_copyright(s.trim()))
-        .filter(|s| !s.is_empty() && s.chars().any(char::is_alphabetic) && s.chars().count() <= 60)
+    let parts: Vec<String> = t.split([',', ';', '|', '·']).filter_map(keep).collect();
+    if whole_known {
+        return keep(&t).into_iter().collect();
+    }
+    if parts.len() <= 1 {
+        return parts;
+    }
+    let named: Vec<String> = parts.iter().filter(|p| is_known(p)).cloned().collect();
+    if named.is_empty() {
+        parts.into_iter().take(1).collect()
+    } else {
+        named
+    }
+}
+
+/// Each feed entry's authors (`raw`, one list of author strings per entry) read as people
+/// ([`names_in`]), with the feed's own evidence: the strings that name one person alone,
+/// anywhere in the feed, are the known names. A feed's author field holds a name, not a
+/// byline: a string with commas that names no known person is kept whole ("Lima, Ana").
+pub fn feed_people(raw: &[Vec<String>]) -> Vec<Vec<String>> {
+    let alone: Vec<String> = raw
+        .iter()
+        .flatten()
+        .filter(|s| names_in(s, &[]).len() == 1 && !s.contains([',', ';', '|', '·']))
+        .cloned()
+        .collect();
+    raw.iter()
+        .map(|names| {
+            let mut out: Vec<String> = Vec::new();
+            for n in names.iter().flat_map(|s| feed_names(s, &alone)) {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+            out
+        })
         .collect()
+}
+
+/// One feed author string's people ([`feed_people`]).
+fn feed_names(s: &str, alone: &[String]) -> Vec<String> {
+    let names = names_in(s, alone);
+    let commas_only =
+        s.contains([',', ';', '|', '·']) && !CONJUNCTIONS.iter().any(|c| s.contains(c));
+    match names.as_slice() {
+        [one] if commas_only && !alone.iter().any(|k| same_person(k, one)) => {
+            vec![super::text::collapse_whitespace(s)]
+        }
+        _ => names,
+    }
 }
 
 /// A copyright line's name: "© 2011–2026 Jo Bloggs. Powered by Hexo" → "Jo Bloggs" (a
@@ -127,29 +211,72 @@ mod tests {
     #[test]
     fn bylines() {
         assert_eq!(
-            split_authors("By Jo Bloggs and Ann Smith"),
+            names_in("By Jo Bloggs and Ann Smith", &[]),
             vec!["Jo Bloggs", "Ann Smith"]
         );
         assert_eq!(
-            split_authors("Posted by: Margarethe Kühn"),
+            names_in("Posted by: Margarethe Kühn", &[]),
             vec!["Margarethe Kühn"]
         );
-        assert_eq!(split_authors("Bob"), vec!["Bob"]);
+        assert_eq!(names_in("Bob", &[]), vec!["Bob"]);
         // A footer, a single-author blog's only byline.
         assert_eq!(
-            split_authors("© 2026 Priya Raman Powered by Hexo"),
+            names_in("© 2026 Priya Raman Powered by Hexo", &[]),
             vec!["Priya Raman"]
         );
         assert_eq!(
-            split_authors("Copyright 2011–2026 Jo Bloggs. All rights reserved."),
+            names_in("Copyright 2011–2026 Jo Bloggs. All rights reserved.", &[]),
             vec!["Jo Bloggs"]
         );
         assert_eq!(
-            split_authors("© İlkay Öz Powered by Hugo"),
+            names_in("© İlkay Öz Powered by Hugo", &[]),
             vec!["İlkay Öz"]
         );
-        assert_eq!(split_authors("Inês Carvalho"), vec!["Inês Carvalho"]);
-        assert_eq!(split_authors("Jonas Weiß"), vec!["Jonas Weiß"]);
+        assert_eq!(names_in("Inês Carvalho", &[]), vec!["Inês Carvalho"]);
+        assert_eq!(names_in("Jonas Weiß", &[]), vec!["Jonas Weiß"]);
+        let known = ["Ada Quill".to_string(), "Bram Okafor".to_string()];
+        // Commas alone: people only when each is known; else a name and its job title.
+        assert_eq!(
+            names_in("Ada Quill, Bram Okafor", &known),
+            ["Ada Quill", "Bram Okafor"]
+        );
+        assert_eq!(
+            names_in("Ada Quill, Staff writer, birder", &known),
+            ["Ada Quill"]
+        );
+        assert_eq!(names_in("Jo Bloggs, Editor", &known), ["Jo Bloggs"]);
+        assert_eq!(names_in("Name, Job title, hobby", &[]), ["Name"]);
+        // A conjunction joins people, with a list's commas.
+        assert_eq!(
+            names_in("Ana Lima, Tom Weiss and Li Wei", &[]),
+            ["Ana Lima", "Tom Weiss", "Li Wei"]
+        );
+        assert_eq!(
+            names_in("Ana Lima & Tom Weiss", &known),
+            ["Ana Lima", "Tom Weiss"]
+        );
+        // Unless the blog gives the whole text alone as one name.
+        let firm = ["Simon & Schuster".to_string()];
+        assert_eq!(names_in("Simon & Schuster", &firm), ["Simon & Schuster"]);
+    }
+
+    #[test]
+    fn feed_strings_split_by_the_feeds_own_names() {
+        let raw = |s: &[&[&str]]| -> Vec<Vec<String>> {
+            s.iter()
+                .map(|e| e.iter().map(|n| n.to_string()).collect())
+                .collect()
+        };
+        assert_eq!(
+            feed_people(&raw(&[
+                &["Tom Weiss"],
+                &["Ana Lima, Tom Weiss"],
+                &["Ana Lima"]
+            ])),
+            raw(&[&["Tom Weiss"], &["Ana Lima", "Tom Weiss"], &["Ana Lima"]])
+        );
+        // "Surname, Given" names nobody alone: one person, kept whole.
+        assert_eq!(feed_people(&raw(&[&["Lima, Ana"]])), raw(&[&["Lima, Ana"]]));
     }
 
     #[test]

@@ -7,9 +7,10 @@
 //! the page has one (it carries the offset), else parsed from the shown text in the blog's
 //! offset. Whatever could not be extracted is listed in [`Extracted::gaps`] with the reason.
 
-use super::authors::split_authors;
+use super::authors::AuthorPage;
+use super::bylines::{author_pages, byline_authors, declared_authors};
 use super::dates::{parse_instant, parse_page_date};
-use super::head::{first_text, json_ld, meta, meta_values, select};
+use super::head::{json_ld, meta, meta_values, select};
 use super::page::{ElementIdx, Page};
 use super::rules::Rule;
 use chrono::{DateTime, FixedOffset, Utc};
@@ -36,6 +37,9 @@ pub struct RuleSet {
     pub declared_dates: bool,
     /// Date rule (paper §3.5) and the format its dates are shown in.
     pub date: Option<(Rule, Option<String>)>,
+    /// The people the blog's feed names as authors ([`super::authors::feed_people`]): a
+    /// byline's text is split at commas only into these ([`names_in`]).
+    pub people: Vec<String>,
 }
 
 /// What extraction needs besides the page: the blog's offset (for local times shown without
@@ -59,6 +63,9 @@ pub struct Extracted {
     pub content_text: String,
     /// Author names: from the author rule, else as the page declares them.
     pub authors: Vec<String>,
+    /// The pages the post page links for its authors and for the blog's known people
+    /// ([`RuleSet::people`]), best first, `href` as written ([`author_pages`]).
+    pub author_pages: Vec<AuthorPage>,
     /// Publication time: the page's machine-readable time, else the date rule's text parsed.
     pub published: Option<DateTime<FixedOffset>>,
     /// The date as the page shows it (the date rule's text), if any.
@@ -109,13 +116,6 @@ super::vocabulary! {
         /// Comments the blog declares but the archive could not take.
         Comments = "comments",
     }
-}
-
-/// Author names the page itself declares (JSON-LD, `meta name=author`, OpenGraph
-/// `article:author`, `rel=author`, hCard), used
-/// as training targets when the feed names no author.
-pub fn page_authors(page: &Page) -> Vec<String> {
-    declared_authors(page)
 }
 
 /// Extracts a post. `None` when the article rule selects nothing or only empty text: the page is
@@ -171,7 +171,7 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         .author
         .iter()
         .find_map(|r| r.apply_first(page))
-        .map(|a| byline_authors(page, a))
+        .map(|a| byline_authors(page, a, &rules.people))
         .unwrap_or_default();
     let mut authors_by = (!authors.is_empty()).then_some(Extractor::Rules);
     if authors.is_empty() && rules.declared_authors {
@@ -253,10 +253,13 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         };
         gaps.push((GapField::Published, why));
     }
+    let mut named = authors.clone();
+    named.extend(rules.people.iter().cloned());
     Some(Extracted {
         title,
         content_html: content_html.trim().to_string(),
         content_text,
+        author_pages: author_pages(page, &named),
         authors,
         published,
         published_raw,
@@ -373,239 +376,6 @@ pub fn declared_tags(page: &Page) -> Vec<String> {
     tags
 }
 
-/// The site's own name as the page declares it (`og:site_name`, `application-name`, JSON-LD
-/// `WebSite`/`Organization` names): an "author" by that name is the site, not a person.
-fn site_names(page: &Page) -> Vec<String> {
-    let mut names = meta_values(page, "meta[property='og:site_name']", "content");
-    names.extend(meta_values(
-        page,
-        "meta[name='application-name']",
-        "content",
-    ));
-    for v in json_ld(page) {
-        let kind = v.get("@type").and_then(|t| t.as_str()).unwrap_or_default();
-        if matches!(kind, "WebSite" | "Organization" | "Blog") {
-            if let Some(n) = v.get("name").and_then(|n| n.as_str()) {
-                names.push(super::text::collapse_whitespace(n));
-            }
-        }
-    }
-    names
-}
-
-/// The byline a page shows, when it declares no author: the links to author pages
-/// ([`super::taxonomy::AUTHOR_PAGES`]) outside navigation, asides and footers, those of the first parent that
-/// holds any, each a short name.
-fn visible_byline(page: &Page) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    let mut parent = None;
-    for a in select(page, "a[href]") {
-        let href = a.value().attr("href").unwrap_or_default();
-        let path = href.split(['?', '#']).next().unwrap_or_default();
-        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        let author_page = segments.len() >= 2
-            && segments[..segments.len() - 1]
-                .iter()
-                .any(|s| super::taxonomy::AUTHOR_PAGES.contains(&s.to_ascii_lowercase().as_str()));
-        if !author_page {
-            continue;
-        }
-        let in_chrome = a
-            .ancestors()
-            .filter_map(scraper::ElementRef::wrap)
-            .any(|e| matches!(e.value().name(), "nav" | "aside" | "footer"));
-        if in_chrome || parent.is_some_and(|p| Some(p) != a.parent().map(|n| n.id())) {
-            continue;
-        }
-        let text = super::text::collapse_whitespace(&a.text().collect::<String>());
-        if text.is_empty() || text.chars().count() > 60 {
-            continue;
-        }
-        parent = a.parent().map(|n| n.id());
-        for n in super::authors::split_authors(&text) {
-            if !names.contains(&n) {
-                names.push(n);
-            }
-        }
-    }
-    names
-}
-
-pub(super) fn declared_authors(page: &Page) -> Vec<String> {
-    let mut names = metadata_authors(page);
-    let site = site_names(page);
-    names.retain(|n| !site.iter().any(|s| super::authors::same_person(n, s)));
-    if names.is_empty() {
-        names = visible_byline(page);
-    }
-    names
-}
-
-/// The authors the page's metadata names: JSON-LD, `meta name=author`, OpenGraph
-/// `article:author`, `rel=author`, hCard.
-fn metadata_authors(page: &Page) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for v in json_ld(page) {
-        if let Some(a) = v.get("author") {
-            let list = match a {
-                serde_json::Value::Array(a) => a.clone(),
-                other => vec![other.clone()],
-            };
-            for a in list {
-                let name = a
-                    .get("name")
-                    .and_then(|n| n.as_str())
-                    .or_else(|| a.as_str());
-                if let Some(n) = name.and_then(super::feed::author_name) {
-                    names.push(n);
-                }
-            }
-        }
-    }
-    if names.is_empty() {
-        if let Some(n) =
-            meta(page, "meta[name='author']", "content").and_then(|n| super::feed::author_name(&n))
-        {
-            names.push(n);
-        }
-    }
-    if names.is_empty() {
-        // OpenGraph `article:author`: one per author, a name or a profile URL (left out).
-        names.extend(
-            select(page, "meta[property='article:author']")
-                .into_iter()
-                .filter_map(|m| m.value().attr("content"))
-                .filter(|c| !c.contains("://"))
-                .filter_map(super::feed::author_name),
-        );
-    }
-    if names.is_empty() {
-        for css in [
-            "[rel~='author']",
-            ".p-author",
-            ".author .fn",
-            ".vcard .fn",
-            ".h-card .p-name",
-        ] {
-            if let Some(n) = first_text(page, css).and_then(|n| super::feed::author_name(&n)) {
-                names.push(n);
-                break;
-            }
-        }
-    }
-    names.dedup();
-    names
-}
-
-/// Author names of the byline at `node`, with co-authors: where the byline (or one of its
-/// three nearest ancestors) repeats as same-tag, same-class siblings — one link or one profile
-/// card per author — the same child path is followed in each repetition.
-fn byline_authors(page: &Page, node: ElementIdx) -> Vec<String> {
-    let mut nodes = vec![node];
-    let mut path: Vec<(String, u32)> = Vec::new();
-    let mut cur = node;
-    for _ in 0..4 {
-        let e = &page.elements[cur as usize];
-        let Some(parent) = e.parent else { break };
-        let class = page.attr(cur, "class").map(str::to_string);
-        let siblings: Vec<ElementIdx> = page.elements[parent as usize]
-            .children
-            .iter()
-            .copied()
-            .filter(|&s| {
-                s != cur
-                    && page.elements[s as usize].name == e.name
-                    && page.attr(s, "class").map(str::to_string) == class
-            })
-            .collect();
-        if !siblings.is_empty() && (class.is_some() || !path.is_empty()) {
-            for s in siblings.into_iter().take(10) {
-                if let Some(found) = follow(page, s, &path) {
-                    nodes.push(found);
-                }
-            }
-            break;
-        }
-        path.insert(0, (e.name.clone(), e.position));
-        cur = parent;
-    }
-    nodes.sort_unstable();
-    let mut names: Vec<String> = Vec::new();
-    for n in nodes {
-        let found = match author_elements(page, n) {
-            Some(each) => each
-                .into_iter()
-                .flat_map(|e| split_authors(&page.text_of(e)))
-                .collect(),
-            None => split_authors(&page.text_of(n)),
-        };
-        for name in found {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-    }
-    names
-}
-
-/// One element per author inside the byline `node`, when it has them: two or more children
-/// of one tag and class (or links to author pages), each a short text, that together make
-/// most of the byline's text — Pelican's `<address>By <a class="url fn">A</a> <a class="url
-/// fn">B</a></address>`, whose text alone would run the names together.
-fn author_elements(page: &Page, node: ElementIdx) -> Option<Vec<ElementIdx>> {
-    let letters = |i: ElementIdx| {
-        page.text_of(i)
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .count()
-    };
-    let children = &page.elements[node as usize].children;
-    let is_author_link = |c: ElementIdx| {
-        page.attr(c, "rel").is_some_and(|r| r.contains("author"))
-            || page.attr(c, "href").is_some_and(|h| h.contains("author"))
-    };
-    let mut best: Option<Vec<ElementIdx>> = None;
-    for &c in children {
-        let e = &page.elements[c as usize];
-        let class = page.attr(c, "class");
-        if class.is_none() && !is_author_link(c) {
-            continue;
-        }
-        let group: Vec<ElementIdx> = children
-            .iter()
-            .copied()
-            .filter(|&o| {
-                page.elements[o as usize].name == e.name
-                    && page.attr(o, "class") == class
-                    && (class.is_some() || is_author_link(o))
-            })
-            .collect();
-        let short = group.iter().all(|&g| (1..=60).contains(&letters(g)));
-        if group.len() >= 2 && short && best.as_ref().is_none_or(|b| b.len() < group.len()) {
-            best = Some(group);
-        }
-    }
-    let group = best?;
-    let covered: usize = group.iter().map(|&g| letters(g)).sum();
-    (covered * 2 >= letters(node)).then_some(group)
-}
-
-/// Descends from `from` along (tag, position among same-tag siblings) steps.
-fn follow(page: &Page, from: ElementIdx, path: &[(String, u32)]) -> Option<ElementIdx> {
-    let mut cur = from;
-    for (name, pos) in path {
-        cur = page.elements[cur as usize]
-            .children
-            .iter()
-            .copied()
-            .find(|&c| {
-                let e = &page.elements[c as usize];
-                &e.name == name && e.position == *pos
-            })?;
-    }
-    Some(cur)
-}
-
 pub(super) fn declared_updated(page: &Page) -> Option<String> {
     json_ld(page)
         .iter()
@@ -653,31 +423,6 @@ mod tests {
         let tags = declared_tags(&wordpress);
         assert_eq!(tags.first().map(String::as_str), Some("Journeys"));
         assert!(tags.iter().any(|t| t == "alps") && tags.iter().any(|t| t == "food"));
-    }
-
-    #[test]
-    fn co_authors_of_a_real_pelican_byline_are_separate_names() {
-        let page = Page::parse(include_str!(
-            "../../fixtures/sites/pelican/site/2019/10/the-greenhouse-i-mulched-beside-the-path.html"
-        ));
-        let address = page.by_class("vcard author")[0];
-        assert_eq!(
-            byline_authors(&page, address),
-            ["Margarethe Kühn", "Owen Pritchard"]
-        );
-        // Author links without a class; names in the text alone.
-        let links = Page::parse(
-            r#"<p class=byline>Von <a href="/author/jo/">Jo Bloggs</a> <a href="/author/ann/">Ann Smith</a> <a href="/author/li/">Li Wei</a></p>
-            <p class=text>Por Ana Ruiz y Luis Gil</p>"#,
-        );
-        assert_eq!(
-            byline_authors(&links, links.by_class("byline")[0]),
-            ["Jo Bloggs", "Ann Smith", "Li Wei"]
-        );
-        assert_eq!(
-            byline_authors(&links, links.by_class("text")[0]),
-            ["Ana Ruiz", "Luis Gil"]
-        );
     }
 
     #[test]

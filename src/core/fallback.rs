@@ -30,10 +30,11 @@
 //! benches/README.md).
 
 use super::blocks::Figures;
+use super::bylines::declared_authors;
 use super::dates::parse_instant;
 use super::extract::{
-    declared_authors, declared_description, declared_published, declared_tags, declared_updated,
-    ExtractContext, Extracted, ExtractedBy, Extractor, GapField,
+    declared_description, declared_published, declared_tags, declared_updated, ExtractContext,
+    Extracted, ExtractedBy, Extractor, GapField,
 };
 use super::page::{ElementIdx, Page};
 use super::roles::is_marked_body;
@@ -159,6 +160,7 @@ pub fn extract(page: &Page, ctx: &ExtractContext) -> Option<Extracted> {
             .trim()
             .to_string(),
         content_text,
+        author_pages: super::bylines::author_pages(page, &authors),
         authors,
         published,
         published_raw: None,

@@ -69,7 +69,8 @@ pub struct FeedEntry {
     /// Title as text.
     pub title: Option<String>,
     /// Author names, e-mail addresses removed, one person each (a string naming several,
-    /// "A and B", is split as a byline is); the feed's authors when the entry has none.
+    /// "A and B", is read as [`super::authors::feed_people`] reads it); the feed's authors
+    /// when the entry has none.
     pub authors: Vec<String>,
     /// `authors` are the feed's own (its channel's or feed's `<author>`), the entry naming
     /// none: a weak default, never stronger than the post page's byline (issue 28).
@@ -175,7 +176,7 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
             .unwrap_or_else(|_| href.to_string()),
         None => href.to_string(),
     };
-    let feed_authors = people(&parsed.authors);
+    let feed_raw = people(&parsed.authors);
     let home = parsed
         .links
         .iter()
@@ -221,11 +222,13 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
             .find(|l| l.rel.as_deref().is_none_or(|r| r == "alternate") && l.target.is_none())
             .or_else(|| e.links.first());
         let Some(link) = link else { continue };
-        let mut authors = people(&e.authors);
-        let authors_inherited = authors.is_empty() && !feed_authors.is_empty();
-        if authors.is_empty() {
-            authors = feed_authors.clone();
-        }
+        let raw_authors = people(&e.authors);
+        let authors_inherited = raw_authors.is_empty() && !feed_raw.is_empty();
+        let authors = if raw_authors.is_empty() {
+            feed_raw.clone()
+        } else {
+            raw_authors
+        };
         entries.push(FeedEntry {
             url: resolve(&link.href),
             title: e
@@ -259,6 +262,11 @@ pub fn parse(bytes: &[u8], feed_url: &str) -> Result<Feed, FeedError> {
                 .filter(|b| !b.trim().is_empty()),
             enclosures: enclosures(e, &link.href, kind == FeedKind::Json, &resolve),
         });
+    }
+    // Author strings read as people with the whole feed's evidence (issue 42).
+    let raw: Vec<Vec<String>> = entries.iter().map(|e| e.authors.clone()).collect();
+    for (e, people) in entries.iter_mut().zip(super::authors::feed_people(&raw)) {
+        e.authors = people;
     }
     Ok(Feed {
         title: parsed
@@ -394,27 +402,18 @@ pub fn raw_entries(bytes: &[u8]) -> Vec<RawEntry> {
     out
 }
 
-/// The people a feed's author elements name: each element's name (or e-mail), and a name
-/// string naming several people ("Ana Lima and Tom Weiss", "Ana Lima, Tom Weiss") split as a
-/// byline is; each person once.
+/// The author strings a feed's author elements hold: each element's name (or e-mail), as
+/// written; [`super::authors::feed_people`] reads them as people.
 fn people(persons: &[feed_rs::model::Person]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for p in persons {
-        let Some(name) = p
-            .name
-            .as_deref()
-            .or(p.email.as_deref())
-            .and_then(author_name)
-        else {
-            continue;
-        };
-        for n in super::authors::split_authors(&name) {
-            if !out.contains(&n) {
-                out.push(n);
-            }
-        }
-    }
-    out
+    persons
+        .iter()
+        .filter_map(|p| {
+            p.name
+                .as_deref()
+                .or(p.email.as_deref())
+                .and_then(author_name)
+        })
+        .collect()
 }
 
 /// "jo@example.org (Jo Bloggs)" → "Jo Bloggs"; a bare e-mail address → its local part.

@@ -61,7 +61,7 @@ pub struct MetaSample<'a> {
     /// The entry's author names (feed, or the page's own declarations).
     pub authors: Vec<String>,
     /// The author names the page's own metadata declares
-    /// ([`crate::core::extract::page_authors`]): judged site-wide or not against `authors`.
+    /// ([`crate::core::bylines::page_authors`]): judged site-wide or not against `authors`.
     pub declared: Vec<String>,
     /// The entry's publication time with the feed's offset.
     pub published: Option<DateTime<FixedOffset>>,

@@ -94,6 +94,7 @@ pub(crate) const TEST_PROSE: &str =
 
 pub mod authors;
 pub mod blocks;
+pub mod bylines;
 pub mod comment_data;
 pub mod comment_merge;
 pub mod comment_structure;

@@ -132,7 +132,7 @@ impl Pair<'_> {
         fetched_at: DateTime<Utc>,
     ) -> MetaSample<'p> {
         let entry = self.entry;
-        let declared = crate::core::extract::page_authors(page);
+        let declared = crate::core::bylines::page_authors(page);
         let authors =
             if entry.authors.is_empty() || (entry.authors_inherited && !declared.is_empty()) {
                 declared.clone()

@@ -5,6 +5,7 @@
 use super::links::{followable, site_of};
 use super::page_comments::comments_of;
 use super::UpdateSettings;
+use crate::core::authors::AuthorPage;
 use crate::core::comment_data::DataShape;
 use crate::core::comments::CommentRules;
 use crate::core::data_template::DataTemplate;
@@ -152,6 +153,7 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
         date: first(Field::Date)
             .map(|r| Rule::parse(&r.xpath).map(|x| (x, r.format.clone())))
             .transpose()?,
+        people: Vec::new(),
     };
     let class = |f: Field| {
         first(f).and_then(|r| crate::core::comments::class_of(&r.xpath).map(str::to_string))
@@ -169,6 +171,12 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
         Some((DataTemplate(r.xpath.clone()), shape))
     });
     let entries = store.entries(blog.id)?;
+    let mut rules = rules;
+    for name in entries.iter().flat_map(|e| &e.authors) {
+        if !rules.people.contains(name) {
+            rules.people.push(name.clone());
+        }
+    }
     let marks = Marks::from_stored(stored.iter().map(|r| (r.field, r.xpath.as_str())))?;
     let feed_authors = entries
         .iter()
@@ -346,10 +354,33 @@ fn post_of(
         .map(|(field, reason)| Gap { field, reason })
         .collect();
     let article = ctx.rules.article.apply_first(page);
+    // Each author's page on the blog, where the post page links one (issue 42).
+    let mut author_pages: Vec<AuthorPage> = Vec::new();
+    for p in x.author_pages {
+        let Some(name) = authors
+            .iter()
+            .find(|a| crate::core::authors::same_person(a, &p.name))
+        else {
+            continue;
+        };
+        let Ok(page_url) = base.join(&p.url) else {
+            continue;
+        };
+        let on_site = matches!(page_url.scheme(), "http" | "https")
+            && site_of(&page_url) == ctx.site
+            && page_url.as_str() != url;
+        if on_site && !author_pages.iter().any(|a| &a.name == name) {
+            author_pages.push(AuthorPage {
+                name: name.clone(),
+                url: page_url.to_string(),
+            });
+        }
+    }
     Ok(NewPost {
         url: url.to_string(),
         title: x.title.or_else(|| entry.and_then(|e| e.title.clone())),
         authors,
+        author_pages,
         published,
         published_raw: x.published_raw,
         updated: entry.and_then(|e| e.updated).or(x.updated),

@@ -198,7 +198,7 @@ fn write_document(
                 .with_attribute(("version", env!("CARGO_PKG_VERSION")))
                 .write_text_content(BytesText::new("everblog"))?;
             if entries.iter().any(|(p, _)| p.authors.is_empty()) {
-                author(w, title)?;
+                author(w, title, None)?;
             }
             for (post, enclosures) in entries {
                 write_entry(w, post, enclosures)?;
@@ -237,7 +237,8 @@ fn write_entry<W: Write>(
         }
         text(w, "updated", &rfc3339(entry_updated(post)))?;
         for name in &post.authors {
-            author(w, name)?;
+            let page = post.author_pages.iter().find(|p| &p.name == name);
+            author(w, name, page.map(|p| p.url.as_str()))?;
         }
         for tag in tags_of(post) {
             w.create_element("category")
@@ -279,9 +280,15 @@ fn text<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> std::io::Result
     Ok(())
 }
 
-fn author<W: Write>(w: &mut Writer<W>, name: &str) -> std::io::Result<()> {
-    w.create_element("author")
-        .write_inner_content(|w| text(w, "name", name))?;
+/// An `<author>`: its `name`, and the page the blog keeps for them as its `uri`.
+fn author<W: Write>(w: &mut Writer<W>, name: &str, uri: Option<&str>) -> std::io::Result<()> {
+    w.create_element("author").write_inner_content(|w| {
+        text(w, "name", name)?;
+        match uri {
+            Some(u) => text(w, "uri", u),
+            None => Ok(()),
+        }
+    })?;
     Ok(())
 }
 
@@ -342,6 +349,7 @@ mod tests {
             moved_to: None,
             tags: vec!["Food".into()],
             extracted_by: None,
+            author_pages: Vec::new(),
             comments: Vec::new(),
             media: Vec::new(),
         };

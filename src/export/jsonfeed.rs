@@ -39,6 +39,9 @@ struct Item<'a> {
 #[derive(Serialize)]
 struct Author<'a> {
     name: &'a str,
+    /// The page the blog keeps for the author (JSON Feed 1.1 `url`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -52,7 +55,7 @@ struct Attachment<'a> {
 /// `items`, newest first, each with
 /// `id` and `url` = the permalink, `title` (when known), `content_html`, `content_text`,
 /// `date_published` / `date_modified` (RFC 3339 with the blog's offset, when known),
-/// `authors` (`[{name}]`, one per author), `tags` (categories and tags), `attachments` (the
+/// `authors` (`[{name, url}]`, one per author, `url` the blog's page for them when known), `tags` (categories and tags), `attachments` (the
 /// feed's enclosures, `mime_type` `application/octet-stream` when the feed gave none).
 /// Returns the posts written.
 ///
@@ -97,7 +100,18 @@ fn item<'a>(post: &'a Post, enclosures: &'a [Enclosure]) -> Item<'a> {
         content_text: &post.content_text,
         date_published: date(post.published),
         date_modified: date(post.updated),
-        authors: post.authors.iter().map(|name| Author { name }).collect(),
+        authors: post
+            .authors
+            .iter()
+            .map(|name| Author {
+                name,
+                url: post
+                    .author_pages
+                    .iter()
+                    .find(|p| &p.name == name)
+                    .map(|p| p.url.as_str()),
+            })
+            .collect(),
         tags: tags_of(post),
         attachments: enclosures
             .iter()

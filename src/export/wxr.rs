@@ -69,7 +69,7 @@ pub fn write_wxr(
     let crate::store::AuthorsAndTags { authors, tags } = store.authors_and_tags(blog.id)?;
     let facts = facts_of_blog(store, blog.id)?;
     let media = &Downloads::new(media, blog.last_update_at.or(blog.crawled_at));
-    let logins = logins(&authors, &facts);
+    let logins = logins(&authors, &store.author_pages(blog.id)?, &facts);
     let terms = Terms::of(&tags, &facts);
     let mut w = Writer::new_with_indent(out, b'\t', 1);
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
@@ -456,10 +456,15 @@ fn comment_local(
     }
 }
 
-/// Each author's WordPress login: the slug of the author page the post pages link for that
-/// name (`/author/zoe/` → `zoe`, the `user_nicename` WordPress made from the login), else a
-/// slug of the name with its accents taken off (`Inês` → `ines`); unique among `authors`.
-fn logins(authors: &[String], facts: &HashMap<String, PageFacts>) -> HashMap<String, String> {
+/// Each author's WordPress login: the slug of the author's page (`/author/zoe/` → `zoe`, the
+/// `user_nicename` WordPress made from the login), as the crawl kept it (`kept_pages`, issue 42)
+/// or as the post pages link it, else a slug of the name with its accents taken off (`Inês`
+/// → `ines`); unique among `authors`.
+fn logins(
+    authors: &[String],
+    kept_pages: &[crate::core::authors::AuthorPage],
+    facts: &HashMap<String, PageFacts>,
+) -> HashMap<String, String> {
     // Pages by permalink: the same file whatever the map's order.
     let mut pages: Vec<(&String, &PageFacts)> = facts.iter().collect();
     pages.sort_by_key(|(url, _)| *url);
@@ -467,10 +472,17 @@ fn logins(authors: &[String], facts: &HashMap<String, PageFacts>) -> HashMap<Str
     let mut taken = HashSet::new();
     let mut out = HashMap::new();
     for name in authors {
-        let base = linked
+        let kept = kept_pages
             .iter()
-            .find(|(shown, _)| crate::core::comments::same_author(Some(shown), Some(name)))
-            .map(|(_, s)| s.clone())
+            .find(|p| &p.name == name)
+            .and_then(|p| crate::core::taxonomy::author_slug(&p.url));
+        let base = kept
+            .or_else(|| {
+                linked
+                    .iter()
+                    .find(|(shown, _)| crate::core::comments::same_author(Some(shown), Some(name)))
+                    .map(|(_, s)| s.clone())
+            })
             .unwrap_or_else(|| slug(name, "author"));
         let mut login = base.clone();
         let mut n = 2;
@@ -759,7 +771,7 @@ mod tests {
             ..PageFacts::default()
         };
         let facts = HashMap::from([("http://b.example/p/".to_string(), page)]);
-        let l = logins(&names, &facts);
+        let l = logins(&names, &[], &facts);
         assert_eq!(
             (
                 l["Ann Lee"].as_str(),
@@ -768,5 +780,11 @@ mod tests {
             ),
             ("ann", "zoe-castellanos", "author")
         );
+        // The page the crawl kept for an author names the login.
+        let kept = [crate::core::authors::AuthorPage {
+            name: "Zoë Castellanos".into(),
+            url: "http://b.example/blog/authors/zoe/".into(),
+        }];
+        assert_eq!(logins(&names, &kept, &facts)["Zoë Castellanos"], "zoe");
     }
 }

@@ -518,6 +518,9 @@ pub fn article_and_comments(
                     @for (i, a) in post.authors.iter().enumerate() {
                         @if i > 0 { ", " }
                         (linked(blog_id.and_then(|id| links.author(id, a)), a))
+                        @if let Some(page) = post.author_pages.iter().find(|p| &p.name == a) {
+                            " " a.author-page href=(links.go(&page.url)) title={ "The blog's page for " (a) } { "(profile)" }
+                        }
                     }
                 }
                 " · " (source)

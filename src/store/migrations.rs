@@ -443,4 +443,14 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX pages_by_blog ON pages(blog_id, url);
     "#,
+    // 28: each author's page on the blog (issue 42): the address a post page links for the
+    // author, latest first seen, for the reader and the exports.
+    r#"
+    CREATE TABLE author_pages (
+        blog_id INTEGER NOT NULL REFERENCES blogs(id),
+        name TEXT NOT NULL,
+        url TEXT NOT NULL,
+        PRIMARY KEY (blog_id, name)
+    );
+    "#,
 ];

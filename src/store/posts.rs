@@ -13,6 +13,7 @@ use super::{
     json_list, parse_list, BlogId, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post,
     PostVersion, PostWrite, ResponseId, Store, Written,
 };
+use crate::core::authors::AuthorPage;
 use crate::core::revisit::{edits, Said};
 use anyhow::Result;
 use chrono::{DateTime, FixedOffset, Utc};
@@ -208,6 +209,13 @@ fn put_post(
                 .transpose()?
         ],
     )?;
+    for a in &p.author_pages {
+        db.execute(
+            "INSERT INTO author_pages (blog_id, name, url) VALUES (?1, ?2, ?3)
+             ON CONFLICT (blog_id, name) DO UPDATE SET url = excluded.url",
+            args![blog_id, a.name.as_str(), a.url.as_str()],
+        )?;
+    }
     Ok(change)
 }
 
@@ -266,6 +274,12 @@ fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result
     Ok(written)
 }
 
+/// An author page's address (`a`, a row of `author_pages`): where the blog last answered it,
+/// when the crawl fetched it (`/blog/authors/lena` → 301 `/blog/authors/lena/`), else as the
+/// post page links it.
+const AUTHOR_PAGE_URL: &str = "COALESCE((SELECT r.final_url FROM responses r
+     WHERE r.blog_id = a.blog_id AND r.url = a.url ORDER BY r.id DESC LIMIT 1), a.url)";
+
 /// The columns [`post_from_row`] reads, with the blog's home URL.
 pub(super) const POST_SELECT: &str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at,
        p.updated, p.published_raw, p.gaps, p.version, p.gone_at, p.tags, p.extracted_by, p.moved_to
@@ -296,16 +310,37 @@ fn post_from_row(r: &Row) -> Result<Post> {
             .get::<Option<String>>(14)?
             .and_then(|b| serde_json::from_str(&b).ok()),
         moved_to: r.get(15)?,
+        author_pages: Vec::new(),
         comments: Vec::new(),
         media: Vec::new(),
     })
 }
 
-/// A post with its comments and media, from a row of [`POST_SELECT`].
+/// A post with its comments, media and its authors' pages, from a row of [`POST_SELECT`].
 pub(super) fn whole_post(db: &mut dyn Db, row: &Row) -> Result<Post> {
     let mut post = post_from_row(row)?;
     post.comments = comments_of(db, &post.url)?;
     post.media = media_of(db, &post.url)?;
+    if !post.authors.is_empty() {
+        let pages = db.query_map(
+            &format!(
+                "SELECT a.name, {AUTHOR_PAGE_URL} FROM author_pages a
+                 JOIN posts p ON p.blog_id = a.blog_id WHERE p.url = ?1 ORDER BY a.name"
+            ),
+            args![post.url.as_str()],
+            |r| {
+                Ok(AuthorPage {
+                    name: r.get(0)?,
+                    url: r.get(1)?,
+                })
+            },
+        )?;
+        post.author_pages = post
+            .authors
+            .iter()
+            .filter_map(|a| pages.iter().find(|p| &p.name == a).cloned())
+            .collect();
+    }
     Ok(post)
 }
 
@@ -506,6 +541,29 @@ impl Store {
                 .extend(t.into_iter().filter(|t| seen_t.insert(t.clone())));
         }
         Ok(out)
+    }
+
+    /// The page the blog keeps for each of its authors, where a post page linked one (issue
+    /// 42), by name: where the blog answered it, when the crawl fetched it.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn author_pages(&self, blog_id: BlogId) -> Result<Vec<AuthorPage>> {
+        self.read(move |db| {
+            db.query_map(
+                &format!(
+                    "SELECT a.name, {AUTHOR_PAGE_URL} FROM author_pages a
+                     WHERE a.blog_id = ?1 ORDER BY a.name"
+                ),
+                args![blog_id],
+                |r| {
+                    Ok(AuthorPage {
+                        name: r.get(0)?,
+                        url: r.get(1)?,
+                    })
+                },
+            )
+        })
     }
 
     /// One post by its URL, with its comments: the URL it was archived under, or the one it

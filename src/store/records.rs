@@ -371,6 +371,10 @@ pub struct Post {
     pub moved_to: Option<String>,
     /// Categories and tags the post's page gives it, in page order.
     pub tags: Vec<String>,
+    /// The pages the blog keeps for some of `authors`, in `authors`' order (filled with the
+    /// comments; issue 42).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub author_pages: Vec<crate::core::authors::AuthorPage>,
     /// Which extractor gave each field; `None` for posts archived before this was recorded.
     pub extracted_by: Option<ExtractedBy>,
     /// Comments, oldest first (filled by [`super::Store::posts`], [`super::Store::post`] and
@@ -423,6 +427,9 @@ pub struct NewPost {
     pub title: Option<String>,
     /// Author names.
     pub authors: Vec<String>,
+    /// The pages the blog keeps for some of `authors` (absolute addresses on the blog's site),
+    /// kept per blog and author ([`super::Store::author_pages`]).
+    pub author_pages: Vec<crate::core::authors::AuthorPage>,
     /// Publication time, with the blog's offset.
     pub published: Option<DateTime<FixedOffset>>,
     /// The date as the page shows it.

@@ -52,6 +52,7 @@ pub(crate) const TABLES: &[Table] = &[
     table("posts", Order::Id, 100),
     table("post_aliases", Order::Key(&["url"]), 1000),
     table("pages", Order::Id, 100),
+    table("author_pages", Order::Key(&["blog_id", "name"]), 1000),
     table("comments", Order::Id, 500),
     table("jobs", Order::Id, 1000),
     table("post_versions", Order::Id, 100),

@@ -11,7 +11,14 @@
 use crate::common::*;
 
 /// Archives the fixture blog `name` and checks every field of every post.
-fn archive_whole(name: &str) -> String {
+/// What a whole-blog archive of a fixture left: `archive coverage`'s report and the JSONL
+/// export.
+struct Archived {
+    coverage: String,
+    export: String,
+}
+
+fn archive_whole(name: &str) -> Archived {
     let blog = serve(name);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("archive.db");
@@ -47,7 +54,10 @@ fn archive_whole(name: &str) -> String {
         "{name}: coverage reports something missing:\n{text}{}",
         String::from_utf8_lossy(&coverage.stderr)
     );
-    text
+    Archived {
+        coverage: text,
+        export,
+    }
 }
 
 /// WordPress 6.1 on the block theme Twenty Twenty-Three, its single template customised with a
@@ -116,7 +126,7 @@ fn ghost_source_short_posts_above_read_more_cards() {
 /// `/blog/x/`), pages beside the posts, two posts at date-shaped paths.
 #[test]
 fn docusaurus_author_cards_and_trailing_slash_redirects() {
-    let coverage = archive_whole("docusaurus");
+    let Archived { coverage, export } = archive_whole("docusaurus");
     // Its pages are archived as pages (issue 42), each once, whichever address was fetched.
     // The contact page's two short lines are too little text for the generic extractor.
     let line = coverage
@@ -141,6 +151,45 @@ fn docusaurus_author_cards_and_trailing_slash_redirects() {
     want.sort();
     got.sort();
     assert_eq!(got, want, "{line}");
+    // Each author's page on the blog is kept with the post (issue 42): the card's name links
+    // it, the avatar and the social links do not name it.
+    let truth_posts = truth["posts"].as_array().unwrap();
+    let mut checked = 0;
+    for line in export.lines() {
+        let post: serde_json::Value = serde_json::from_str(line).unwrap();
+        let path = url::Url::parse(post["url"].as_str().unwrap())
+            .unwrap()
+            .path()
+            .to_string();
+        let Some(t) = truth_posts.iter().find(|t| t["path"] == path.as_str()) else {
+            continue;
+        };
+        let want: Vec<(String, String)> = t["authors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(t["author_urls"].as_array().unwrap())
+            .filter(|(_, u)| u.is_string())
+            .map(|(a, u)| (a.as_str().unwrap().into(), u.as_str().unwrap().into()))
+            .collect();
+        let got: Vec<(String, String)> = post["author_pages"]
+            .as_array()
+            .map(|a| a.as_slice())
+            .unwrap_or_default()
+            .iter()
+            .map(|p| {
+                let u = url::Url::parse(p["url"].as_str().unwrap()).unwrap();
+                (p["name"].as_str().unwrap().into(), u.path().to_string())
+            })
+            .collect();
+        assert_eq!(got, want, "{path}: author pages");
+        checked += 1;
+    }
+    assert_eq!(
+        checked,
+        truth_posts.len(),
+        "every post's author pages checked"
+    );
 }
 
 /// Hugo with Doks, its author travelling (issue 42): posts dated in seven offsets, each page

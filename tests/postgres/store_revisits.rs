@@ -13,6 +13,7 @@ fn post(url: &str, title: &str) -> NewPost {
         url: url.into(),
         title: Some(title.into()),
         authors: vec!["Ann".into()],
+        author_pages: vec![],
         published: Some(chrono::DateTime::parse_from_rfc3339("2024-03-01T10:00:00+01:00").unwrap()),
         published_raw: None,
         updated: None,

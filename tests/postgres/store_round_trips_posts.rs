@@ -5,6 +5,7 @@
 //! skipped, saying why, where PostgreSQL is not installed.
 
 use crate::common::pg_cluster::Cluster;
+use everblog::core::authors::AuthorPage;
 use everblog::core::feed::FeedKind;
 use everblog::store::DatabaseSettings;
 use everblog::store::Store;
@@ -37,6 +38,10 @@ macro_rules! posts_round_trip {
             url: url(p),
             title: Some(format!("Title of {p}")),
             authors: vec!["Ada Quill".into()],
+            author_pages: vec![AuthorPage {
+                name: "Ada Quill".into(),
+                url: url("author/ada/"),
+            }],
             published: Some(when(published)),
             published_raw: Some(published.into()),
             updated: None,
@@ -188,6 +193,20 @@ macro_rules! posts_round_trip {
         );
         assert_eq!(a.comments.len(), 1, "{backend}");
         assert_eq!(a.comments[0].content_text, "Nice!", "{backend}");
+        let ada = AuthorPage {
+            name: "Ada Quill".into(),
+            url: url("author/ada/"),
+        };
+        assert_eq!(
+            a.author_pages,
+            std::slice::from_ref(&ada),
+            "{backend}: the author's page"
+        );
+        assert_eq!(
+            s.author_pages(blog).unwrap(),
+            [ada],
+            "{backend}: kept once per author"
+        );
         assert_eq!(
             a.comments[0].author_url.as_deref(),
             Some("https://bram.example/"),
@@ -443,6 +462,7 @@ macro_rules! reading_round_trip {
                         format!("Post {n}")
                     }),
                     authors: vec!["Ann".into()],
+                    author_pages: vec![],
                     published: Some(
                         DateTime::parse_from_rfc3339(&format!("2026-0{n}-01T00:00:00+00:00"))
                             .unwrap(),
@@ -710,6 +730,7 @@ macro_rules! reading_round_trip {
                 url: again.url.clone(),
                 title: again.title.take(),
                 authors: again.authors.clone(),
+                author_pages: vec![],
                 published: again.published,
                 published_raw: None,
                 updated: None,

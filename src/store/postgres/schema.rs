@@ -381,4 +381,13 @@ CREATE TABLE pages (
 );
 CREATE INDEX pages_by_blog ON pages(blog_id, url);
 "#,
+    // Each author's page on the blog (SQLite's migration 28).
+    r#"
+CREATE TABLE author_pages (
+    blog_id BIGINT NOT NULL REFERENCES blogs(id),
+    name    TEXT NOT NULL,
+    url     TEXT NOT NULL,
+    PRIMARY KEY (blog_id, name)
+);
+"#,
 ];
