@@ -16,8 +16,9 @@
 //! 3. **The article**: an element the page marks as the article body (`itemprop=articleBody`,
 //!    the common article-body classes) when it holds most of the best candidate's text, else
 //!    the best candidate: score × (1 − link density), plus its class weight; its siblings join
-//!    it when they score nearly as well or are plain prose. A candidate that is mostly links
-//!    (an archive page, a tag list) is no article.
+//!    it when they score nearly as well or are plain prose, with its repeated blocks and its
+//!    lead, or the page's main text instead of a few words ([`super::extent`]). A candidate
+//!    that is mostly links (an archive page, a tag list) is no article.
 //! 4. **Inside the article**: boilerplate, link lists, blocks listing other posts (related
 //!    posts, "More posts") and the headline are left out.
 //!
@@ -32,6 +33,7 @@
 use super::blocks::Figures;
 use super::bylines::declared_authors;
 use super::dates::parse_instant;
+use super::extent::{inner_skips, or_main_text, with_lead, with_repeats, with_siblings};
 use super::extract::{
     declared_description, declared_published, declared_tags, declared_updated, ExtractContext,
     Extracted, ExtractedBy, Extractor, GapField,
@@ -93,7 +95,13 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
     };
     inner_skips(page, stats, root, &mut skip);
     let (root, skip) = with_repeats(page, stats, root, skip);
-    let (root, mut skip) = with_lead(page, stats, root, skip);
+    let (root, skip) = with_lead(page, stats, root, skip);
+    let (root, skip) = or_main_text(page, stats, root, skip);
+    unless_links(stats, root, skip)
+}
+
+/// The article at `root` without `skip`, unless what is left is a list of links.
+fn unless_links(stats: &Figures, root: ElementIdx, mut skip: Vec<ElementIdx>) -> Option<Article> {
     skip.sort_unstable();
     skip.dedup();
     // A list of links (an archive page's titles and dates, a tag list) is no article: over 60 %
@@ -240,327 +248,6 @@ fn tag_base(name: &str) -> f32 {
         "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
         _ => 0.0,
-    }
-}
-
-/// The best candidate with the siblings that join it: the candidate alone when none does,
-/// else the parent with the siblings that did not join left out.
-fn with_siblings(
-    page: &Page,
-    stats: &Figures,
-    top: usize,
-    top_score: f32,
-) -> (ElementIdx, Vec<ElementIdx>) {
-    let Some(parent) = page.elements[top].parent else {
-        return (top as ElementIdx, Vec::new());
-    };
-    let threshold = (top_score * 0.2).max(10.0);
-    let siblings = &page.elements[parent as usize].children;
-    let mut joined = 0;
-    let mut skip = Vec::new();
-    for &s in siblings {
-        let s = s as usize;
-        if s == top {
-            continue;
-        }
-        let density = if stats.chars[s] == 0 {
-            1.0
-        } else {
-            stats.link_chars[s] as f32 / stats.chars[s] as f32
-        };
-        let e = &page.elements[s];
-        let joins = !stats.boiler[s]
-            && ((stats.score[s] + stats.weight[s]) * (1.0 - density) >= threshold
-                || (e.name == "p" && stats.chars[s] > 80 && density < 0.25)
-                || (e.name == "p" && stats.chars[s] > 0 && density == 0.0 && {
-                    let t = page.normalised_text_of(s as ElementIdx);
-                    t.ends_with(&['.'])
-                }));
-        if joins {
-            joined += 1;
-        } else {
-            skip.push(s as ElementIdx);
-        }
-    }
-    if joined == 0 {
-        (top as ElementIdx, Vec::new())
-    } else {
-        (parent, skip)
-    }
-}
-
-/// What inside the article is left out: boilerplate, link lists, the headline, blocks listing
-/// other posts ([`super::blocks::listed_block`]).
-/// Levels above the article's root where its repeated blocks are looked for.
-const REPEAT_LEVELS: usize = 3;
-
-/// An article split into repeated blocks (a CMS's text components, Medium's sections: the
-/// same tag and first class, one after another) is all of them: within [`REPEAT_LEVELS`]
-/// above `root`, at the first level where the path's child has siblings of its tag and first
-/// class (not boilerplate, under 30 % links), their parent becomes the root, keeping those
-/// blocks and the few-link blocks between them (headings, images), each with its own inner
-/// skips.
-fn with_repeats(
-    page: &Page,
-    stats: &Figures,
-    root: ElementIdx,
-    skip: Vec<ElementIdx>,
-) -> (ElementIdx, Vec<ElementIdx>) {
-    let first_class = |i: ElementIdx| {
-        page.attr(i, "class")
-            .and_then(|c| c.split_whitespace().next())
-            .map(str::to_string)
-    };
-    let dense = |i: ElementIdx| {
-        let (c, l) = (stats.chars[i as usize], stats.link_chars[i as usize]);
-        c == 0 || l * 10 >= c * 3
-    };
-    let mut child = root;
-    for _ in 0..REPEAT_LEVELS {
-        let Some(parent) = page.elements[child as usize].parent else {
-            break;
-        };
-        let Some(class) = first_class(child) else {
-            child = parent;
-            continue;
-        };
-        let name = &page.elements[child as usize].name;
-        // A card of another post (its heading a link) is never a block of this one.
-        let card = |c: ElementIdx| {
-            page.subtree(c).any(|d| {
-                matches!(
-                    page.elements[d as usize].name.as_str(),
-                    "h1" | "h2" | "h3" | "h4"
-                ) && page
-                    .subtree(d)
-                    .any(|a| page.elements[a as usize].name == "a")
-            })
-        };
-        let same = |c: ElementIdx| {
-            c != child
-                && &page.elements[c as usize].name == name
-                && first_class(c).as_deref() == Some(class.as_str())
-                && !stats.boiler[c as usize]
-                && !dense(c)
-                && !card(c)
-        };
-        let children = &page.elements[parent as usize].children;
-        if !children.iter().any(|&c| same(c)) {
-            child = parent;
-            continue;
-        }
-        let members: Vec<ElementIdx> = children
-            .iter()
-            .copied()
-            .filter(|&c| c == child || same(c))
-            .collect();
-        let (first, last) = (members[0], *members.last().expect("the child is one"));
-        let mut new_skip = skip;
-        // Inside the path's child, only the root as chosen.
-        let mut x = root;
-        while x != child {
-            let Some(p) = page.elements[x as usize].parent else {
-                break;
-            };
-            new_skip.extend(
-                page.elements[p as usize]
-                    .children
-                    .iter()
-                    .copied()
-                    .filter(|&s| s != x),
-            );
-            x = p;
-        }
-        for &c in children {
-            let between = first < c && c < last;
-            if members.contains(&c) {
-                if c != child {
-                    inner_skips(page, stats, c, &mut new_skip);
-                }
-            } else if !between || stats.boiler[c as usize] || dense(c) {
-                new_skip.push(c);
-            }
-        }
-        return (parent, new_skip);
-    }
-    (root, skip)
-}
-
-/// Levels between the article's root and the heading naming the page that the lead may cross.
-const LEAD_LEVELS: usize = 6;
-
-/// The post's lead (standfirst, deck, its first paragraphs) joins the article: most engines lay
-/// a post out as title, byline, lead, body, and the lead often sits outside the body's
-/// container (in the post's `<header>`, a "teaser" or "intro" block). When the heading naming
-/// the page ([`super::blocks::title_heading`]) comes before `root`, their common ancestor (at
-/// most [`LEAD_LEVELS`] above `root`) becomes the root, keeping only the prose blocks between
-/// the heading and the old root: paragraphs, `h2`–`h6`, quotes or blocks without block
-/// children, under 25 % links, a sentence or 80 characters long; never boilerplate by tag, a
-/// part of the site, a byline, date, tag, credit or caption by its class words, a figure,
-/// list or table. Nothing changes when there is no such prose.
-fn with_lead(
-    page: &Page,
-    stats: &Figures,
-    root: ElementIdx,
-    skip: Vec<ElementIdx>,
-) -> (ElementIdx, Vec<ElementIdx>) {
-    let site = super::blocks::site_parts(page);
-    let Some(title) = super::blocks::title_heading(page, &site) else {
-        return (root, skip);
-    };
-    if title >= root || page.contains(title, root) || page.contains(root, title) {
-        return (root, skip);
-    }
-    // The common ancestor, and how far above the root it is.
-    let mut above = Vec::new();
-    let mut a = page.elements[root as usize].parent;
-    while let Some(x) = a {
-        if page.contains(x, title) {
-            break;
-        }
-        above.push(x);
-        a = page.elements[x as usize].parent;
-    }
-    let Some(common) = a.filter(|_| above.len() < LEAD_LEVELS) else {
-        return (root, skip);
-    };
-    let (chars, links) = super::blocks::sizes(page, &stats.hard);
-    let words = |i: ElementIdx| {
-        let mut w: Vec<String> = Vec::new();
-        for v in [page.attr(i, "class"), page.attr(i, "id")]
-            .into_iter()
-            .flatten()
-        {
-            for token in v.split_whitespace() {
-                let token = token.to_lowercase();
-                w.extend(
-                    token
-                        .split(['-', '_'])
-                        .filter(|p| !p.is_empty())
-                        .map(str::to_string),
-                );
-                w.push(token);
-            }
-        }
-        w
-    };
-    let meta = |i: ElementIdx| {
-        let w = words(i);
-        w.iter().any(|x| META_WORDS.contains(&x.as_str()))
-            && !w.iter().any(|x| LEAD_WORDS.contains(&x.as_str()))
-    };
-    let prose = |i: ElementIdx| {
-        let (c, l) = (chars[i as usize], links[i as usize]);
-        let e = &page.elements[i as usize];
-        if c < super::blocks::MIN_BLOCK || l * 4 > c {
-            return false;
-        }
-        if !matches!(
-            e.name.as_str(),
-            "p" | "blockquote" | "h2" | "h3" | "h4" | "h5" | "h6"
-        ) && !super::blocks::is_block(page, i)
-        {
-            return false;
-        }
-        c >= 80
-            || page
-                .text_of(i)
-                .trim_end()
-                .ends_with(['.', '!', '?', '…', ':', ';', '"', '“', '”', '»', '«', ')'])
-    };
-    let mut keep = Vec::new();
-    let mut i = page.subtree(title).end;
-    while i < root {
-        let e = &page.elements[i as usize];
-        if page.contains(i, root) {
-            i += 1;
-            continue;
-        }
-        if stats.hard[i as usize]
-            || site[i as usize]
-            || meta(i)
-            || matches!(e.name.as_str(), "figure" | "h1" | "table" | "ul" | "ol")
-        {
-            i = page.subtree(i).end;
-            continue;
-        }
-        if prose(i) {
-            keep.push(i);
-            i = page.subtree(i).end;
-            continue;
-        }
-        i += 1;
-    }
-    if keep.is_empty() {
-        return (root, skip);
-    }
-    keep.push(root);
-    let kept: Vec<std::ops::Range<ElementIdx>> = keep.iter().map(|&k| page.subtree(k)).collect();
-    // Everything under the common ancestor but the kept blocks and the old root.
-    let mut new_skip = skip;
-    let end = page.subtree(common).end;
-    let mut i = common + 1;
-    while i < end {
-        if let Some(k) = kept.iter().find(|k| k.contains(&i)) {
-            i = k.end;
-        } else if kept.iter().any(|k| page.contains(i, k.start)) {
-            i += 1;
-        } else {
-            new_skip.push(i);
-            i = page.subtree(i).end;
-        }
-    }
-    (common, new_skip)
-}
-
-/// Class and id words of a byline, date, taxonomy or caption: never the lead.
-const META_WORDS: &[&str] = &[
-    "author",
-    "byline",
-    "dateline",
-    "date",
-    "timestamp",
-    "published",
-    "meta",
-    "tags",
-    "tag",
-    "credit",
-    "copyright",
-    "caption",
-    "print",
-    "skip",
-    "hidden",
-];
-
-/// Class and id words of a lead, which may share a word with [`META_WORDS`]'s blocks.
-const LEAD_WORDS: &[&str] = &[
-    "lead",
-    "intro",
-    "teaser",
-    "summary",
-    "excerpt",
-    "abstract",
-    "standfirst",
-    "deck",
-];
-
-fn inner_skips(page: &Page, stats: &Figures, root: ElementIdx, skip: &mut Vec<ElementIdx>) {
-    skip.extend(super::blocks::listed_block(page, stats, root));
-    let range = page.subtree(root);
-    let mut i = range.start + 1;
-    while i < range.end {
-        let e = &page.elements[i as usize];
-        let link_list = matches!(
-            e.name.as_str(),
-            "ul" | "ol" | "div" | "p" | "section" | "table"
-        ) && stats.chars[i as usize] > 0
-            && stats.link_chars[i as usize] * 10 > stats.chars[i as usize] * 6;
-        if stats.boiler[i as usize] || e.name == "h1" || link_list {
-            skip.push(i);
-            i = page.subtree(i).end;
-        } else {
-            i += 1;
-        }
     }
 }
 

@@ -102,6 +102,7 @@ pub mod comments;
 pub mod data_template;
 pub mod dates;
 pub mod excludes;
+pub mod extent;
 pub mod extract;
 pub mod fallback;
 pub mod feed;

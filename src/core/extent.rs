@@ -1,0 +1,453 @@
+//! How far a page's article reaches beyond the best-scoring block ([`super::fallback`]'s step
+//! 3): the siblings that join it, the repeated blocks it is split into (a CMS's text
+//! components, steps), the post's lead above it, the page's main text when the block is only
+//! a few words; and what inside it is left out (boilerplate, link lists, listed posts, the
+//! headline).
+
+use super::blocks::Figures;
+use super::page::{ElementIdx, Page};
+
+/// The best candidate with the siblings that join it: the candidate alone when none does,
+/// else the parent with the siblings that did not join left out.
+pub(super) fn with_siblings(
+    page: &Page,
+    stats: &Figures,
+    top: usize,
+    top_score: f32,
+) -> (ElementIdx, Vec<ElementIdx>) {
+    let Some(parent) = page.elements[top].parent else {
+        return (top as ElementIdx, Vec::new());
+    };
+    let threshold = (top_score * 0.2).max(10.0);
+    let siblings = &page.elements[parent as usize].children;
+    let mut joined = 0;
+    let mut skip = Vec::new();
+    for &s in siblings {
+        let s = s as usize;
+        if s == top {
+            continue;
+        }
+        let density = if stats.chars[s] == 0 {
+            1.0
+        } else {
+            stats.link_chars[s] as f32 / stats.chars[s] as f32
+        };
+        let e = &page.elements[s];
+        let joins = !stats.boiler[s]
+            && ((stats.score[s] + stats.weight[s]) * (1.0 - density) >= threshold
+                || (e.name == "p" && stats.chars[s] > 80 && density < 0.25)
+                || (e.name == "p" && stats.chars[s] > 0 && density == 0.0 && {
+                    let t = page.normalised_text_of(s as ElementIdx);
+                    t.ends_with(&['.'])
+                }));
+        if joins {
+            joined += 1;
+        } else {
+            skip.push(s as ElementIdx);
+        }
+    }
+    if joined == 0 {
+        (top as ElementIdx, Vec::new())
+    } else {
+        (parent, skip)
+    }
+}
+
+/// Below this many characters of prose (text outside links and boilerplate), an article is
+/// too short to trust when the page holds far more prose elsewhere ([`or_main_text`]).
+const SHORT_ARTICLE: u32 = 200;
+
+/// The share of the page's prose the main text block holds ([`or_main_text`]).
+const MAIN_SHARE: u32 = 60;
+
+/// An article of a few words on a page of far more prose (a recipe's lists and steps, a post
+/// of annotated links, text in `<span>`s and `<li>`s that the paragraph scores pass over) is
+/// the wrong block: the page's [`main_text`] is taken instead when it holds at least three
+/// times the article's prose and [`SHORT_ARTICLE`] × 2 characters. Otherwise `root` and
+/// `skip` as they are.
+pub(super) fn or_main_text(
+    page: &Page,
+    stats: &Figures,
+    root: ElementIdx,
+    skip: Vec<ElementIdx>,
+) -> (ElementIdx, Vec<ElementIdx>) {
+    let prose = |i: ElementIdx| prose(stats, i);
+    let kept = prose(root).saturating_sub(
+        skip.iter()
+            .filter(|&&k| page.contains(root, k))
+            .map(|&k| prose(k))
+            .sum(),
+    );
+    if kept >= SHORT_ARTICLE {
+        return (root, skip);
+    }
+    match main_text(page, stats) {
+        Some(main) if prose(main) >= kept.saturating_mul(3).max(SHORT_ARTICLE * 2) => {
+            let mut main_skip = Vec::new();
+            inner_skips(page, stats, main, &mut main_skip);
+            (main, main_skip)
+        }
+        _ => (root, skip),
+    }
+}
+
+/// Characters of text outside links and boilerplate in `i`'s subtree.
+fn prose(stats: &Figures, i: ElementIdx) -> u32 {
+    stats.chars[i as usize].saturating_sub(stats.link_chars[i as usize])
+}
+
+/// The page's main text: the deepest element holding [`MAIN_SHARE`] % of the page's prose,
+/// followed from the root through the child holding the most; `None` on an empty page or
+/// when no child of `<html>` holds that share.
+fn main_text(page: &Page, stats: &Figures) -> Option<ElementIdx> {
+    let total = prose(stats, 0);
+    let mut main: ElementIdx = 0;
+    while let Some(&next) = page
+        .elements
+        .get(main as usize)?
+        .children
+        .iter()
+        .max_by_key(|&&c| prose(stats, c))
+    {
+        if prose(stats, next) * 100 < total * MAIN_SHARE || stats.boiler[next as usize] {
+            break;
+        }
+        main = next;
+    }
+    (main != 0).then_some(main)
+}
+
+/// Levels above the article's root where its repeated blocks are looked for.
+const REPEAT_LEVELS: usize = 6;
+
+/// Levels below the root's siblings where its repeated blocks are looked for (stray wrappers).
+const NESTED_REPEATS: usize = 3;
+
+/// An article split into repeated blocks (a CMS's text components, Medium's sections: the
+/// same tag and first class, or the same id but for its number, `blockid-4647400`, one after
+/// another) is all of them: within [`REPEAT_LEVELS`] above `root`, at the first level where
+/// the path's child has such siblings (or blocks up to [`NESTED_REPEATS`] wrappers below
+/// them) that hold the same path down to a block like `root`
+/// (not boilerplate, under 30 % links, no linked heading), their parent becomes the root,
+/// keeping those blocks and the few-link blocks between them (headings, images), each with
+/// its own inner skips. A level whose child has neither class nor id counts only with a
+/// classed element below it on the path.
+pub(super) fn with_repeats(
+    page: &Page,
+    stats: &Figures,
+    root: ElementIdx,
+    skip: Vec<ElementIdx>,
+) -> (ElementIdx, Vec<ElementIdx>) {
+    let first_class = |i: ElementIdx| {
+        page.attr(i, "class")
+            .and_then(|c| c.split_whitespace().next())
+            .map(str::to_string)
+    };
+    // What marks a block: its tag with its first class, else its id without the digits.
+    let mark = |i: ElementIdx| -> (String, Option<String>) {
+        let id_stem = || {
+            page.attr(i, "id")
+                .map(|d| d.trim_end_matches(|c: char| c.is_ascii_digit()).to_string())
+                .filter(|d| !d.is_empty())
+        };
+        (
+            page.elements[i as usize].name.clone(),
+            first_class(i).or_else(id_stem),
+        )
+    };
+    let dense = |i: ElementIdx| {
+        let (c, l) = (stats.chars[i as usize], stats.link_chars[i as usize]);
+        c == 0 || l * 10 >= c * 3
+    };
+    // A card of another post (its heading a link) is never a block of this one.
+    let card = |c: ElementIdx| {
+        page.subtree(c).any(|d| {
+            matches!(
+                page.elements[d as usize].name.as_str(),
+                "h1" | "h2" | "h3" | "h4"
+            ) && page
+                .subtree(d)
+                .any(|a| page.elements[a as usize].name == "a")
+        })
+    };
+    // Whether `from` holds, child by child, blocks marked as `path` (top down).
+    let holds = |from: ElementIdx, path: &[(String, Option<String>)]| {
+        let mut cur = from;
+        for m in path {
+            match page.elements[cur as usize]
+                .children
+                .iter()
+                .copied()
+                .find(|&c| &mark(c) == m)
+            {
+                Some(next) => cur = next,
+                None => return false,
+            }
+        }
+        true
+    };
+    let mut path: Vec<(String, Option<String>)> = Vec::new();
+    let mut child = root;
+    for _ in 0..REPEAT_LEVELS {
+        let Some(parent) = page.elements[child as usize].parent else {
+            break;
+        };
+        let own = mark(child);
+        if own.1.is_none() && !path.iter().any(|m| m.1.is_some()) {
+            path.insert(0, own);
+            child = parent;
+            continue;
+        }
+        let same = |c: ElementIdx| {
+            c != child
+                && mark(c) == own
+                && holds(c, &path)
+                && !stats.boiler[c as usize]
+                && !dense(c)
+                && !card(c)
+        };
+        let children = &page.elements[parent as usize].children;
+        // The blocks like the path's child: its siblings, or blocks a few stray wrappers below
+        // them (`<span><span><div class="step">`).
+        let mut members: Vec<ElementIdx> = Vec::new();
+        let mut below: Vec<(ElementIdx, usize)> = children
+            .iter()
+            .filter(|&&c| c != child)
+            .map(|&c| (c, 1))
+            .collect();
+        while let Some((c, depth)) = below.pop() {
+            if same(c) {
+                members.push(c);
+            } else if depth < NESTED_REPEATS {
+                below.extend(
+                    page.elements[c as usize]
+                        .children
+                        .iter()
+                        .map(|&d| (d, depth + 1)),
+                );
+            }
+        }
+        if members.is_empty() {
+            path.insert(0, own);
+            child = parent;
+            continue;
+        }
+        members.push(child);
+        let holds = |c: ElementIdx| members.iter().any(|&m| m == c || page.contains(c, m));
+        let holders: Vec<ElementIdx> = children.iter().copied().filter(|&c| holds(c)).collect();
+        let (first, last) = (holders[0], *holders.last().expect("the child is one"));
+        let mut new_skip = skip;
+        // Inside the path's child, only the root as chosen.
+        let mut x = root;
+        while x != child {
+            let Some(p) = page.elements[x as usize].parent else {
+                break;
+            };
+            new_skip.extend(
+                page.elements[p as usize]
+                    .children
+                    .iter()
+                    .copied()
+                    .filter(|&s| s != x),
+            );
+            x = p;
+        }
+        for &c in children {
+            let between = first < c && c < last;
+            if holders.contains(&c) {
+                if c != child {
+                    inner_skips(page, stats, c, &mut new_skip);
+                }
+            } else if !between || stats.boiler[c as usize] || dense(c) {
+                new_skip.push(c);
+            }
+        }
+        return (parent, new_skip);
+    }
+    (root, skip)
+}
+
+/// Levels between the article's root and the heading naming the page that the lead may cross.
+const LEAD_LEVELS: usize = 6;
+
+/// The post's lead (standfirst, deck, its first paragraphs) joins the article: most engines lay
+/// a post out as title, byline, lead, body, and the lead often sits outside the body's
+/// container (in the post's `<header>`, a "teaser" or "intro" block). When the heading naming
+/// the page ([`super::blocks::title_heading`]) comes before `root`, their common ancestor (at
+/// most [`LEAD_LEVELS`] above `root`) becomes the root, keeping only the prose blocks between
+/// the heading and the old root: paragraphs, `h2`–`h6`, quotes or blocks without block
+/// children, under 25 % links, a sentence or 80 characters long; never boilerplate by tag, a
+/// part of the site, a byline, date, tag, credit or caption by its class words, a figure,
+/// list or table. Nothing changes when there is no such prose.
+pub(super) fn with_lead(
+    page: &Page,
+    stats: &Figures,
+    root: ElementIdx,
+    skip: Vec<ElementIdx>,
+) -> (ElementIdx, Vec<ElementIdx>) {
+    let site = super::blocks::site_parts(page);
+    let Some(title) = super::blocks::title_heading(page, &site) else {
+        return (root, skip);
+    };
+    if title >= root || page.contains(title, root) || page.contains(root, title) {
+        return (root, skip);
+    }
+    // The common ancestor, and how far above the root it is.
+    let mut above = Vec::new();
+    let mut a = page.elements[root as usize].parent;
+    while let Some(x) = a {
+        if page.contains(x, title) {
+            break;
+        }
+        above.push(x);
+        a = page.elements[x as usize].parent;
+    }
+    let Some(common) = a.filter(|_| above.len() < LEAD_LEVELS) else {
+        return (root, skip);
+    };
+    let (chars, links) = super::blocks::sizes(page, &stats.hard);
+    let words = |i: ElementIdx| {
+        let mut w: Vec<String> = Vec::new();
+        for v in [page.attr(i, "class"), page.attr(i, "id")]
+            .into_iter()
+            .flatten()
+        {
+            for token in v.split_whitespace() {
+                let token = token.to_lowercase();
+                w.extend(
+                    token
+                        .split(['-', '_'])
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string),
+                );
+                w.push(token);
+            }
+        }
+        w
+    };
+    let meta = |i: ElementIdx| {
+        let w = words(i);
+        w.iter().any(|x| META_WORDS.contains(&x.as_str()))
+            && !w.iter().any(|x| LEAD_WORDS.contains(&x.as_str()))
+    };
+    let prose = |i: ElementIdx| {
+        let (c, l) = (chars[i as usize], links[i as usize]);
+        let e = &page.elements[i as usize];
+        if c < super::blocks::MIN_BLOCK || l * 4 > c {
+            return false;
+        }
+        if !matches!(
+            e.name.as_str(),
+            "p" | "blockquote" | "h2" | "h3" | "h4" | "h5" | "h6"
+        ) && !super::blocks::is_block(page, i)
+        {
+            return false;
+        }
+        c >= 80
+            || page
+                .text_of(i)
+                .trim_end()
+                .ends_with(['.', '!', '?', '…', ':', ';', '"', '“', '”', '»', '«', ')'])
+    };
+    let mut keep = Vec::new();
+    let mut i = page.subtree(title).end;
+    while i < root {
+        let e = &page.elements[i as usize];
+        if page.contains(i, root) {
+            i += 1;
+            continue;
+        }
+        if stats.hard[i as usize]
+            || site[i as usize]
+            || meta(i)
+            || matches!(e.name.as_str(), "figure" | "h1" | "table" | "ul" | "ol")
+        {
+            i = page.subtree(i).end;
+            continue;
+        }
+        if prose(i) {
+            keep.push(i);
+            i = page.subtree(i).end;
+            continue;
+        }
+        i += 1;
+    }
+    if keep.is_empty() {
+        return (root, skip);
+    }
+    keep.push(root);
+    let kept: Vec<std::ops::Range<ElementIdx>> = keep.iter().map(|&k| page.subtree(k)).collect();
+    // Everything under the common ancestor but the kept blocks and the old root.
+    let mut new_skip = skip;
+    let end = page.subtree(common).end;
+    let mut i = common + 1;
+    while i < end {
+        if let Some(k) = kept.iter().find(|k| k.contains(&i)) {
+            i = k.end;
+        } else if kept.iter().any(|k| page.contains(i, k.start)) {
+            i += 1;
+        } else {
+            new_skip.push(i);
+            i = page.subtree(i).end;
+        }
+    }
+    (common, new_skip)
+}
+
+/// Class and id words of a byline, date, taxonomy or caption: never the lead.
+const META_WORDS: &[&str] = &[
+    "author",
+    "byline",
+    "dateline",
+    "date",
+    "timestamp",
+    "published",
+    "meta",
+    "tags",
+    "tag",
+    "credit",
+    "copyright",
+    "caption",
+    "print",
+    "skip",
+    "hidden",
+];
+
+/// Class and id words of a lead, which may share a word with [`META_WORDS`]'s blocks.
+const LEAD_WORDS: &[&str] = &[
+    "lead",
+    "intro",
+    "teaser",
+    "summary",
+    "excerpt",
+    "abstract",
+    "standfirst",
+    "deck",
+];
+
+/// What inside the article is left out: boilerplate, link lists, the headline, blocks listing
+/// other posts ([`super::blocks::listed_block`]).
+pub(super) fn inner_skips(
+    page: &Page,
+    stats: &Figures,
+    root: ElementIdx,
+    skip: &mut Vec<ElementIdx>,
+) {
+    skip.extend(super::blocks::listed_block(page, stats, root));
+    let range = page.subtree(root);
+    let mut i = range.start + 1;
+    while i < range.end {
+        let e = &page.elements[i as usize];
+        let link_list = matches!(
+            e.name.as_str(),
+            "ul" | "ol" | "div" | "p" | "section" | "table"
+        ) && stats.chars[i as usize] > 0
+            && stats.link_chars[i as usize] * 10 > stats.chars[i as usize] * 6;
+        if stats.boiler[i as usize] || e.name == "h1" || link_list {
+            skip.push(i);
+            i = page.subtree(i).end;
+        } else {
+            i += 1;
+        }
+    }
+}
