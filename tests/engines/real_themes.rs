@@ -27,8 +27,12 @@ fn archive_whole(name: &str) -> Archived {
     assert!(crawled.contains("crawl complete"), "{name}: {crawled}");
     let export = ok(&archive(&db, &["export", "--format", "jsonl"]));
     let s = score(&blog.truth, &export);
+    let with_author_pages = export
+        .lines()
+        .filter(|l| l.contains("\"author_pages\":[{"))
+        .count();
     let report = format!(
-        "{name}: {}/{} posts, article {}, title {}, authors {}, published {}, {} not posts, {} duplicates\n{}\n{crawled}",
+        "{name}: {}/{} posts, article {}, title {}, authors {}, published {}, {} not posts, {} duplicates, {with_author_pages} with their authors' pages\n{}\n{crawled}",
         s.found,
         s.posts,
         s.article_ok,
