@@ -69,12 +69,35 @@ impl Figures {
         // A site part by its class never holds most of the page's prose: an Elementor
         // "widget" or a "has-sidebar" wrapper around the article is not boilerplate.
         let total = prose.first().copied().unwrap_or(0);
-        let mut boiler = hard.clone();
-        for i in 0..n {
-            let inherited = page.elements[i].parent.is_some_and(|p| boiler[p as usize]);
-            boiler[i] |= inherited || (soft[i] && prose[i] * 2 <= total);
+        let mark = |soft: &[bool]| {
+            let mut boiler = hard.clone();
+            for i in 0..n {
+                let inherited = page.elements[i].parent.is_some_and(|p| boiler[p as usize]);
+                boiler[i] |= inherited || (soft[i] && prose[i] * 2 <= total);
+            }
+            boiler
+        };
+        let mut boiler = mark(&soft);
+        let (mut chars, mut link_chars) = sizes(page, &boiler);
+        // Nor does one hold the article while almost nothing is left outside the site's parts
+        // (a news story inside `div.article-header`): the part holding the most prose, at
+        // least four times what is left, is not boilerplate.
+        let outermost = |i: usize| {
+            soft[i]
+                && !hard[i]
+                && page.elements[i]
+                    .parent
+                    .is_none_or(|p| !boiler[p as usize] || hard[p as usize])
+        };
+        if let Some(part) = (0..n)
+            .filter(|&i| boiler[i] && outermost(i))
+            .max_by_key(|&i| prose[i])
+            .filter(|&i| prose[i] >= 2 * MIN_BLOCK && prose[i] >= 4 * chars[0])
+        {
+            soft[part] = false;
+            boiler = mark(&soft);
+            (chars, link_chars) = sizes(page, &boiler);
         }
-        let (chars, link_chars) = sizes(page, &boiler);
         let commas = commas(page, &boiler);
         let mut score = vec![0.0f32; n];
         // Paragraph scores, given to the ancestors. A container's own text outside its block

@@ -9,7 +9,8 @@
 //!    part by its last word (`comments-area`, `sidebar`, `share-buttons`, `article-author`…;
 //!    `core::roles`)
 //!    or that wrap the page (`<form>`, `<header>`), unless they hold most of the page's prose
-//!    (an ASP.NET form, an Elementor "widget" around the article).
+//!    (an ASP.NET form, an Elementor "widget" around the article), or, by class words, four
+//!    times all the prose left outside the site's parts (a story in `div.article-header`).
 //! 2. **Paragraph scores**: every text block of at least [`super::blocks::MIN_BLOCK`] characters scores
 //!    `1 + commas + min(chars / 100, 3)`, given to its parent in full, its grandparent by
 //!    half and further ancestors by a third of their level.
@@ -275,6 +276,30 @@ mod tests {
              </form></body></html>"
         );
         assert_eq!(text(&html), format!("{PROSE} {PROSE}"));
+    }
+
+    #[test]
+    fn a_story_in_a_part_class_words_call_boilerplate_is_kept_when_nothing_else_is_left() {
+        // pagesix.com: the whole story in `div.article-header`, less than half the page's
+        // prose beside related stories and comments; nothing else is left outside such parts.
+        // A real header beside an article stays out.
+        let story = format!("<p>{PROSE}</p><p>{PROSE}</p><p>{PROSE}</p>");
+        let other =
+            "<p>Another story, told at length elsewhere, with its own long summary here.</p>";
+        let html = format!(
+            "<html><body><nav><a href=/>Home</a></nav><div class=box><div class=article-header>\
+             <h1>Myers exits</h1><div class=entry-content>{story}</div></div>\
+             <div class=related-posts>{other}{other}{other}{other}</div>\
+             <div class=comments-area>{other}{other}{other}{other}</div></div>\
+             <footer>© Page Six</footer></body></html>"
+        );
+        assert_eq!(text(&html), format!("{PROSE} {PROSE} {PROSE}"));
+        let beside = format!(
+            "<html><body><div class=site-header><p>The best gardening site in the county, \
+             with news, reviews and more, every single day of the week.</p></div>\
+             <div class=entry-content>{story}</div></body></html>"
+        );
+        assert_eq!(text(&beside), format!("{PROSE} {PROSE} {PROSE}"));
     }
 
     #[test]
