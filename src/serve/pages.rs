@@ -235,20 +235,21 @@ pub async fn blog(
     let size = reader.page_size;
     let page = p.page();
     let f = filter.clone();
-    let (blog, PostPage { posts, total }, months, authors, tags, blog_pages) = reader
-        .read(move |s| {
-            let blog = BlogView::of(s, views::blog(s, id)?)?;
-            let list = s.post_page(id, &f, size, (page - 1).saturating_mul(size))?;
-            Ok((
-                blog,
-                list,
-                s.post_months(id)?,
-                s.post_authors(id)?,
-                s.post_tags(id)?,
-                s.blog_pages(id)?,
-            ))
-        })
-        .await?;
+    let (blog, PostPage { posts, total }, months, (authors, author_pages), tags, blog_pages) =
+        reader
+            .read(move |s| {
+                let blog = BlogView::of(s, views::blog(s, id)?)?;
+                let list = s.post_page(id, &f, size, (page - 1).saturating_mul(size))?;
+                Ok((
+                    blog,
+                    list,
+                    s.post_months(id)?,
+                    (s.post_authors(id)?, s.author_pages(id)?),
+                    s.post_tags(id)?,
+                    s.blog_pages(id)?,
+                ))
+            })
+            .await?;
     let base = format!("/blog/{id}");
     let with = |page: u32| {
         let mut q = vec![format!("page={page}")];
@@ -316,7 +317,12 @@ pub async fn blog(
                     }
                     @if !authors.is_empty() {
                         h2 { "Authors" }
-                        ul { @for a in authors.iter().take(50) { li { a href={ (base) "?author=" (query_value(&a.value)) } { (a.value) } " (" (a.posts) ")" } } }
+                        ul { @for a in authors.iter().take(50) { li {
+                            a href={ (base) "?author=" (query_value(&a.value)) } { (a.value) } " (" (a.posts) ")"
+                            @if let Some(page) = author_pages.iter().find(|p| p.name == a.value) {
+                                " " a.author-page href=(go_href(&page.url)) title={ "The blog's page for " (a.value) } { "(profile)" }
+                            }
+                        } } }
                     }
                     @if !tags.is_empty() {
                         h2 { "Tags" }

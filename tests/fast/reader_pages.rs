@@ -40,6 +40,10 @@ fn the_reader_speaks_plainly_and_errors_are_pages() {
         newest.contains("href=\"/blog/1?author="),
         "authors link: {newest}"
     );
+    // Pelican links each author's page: kept by the crawl, linked by the post and the blog.
+    let profile = "class=\"author-page\" href=\"/go?url=http";
+    assert!(newest.contains(profile), "the author's page: {newest}");
+    assert!(blog.contains(profile), "the authors' pages: {blog}");
     assert!(
         newest.contains(&format!("rel=\"next\" href=\"/post?url={}\"", hrefs[1])),
         "the next older post: {newest}"
