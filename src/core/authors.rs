@@ -7,7 +7,7 @@
 pub struct AuthorPage {
     /// The author's name, as the post's record names them.
     pub name: String,
-    /// The page's address: as the page writes it in [`crate::core::extract::Extracted`],
+    /// The page's address: as the post page writes it ([`super::bylines::author_pages`]),
     /// absolute once the crawl has resolved it against the post's address.
     pub url: String,
 }
@@ -67,10 +67,10 @@ pub fn names_in(text: &str, known: &[String]) -> Vec<String> {
         }
         return list.split([',', ';', '|', '·']).filter_map(keep).collect();
     }
-    let parts: Vec<String> = t.split([',', ';', '|', '·']).filter_map(keep).collect();
     if whole_known {
         return keep(&t).into_iter().collect();
     }
+    let parts: Vec<String> = t.split([',', ';', '|', '·']).filter_map(keep).collect();
     if parts.len() <= 1 {
         return parts;
     }

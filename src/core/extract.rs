@@ -7,8 +7,7 @@
 //! the page has one (it carries the offset), else parsed from the shown text in the blog's
 //! offset. Whatever could not be extracted is listed in [`Extracted::gaps`] with the reason.
 
-use super::authors::AuthorPage;
-use super::bylines::{author_pages, byline_authors, declared_authors};
+use super::bylines::{byline_authors, declared_authors};
 use super::dates::{parse_instant, parse_page_date};
 use super::head::{json_ld, meta, meta_values, select};
 use super::page::{ElementIdx, Page};
@@ -63,9 +62,6 @@ pub struct Extracted {
     pub content_text: String,
     /// Author names: from the author rule, else as the page declares them.
     pub authors: Vec<String>,
-    /// The pages the post page links for its authors and for the blog's known people
-    /// ([`RuleSet::people`]), best first, `href` as written ([`author_pages`]).
-    pub author_pages: Vec<AuthorPage>,
     /// Publication time: the page's machine-readable time, else the date rule's text parsed.
     pub published: Option<DateTime<FixedOffset>>,
     /// The date as the page shows it (the date rule's text), if any.
@@ -253,13 +249,10 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         };
         gaps.push((GapField::Published, why));
     }
-    let mut named = authors.clone();
-    named.extend(rules.people.iter().cloned());
     Some(Extracted {
         title,
         content_html: content_html.trim().to_string(),
         content_text,
-        author_pages: author_pages(page, &named),
         authors,
         published,
         published_raw,

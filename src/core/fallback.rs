@@ -169,7 +169,6 @@ pub fn extract(page: &Page, ctx: &ExtractContext) -> Option<Extracted> {
             .trim()
             .to_string(),
         content_text,
-        author_pages: super::bylines::author_pages(page, &authors),
         authors,
         published,
         published_raw: None,

@@ -135,6 +135,13 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
         .post_pattern
         .clone()
         .context("no post URL pattern stored")?;
+    let entries = store.entries(blog.id)?;
+    let mut people: Vec<String> = Vec::new();
+    for name in entries.iter().flat_map(|e| &e.authors) {
+        if !people.contains(name) {
+            people.push(name.clone());
+        }
+    }
     let rules = RuleSet {
         article: Rule::parse(&article.xpath)?,
         title: first(Field::Title)
@@ -153,7 +160,7 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
         date: first(Field::Date)
             .map(|r| Rule::parse(&r.xpath).map(|x| (x, r.format.clone())))
             .transpose()?,
-        people: Vec::new(),
+        people,
     };
     let class = |f: Field| {
         first(f).and_then(|r| crate::core::comments::class_of(&r.xpath).map(str::to_string))
@@ -170,13 +177,6 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
         let shape = serde_json::from_str(r.format.as_deref()?).ok()?;
         Some((DataTemplate(r.xpath.clone()), shape))
     });
-    let entries = store.entries(blog.id)?;
-    let mut rules = rules;
-    for name in entries.iter().flat_map(|e| &e.authors) {
-        if !rules.people.contains(name) {
-            rules.people.push(name.clone());
-        }
-    }
     let marks = Marks::from_stored(stored.iter().map(|r| (r.field, r.xpath.as_str())))?;
     let feed_authors = entries
         .iter()
@@ -354,25 +354,20 @@ fn post_of(
         .map(|(field, reason)| Gap { field, reason })
         .collect();
     let article = ctx.rules.article.apply_first(page);
-    // Each author's page on the blog, where the post page links one (issue 42).
+    // Each author's page on the blog: the first the post page links for them on the blog's
+    // own site (issue 42).
     let mut author_pages: Vec<AuthorPage> = Vec::new();
-    for p in x.author_pages {
-        let Some(name) = authors
-            .iter()
-            .find(|a| crate::core::authors::same_person(a, &p.name))
-        else {
-            continue;
-        };
+    for p in crate::core::bylines::author_pages(page, &authors) {
         let Ok(page_url) = base.join(&p.url) else {
             continue;
         };
         let on_site = matches!(page_url.scheme(), "http" | "https")
             && site_of(&page_url) == ctx.site
             && page_url.as_str() != url;
-        if on_site && !author_pages.iter().any(|a| &a.name == name) {
+        if on_site && !author_pages.iter().any(|a| a.name == p.name) {
             author_pages.push(AuthorPage {
-                name: name.clone(),
                 url: page_url.to_string(),
+                ..p
             });
         }
     }
