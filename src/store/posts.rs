@@ -274,11 +274,29 @@ fn put_comments(db: &mut dyn Db, w: &CommentWrite, now: DateTime<Utc>) -> Result
     Ok(written)
 }
 
-/// An author page's address (`a`, a row of `author_pages`): where the blog last answered it,
-/// when the crawl fetched it (`/blog/authors/lena` → 301 `/blog/authors/lena/`), else as the
-/// post page links it.
-const AUTHOR_PAGE_URL: &str = "COALESCE((SELECT r.final_url FROM responses r
-     WHERE r.blog_id = a.blog_id AND r.url = a.url ORDER BY r.id DESC LIMIT 1), a.url)";
+/// The author pages of `author_pages a` rows that `filter` keeps (`params` its arguments), by
+/// name, each at the address the blog last answered it when the crawl fetched it
+/// (`/blog/authors/lena` → 301 `/blog/authors/lena/`), else as the post page links it.
+fn author_pages_where(
+    db: &mut dyn Db,
+    filter: &str,
+    params: &[super::db::Value],
+) -> Result<Vec<AuthorPage>> {
+    db.query_map(
+        &format!(
+            "SELECT a.name, COALESCE((SELECT r.final_url FROM responses r
+               WHERE r.blog_id = a.blog_id AND r.url = a.url ORDER BY r.id DESC LIMIT 1), a.url)
+             FROM author_pages a {filter} ORDER BY a.name"
+        ),
+        params,
+        |r| {
+            Ok(AuthorPage {
+                name: r.get(0)?,
+                url: r.get(1)?,
+            })
+        },
+    )
+}
 
 /// The columns [`post_from_row`] reads, with the blog's home URL.
 pub(super) const POST_SELECT: &str = "SELECT p.url, b.home_url, p.title, p.authors, p.published, p.content_html, p.content_text, p.fetched_at,
@@ -322,18 +340,10 @@ pub(super) fn whole_post(db: &mut dyn Db, row: &Row) -> Result<Post> {
     post.comments = comments_of(db, &post.url)?;
     post.media = media_of(db, &post.url)?;
     if !post.authors.is_empty() {
-        let pages = db.query_map(
-            &format!(
-                "SELECT a.name, {AUTHOR_PAGE_URL} FROM author_pages a
-                 JOIN posts p ON p.blog_id = a.blog_id WHERE p.url = ?1 ORDER BY a.name"
-            ),
+        let pages = author_pages_where(
+            db,
+            "JOIN posts p ON p.blog_id = a.blog_id WHERE p.url = ?1",
             args![post.url.as_str()],
-            |r| {
-                Ok(AuthorPage {
-                    name: r.get(0)?,
-                    url: r.get(1)?,
-                })
-            },
         )?;
         post.author_pages = post
             .authors
@@ -549,21 +559,7 @@ impl Store {
     /// # Errors
     /// The database failed.
     pub fn author_pages(&self, blog_id: BlogId) -> Result<Vec<AuthorPage>> {
-        self.read(move |db| {
-            db.query_map(
-                &format!(
-                    "SELECT a.name, {AUTHOR_PAGE_URL} FROM author_pages a
-                     WHERE a.blog_id = ?1 ORDER BY a.name"
-                ),
-                args![blog_id],
-                |r| {
-                    Ok(AuthorPage {
-                        name: r.get(0)?,
-                        url: r.get(1)?,
-                    })
-                },
-            )
-        })
+        self.read(move |db| author_pages_where(db, "WHERE a.blog_id = ?1", args![blog_id]))
     }
 
     /// One post by its URL, with its comments: the URL it was archived under, or the one it
