@@ -7,6 +7,7 @@
 use super::authors::{names_in, same_person, AuthorPage};
 use super::head::{first_text, json_ld, meta, meta_values, select};
 use super::page::{ElementIdx, Page};
+use super::taxonomy::is_author_page;
 
 /// Author names the page itself declares (JSON-LD, `meta name=author`, OpenGraph
 /// `article:author`, `rel=author`, hCard), used
@@ -16,7 +17,7 @@ pub fn page_authors(page: &Page) -> Vec<String> {
 }
 
 /// The pages this page links for each of `names`, best first, several per name: links whose
-/// text is the name to an author-page address ([`super::taxonomy::AUTHOR_PAGES`]), then
+/// text is the name to an author-page address ([`is_author_page`]), then
 /// JSON-LD's `author` `url` for that name, then other links whose text is the name, outside
 /// navigation. `href` as written; fragments, `mailto:` and scripts are no page. The crawl
 /// keeps the first on the blog's own site (a JSON-LD `url` is often the author's own website).
@@ -69,12 +70,6 @@ pub fn author_pages(page: &Page, names: &[String]) -> Vec<AuthorPage> {
             })
         })
         .collect();
-    let author_path = |href: &str| {
-        let path = href.split(['?', '#']).next().unwrap_or_default();
-        path.split('/')
-            .filter(|s| !s.is_empty())
-            .any(|s| super::taxonomy::AUTHOR_PAGES.contains(&s.to_ascii_lowercase().as_str()))
-    };
     let mut out: Vec<AuthorPage> = Vec::new();
     let mut done: Vec<&String> = Vec::new();
     for name in names {
@@ -86,7 +81,7 @@ pub fn author_pages(page: &Page, names: &[String]) -> Vec<AuthorPage> {
         let found = links
             .iter()
             .filter(by_name)
-            .filter(|p| author_path(&p.url))
+            .filter(|p| is_author_page(&p.url))
             .chain(declared.iter().filter(by_name))
             .chain(links.iter().filter(by_name));
         for p in found {
@@ -122,20 +117,14 @@ fn site_names(page: &Page) -> Vec<String> {
 }
 
 /// The byline a page shows, when it declares no author: the links to author pages
-/// ([`super::taxonomy::AUTHOR_PAGES`]) outside navigation, asides and footers, those of the first parent that
+/// ([`is_author_page`]) outside navigation, asides and footers, those of the first parent that
 /// holds any, each a short name.
 fn visible_byline(page: &Page) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let mut parent = None;
     for a in select(page, "a[href]") {
         let href = a.value().attr("href").unwrap_or_default();
-        let path = href.split(['?', '#']).next().unwrap_or_default();
-        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        let author_page = segments.len() >= 2
-            && segments[..segments.len() - 1]
-                .iter()
-                .any(|s| super::taxonomy::AUTHOR_PAGES.contains(&s.to_ascii_lowercase().as_str()));
-        if !author_page {
+        if !is_author_page(href) {
             continue;
         }
         let in_chrome = a

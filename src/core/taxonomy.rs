@@ -154,6 +154,16 @@ pub fn term_links(page: &Page) -> Vec<TermLink> {
     out
 }
 
+/// Whether `href` (absolute or relative) is an author's page: a path below one of
+/// [`AUTHOR_PAGES`] (`/author/zoe/`, `/blog/authors/lena`).
+pub(super) fn is_author_page(href: &str) -> bool {
+    let segs = segments(href);
+    segs.len() >= 2
+        && segs[..segs.len() - 1]
+            .iter()
+            .any(|s| AUTHOR_PAGES.contains(&s.to_ascii_lowercase().as_str()))
+}
+
 /// The links to author pages ([`AUTHOR_PAGES`], or `rel="author"`) a page shows, as (name
 /// shown, `href`), in page order, repeats included; short names only (≤ 60 characters).
 pub fn author_links(page: &Page) -> Vec<(String, String)> {
@@ -165,11 +175,7 @@ pub fn author_links(page: &Page) -> Vec<(String, String)> {
         if scheme.contains(':') && !matches!(scheme, "http:" | "https:") {
             continue;
         }
-        let segs = segments(href);
-        let author_page = segs.len() >= 2
-            && segs[..segs.len() - 1]
-                .iter()
-                .any(|s| AUTHOR_PAGES.contains(&s.to_ascii_lowercase().as_str()));
+        let author_page = is_author_page(href);
         let rel_author = a
             .value()
             .attr("rel")
