@@ -5,17 +5,23 @@
 //! and the blocks they make inside an article (`listed_block`), and the heading that names
 //! the page ([`page_title`]).
 
-use super::page::{ElementIdx, Page};
+use super::page::{attr_of, ElementIdx, Page};
 use super::roles::{classify, Class, SITE_PARTS};
 
 /// Text blocks shorter than this (chars) score nothing.
 pub const MIN_BLOCK: u32 = 25;
 
+/// Chars of prose no date, byline or post header holds ([`Class::PostPart`]).
+const POST_PART_PROSE: u32 = 1000;
+
+/// Fewer chars than this per link make a part a list of links, not prose.
+const CHARS_PER_LINK: u32 = 100;
+
 /// Inline elements: their text is part of the paragraph around them.
 const INLINE: &[&str] = &[
-    "a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "data", "del", "dfn", "em", "font", "i",
-    "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time",
-    "u", "var",
+    "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn",
+    "em", "font", "i", "img", "ins", "kbd", "mark", "nobr", "q", "rb", "rp", "rt", "ruby", "s",
+    "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr",
 ];
 
 /// Per-element figures of one page, from one pass over its element table .
@@ -43,11 +49,15 @@ impl Figures {
         let mut hard = vec![false; n];
         let mut soft = vec![false; n];
         let mut weight = vec![0.0; n];
+        let mut variant = vec![false; n];
+        let mut post_part = vec![false; n];
         for i in 0..n {
             let inherited = page.elements[i].parent.is_some_and(|p| hard[p as usize]);
             let class = classify(page, i as ElementIdx);
             hard[i] = inherited || class == Class::Hard;
             soft[i] = class == Class::Negative;
+            variant[i] = class == Class::NegativeVariant;
+            post_part[i] = class == Class::PostPart;
             weight[i] = match class {
                 Class::Positive => 25.0,
                 Class::Article => 10.0,
@@ -55,15 +65,51 @@ impl Figures {
                 _ => 0.0,
             };
         }
-        let (chars, _) = sizes(page, &hard);
-        // Prose: chars of the text blocks below each element.
+        let (chars, links) = sizes(page, &hard);
+        // A part a BEM modifier alone names is one when it reads like one: mostly links, or a
+        // link every few words (teasers under an overlay link, `rail--trending`); a section
+        // of prose (`TestReport__Section--Ads`) is not.
+        let mut anchors = vec![0u32; n];
+        for i in (0..n).rev() {
+            if hard[i] {
+                continue;
+            }
+            let e = &page.elements[i];
+            if e.name == "a" && page.attr(i as ElementIdx, "href").is_some() {
+                anchors[i] += 1;
+            }
+            if let Some(p) = e.parent {
+                anchors[p as usize] += anchors[i];
+            }
+        }
+        for i in 0..n {
+            if variant[i] && (links[i] * 2 > chars[i] || anchors[i] * CHARS_PER_LINK > chars[i]) {
+                soft[i] = true;
+                weight[i] = -25.0;
+            }
+        }
+        // Prose: chars of the text blocks below each element, a container's own text outside
+        // its block children (text between `<br>`s beside an image's `div`) among them.
         let mut prose = vec![0u32; n];
         for i in (0..n).rev() {
-            if !hard[i] && chars[i] >= MIN_BLOCK && is_block(page, i as ElementIdx) {
-                prose[i] = prose[i].max(chars[i]);
+            if !hard[i] && chars[i] >= MIN_BLOCK {
+                if is_block(page, i as ElementIdx) {
+                    prose[i] = prose[i].max(chars[i]);
+                } else {
+                    let own = own_text(page, &chars, i);
+                    if own >= MIN_BLOCK {
+                        prose[i] += own;
+                    }
+                }
             }
             if let Some(p) = page.elements[i].parent {
                 prose[p as usize] += prose[i];
+            }
+        }
+        for i in 0..n {
+            if post_part[i] && prose[i] < POST_PART_PROSE {
+                soft[i] = true;
+                weight[i] = -25.0;
             }
         }
         // A site part by its class never holds most of the page's prose: an Elementor
@@ -110,13 +156,7 @@ impl Figures {
             let (len, mut ancestor) = if is_block(page, i as ElementIdx) {
                 (chars[i], e.parent)
             } else if !INLINE.contains(&e.name.as_str()) {
-                let blocks: u32 = e
-                    .children
-                    .iter()
-                    .filter(|&&c| !INLINE.contains(&page.elements[c as usize].name.as_str()))
-                    .map(|&c| chars[c as usize])
-                    .sum();
-                (chars[i].saturating_sub(blocks), Some(i as ElementIdx))
+                (own_text(page, &chars, i), Some(i as ElementIdx))
             } else {
                 continue;
             };
@@ -152,8 +192,24 @@ impl Figures {
     }
 }
 
+/// Chars of a container's own text: its `chars` outside its children that are not inline
+/// (0 for an inline element, whose text is its parent's).
+fn own_text(page: &Page, chars: &[u32], i: usize) -> u32 {
+    let e = &page.elements[i];
+    if INLINE.contains(&e.name.as_str()) {
+        return 0;
+    }
+    let blocks: u32 = e
+        .children
+        .iter()
+        .filter(|&&c| !INLINE.contains(&page.elements[c as usize].name.as_str()))
+        .map(|&c| chars[c as usize])
+        .sum();
+    chars[i].saturating_sub(blocks)
+}
+
 /// Chars of text in each element's subtree outside `excluded` subtrees, and of those the chars
-/// inside links. Children follow their parent in document order, so one reverse pass sums.
+/// inside links ([`is_link`]). Children follow their parent in document order, so one reverse pass sums.
 pub(super) fn sizes(page: &Page, excluded: &[bool]) -> (Vec<u32>, Vec<u32>) {
     let n = page.elements.len();
     let mut chars = vec![0u32; n];
@@ -172,7 +228,7 @@ pub(super) fn sizes(page: &Page, excluded: &[bool]) -> (Vec<u32>, Vec<u32>) {
             })
             .sum();
         chars[i] += (e.end - e.start).saturating_sub(children);
-        if e.name == "a" {
+        if e.name == "a" && is_link(page, i as ElementIdx) {
             links[i] = chars[i];
         }
         if let Some(p) = e.parent {
@@ -181,6 +237,16 @@ pub(super) fn sizes(page: &Page, excluded: &[bool]) -> (Vec<u32>, Vec<u32>) {
         }
     }
     (chars, links)
+}
+
+/// Whether an `<a>` is a link: any with `href`, and those scripts make one (`<a class=share
+/// data-network=x>`). A named anchor (`<a name=top>`) or a bare `<a>` is not: left open by
+/// broken markup (`<a name=purpose>Purpose</h2>`, `TCLUG<a/>`), it spreads over every
+/// paragraph after it.
+fn is_link(page: &Page, idx: ElementIdx) -> bool {
+    let el = page.element_ref(idx);
+    let v = el.value();
+    attr_of(v, "href").is_some() || (attr_of(v, "name").is_none() && !v.attrs.is_empty())
 }
 
 /// Commas (`,` and the full-width `，`) in each element's text outside the `excluded`

@@ -389,6 +389,61 @@ mod tests {
     }
 
     #[test]
+    fn a_bem_modifier_names_a_variant_and_a_post_part_holds_no_post() {
+        // chip.de: the report's sections carry `--Ads` (each has an ad slot) and hold the
+        // text; a rail of teasers under one overlay link each (`rail--trending`) stays out.
+        let teaser = |n: u32| {
+            format!(
+                "<div class=rail__item><h3>Story {n}</h3><span>What happened to someone, somewhere, today</span>\
+                 <a class=rail__anchor href=/s{n}></a></div>"
+            )
+        };
+        let html = format!(
+            "<html><body><article class=TestReport><section class='TestReport__Section \
+             TestReport__Section--Ads'><p>{PROSE}</p><p>{PROSE}</p></section>\
+             <section class='TestReport__Section TestReport__Section--Ads'><p>{PROSE}</p></section>\
+             <div class='rail rail--trending'>{}{}{}{}</div></article></body></html>",
+            teaser(1),
+            teaser(2),
+            teaser(3),
+            teaser(4)
+        );
+        assert_eq!(text(&html), format!("{PROSE} {PROSE} {PROSE}"));
+        // Blogger groups a day's posts in `div.date-outer`: a date part by its class, holding
+        // the post (text between `<br>`s beside an image's `div`). The popular posts beside it
+        // are a widget.
+        let popular: String = (1..=6)
+            .map(|n| format!("<li><a href=/p{n}.html>Popular post {n}</a> A summary of it, cut short here...</li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class='widget Blog'><div class=date-outer><h2 class=date-header>Tuesday</h2>\
+             <div class=post-body><div class=separator><img src=a.jpg></div>{PROSE}<br>{PROSE}<br>\
+             {PROSE}<br>{PROSE}<br>{PROSE}</div></div></div>\
+             <div class='widget PopularPosts'><ul>{popular}</ul></div></body></html>"
+        );
+        assert_eq!(
+            text(&html),
+            format!("{PROSE} {PROSE} {PROSE} {PROSE} {PROSE}")
+        );
+    }
+
+    #[test]
+    fn an_anchor_left_open_is_no_link() {
+        // `<a name=purpose>` never closed, and `TCLUG<a/>`: every paragraph after sits inside
+        // an `<a>` that links nowhere.
+        let html = format!(
+            "<html><body><h1>Rsync + Stunnel</h1><h2><a name=purpose>Purpose</h2><blockquote>\
+             <p>A while back I went to a <a href=http://tclug.org/>TCLUG<a/> meeting.</p><p>{PROSE}</p>\
+             <p>{PROSE}</p><p>{PROSE}</p></blockquote></body></html>"
+        );
+        assert!(
+            text(&html).ends_with(&format!("{PROSE} {PROSE} {PROSE}")),
+            "{}",
+            text(&html)
+        );
+    }
+
+    #[test]
     fn a_post_with_related_cards_keeps_its_text_and_a_list_of_links_is_no_article() {
         let post = format!(
             "<html><body><article><h1><a href=/p1.html>Post</a></h1><p>{PROSE}</p><p>{PROSE}</p>\

@@ -15,21 +15,27 @@ use scraper::{ElementRef, Html, Node};
 /// Index of an element in [`Page::elements`] (document order).
 pub type ElementIdx = u32;
 
-/// Elements whose text is not visible content.
-const SKIP_TEXT: [LocalName; 4] = [
+/// Elements whose text is not visible content, or not the text's words: a ruby annotation
+/// (`<rt>`, its fallback parentheses `<rp>`) is a reading aid shown above the base text, and
+/// "<ruby>子<rt>こ</rt></ruby>ども" reads "子ども".
+const SKIP_TEXT: [LocalName; 6] = [
     local_name!("script"),
     local_name!("style"),
     local_name!("noscript"),
     local_name!("template"),
+    local_name!("rt"),
+    local_name!("rp"),
 ];
 /// Inline elements: entering or leaving them does not separate words. (Interned names:
 /// comparing two is comparing two integers.)
-const INLINE: [LocalName; 27] = [
+const INLINE: [LocalName; 37] = [
     local_name!("a"),
     local_name!("abbr"),
+    local_name!("acronym"),
     local_name!("b"),
     local_name!("bdi"),
     local_name!("bdo"),
+    local_name!("big"),
     local_name!("cite"),
     local_name!("code"),
     local_name!("data"),
@@ -41,17 +47,25 @@ const INLINE: [LocalName; 27] = [
     local_name!("ins"),
     local_name!("kbd"),
     local_name!("mark"),
+    local_name!("nobr"),
     local_name!("q"),
+    local_name!("rb"),
+    local_name!("rp"),
+    local_name!("rt"),
+    local_name!("ruby"),
     local_name!("s"),
     local_name!("samp"),
     local_name!("small"),
     local_name!("span"),
+    local_name!("strike"),
     local_name!("strong"),
     local_name!("sub"),
     local_name!("sup"),
     local_name!("time"),
+    local_name!("tt"),
     local_name!("u"),
     local_name!("var"),
+    local_name!("wbr"),
 ];
 const XHTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
@@ -104,6 +118,9 @@ impl Builder {
         for c in s.chars() {
             if c.is_whitespace() {
                 self.pending_space = true;
+                continue;
+            }
+            if c == super::text::SOFT_HYPHEN {
                 continue;
             }
             if self.pending_space && !self.text.is_empty() {

@@ -162,6 +162,13 @@ pub(super) enum Class {
     Hard,
     /// `class`/`id` names a site part.
     Negative,
+    /// `class`/`id` names a part of a post that is not its text (date, byline, header): one
+    /// while it holds no more prose than such a part does. Blogger groups a day's posts in
+    /// `div.date-outer`.
+    PostPart,
+    /// Only a BEM modifier names a site part (`TestReport__Section--Ads`): a site part when
+    /// its contents are mostly links (`rail--trending`), never when they are prose.
+    NegativeVariant,
     /// `class`/`id` names the article.
     Positive,
     /// An `<article>` element.
@@ -169,15 +176,27 @@ pub(super) enum Class {
     Neutral,
 }
 
-/// [`POSITIVE`], [`SITE_PARTS`] and [`POST_PARTS`] as one lookup: word → names the article.
-fn role_words() -> &'static rustc_hash::FxHashMap<&'static str, bool> {
-    static WORDS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, bool>> =
+/// What a `class`/`id` word names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The article ([`POSITIVE`]).
+    Article,
+    /// A part of the site around the posts ([`SITE_PARTS`]).
+    Site,
+    /// A part of a post that is not its text ([`POST_PARTS`]).
+    Post,
+}
+
+/// [`POSITIVE`], [`SITE_PARTS`] and [`POST_PARTS`] as one lookup: word → what it names.
+fn role_words() -> &'static rustc_hash::FxHashMap<&'static str, Role> {
+    static WORDS: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, Role>> =
         std::sync::OnceLock::new();
     WORDS.get_or_init(|| {
-        let negative = SITE_PARTS.iter().chain(POST_PARTS).map(|w| (*w, false));
+        let site = SITE_PARTS.iter().map(|w| (*w, Role::Site));
+        let post = POST_PARTS.iter().map(|w| (*w, Role::Post));
         // A word in both lists names the article.
-        negative
-            .chain(POSITIVE.iter().map(|w| (*w, true)))
+        site.chain(post)
+            .chain(POSITIVE.iter().map(|w| (*w, Role::Article)))
             .collect()
     })
 }
@@ -214,8 +233,11 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
         _ => {}
     }
     // A compound word names its role last: `article-author` is an author line,
-    // `sidebar-content` content.
-    let (mut pos, mut neg) = (false, false);
+    // `sidebar-content` content. A BEM modifier (`block__element--modifier`) says which
+    // variant, not what: `TestReport__Section--Ads` is a section of a test report that has an
+    // ad slot, `rail--trending` a rail of trending stories. Its word counts only where the
+    // rest names nothing ([`Class::NegativeVariant`]).
+    let (mut pos, mut site, mut post, mut neg_variant) = (false, false, false, false);
     let mut lower = String::new();
     for value in [attr_of(v, "class"), attr_of(v, "id")]
         .into_iter()
@@ -224,18 +246,29 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
         for word in value.split_whitespace() {
             lower.clear();
             lower.extend(word.chars().map(|c| c.to_ascii_lowercase()));
-            let role = std::iter::once(lower.as_str())
-                .chain(lower.rsplit(['-', '_']))
-                .find_map(|part| role_words().get(part).copied());
-            if let Some(positive) = role {
-                pos |= positive;
-                neg |= !positive;
+            let (element, modifier) = match lower.split_once("--") {
+                Some((element, modifier)) if !element.is_empty() => (element, Some(modifier)),
+                _ => (lower.as_str(), None),
+            };
+            let role_of = |w: &str| {
+                std::iter::once(w)
+                    .chain(w.rsplit(['-', '_']))
+                    .find_map(|part| role_words().get(part).copied())
+            };
+            match (role_of(element), modifier.and_then(role_of)) {
+                (Some(Role::Article), _) | (None, Some(Role::Article)) => pos = true,
+                (Some(Role::Site), _) => site = true,
+                (Some(Role::Post), _) => post = true,
+                (None, Some(_)) => neg_variant = true,
+                (None, None) => {}
             }
         }
     }
-    match (pos, neg) {
-        (true, false) => Class::Positive,
-        (false, true) => Class::Negative,
+    match (pos, site, post) {
+        (true, false, false) => Class::Positive,
+        (false, true, _) => Class::Negative,
+        (false, false, true) => Class::PostPart,
+        (false, false, false) if neg_variant => Class::NegativeVariant,
         _ => Class::Neutral,
     }
 }

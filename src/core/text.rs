@@ -17,6 +17,11 @@ pub fn bigram(a: char, b: char) -> Bigram {
     ((a as u64) << 32) | b as u64
 }
 
+/// The soft hyphen (U+00AD): a hint where a word may break, shown only at a line's end. It is
+/// no part of the word's text: "Mit\u{ad}tel\u{ad}al\u{ad}ter" reads, and is searched, as
+/// "Mittelalter". Page text, normalised text and collapsed text all leave it out.
+pub const SOFT_HYPHEN: char = '\u{ad}';
+
 /// Appends `text` to `out` normalised: whitespace runs become one space (never leading), letters
 /// lower-cased. `pending_space` carries a whitespace run across calls, so text split over several
 /// DOM text nodes normalises exactly as the concatenated string would.
@@ -24,6 +29,9 @@ pub fn push_normalised(out: &mut Vec<char>, text: &str, pending_space: &mut bool
     for c in text.chars() {
         if c.is_whitespace() {
             *pending_space = true;
+            continue;
+        }
+        if c == SOFT_HYPHEN {
             continue;
         }
         if *pending_space && !out.is_empty() {
@@ -46,15 +54,20 @@ pub fn normalise(text: &str) -> Vec<char> {
     out
 }
 
-/// Collapses whitespace runs to single spaces and trims; keeps case. For human-facing text
-/// (titles, `content_text`) and for the title comparison of the evaluation.
+/// Collapses whitespace runs to single spaces and trims; keeps case; leaves out soft hyphens
+/// ([`SOFT_HYPHEN`]). For human-facing text (titles, `content_text`) and for the title
+/// comparison of the evaluation.
 pub fn collapse_whitespace(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for word in text.split_whitespace() {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(word);
+        if word.contains(SOFT_HYPHEN) {
+            out.extend(word.chars().filter(|&c| c != SOFT_HYPHEN));
+        } else {
+            out.push_str(word);
+        }
     }
     out
 }
@@ -107,6 +120,24 @@ mod tests {
     fn normalise_collapses_and_lowercases() {
         let s: String = normalise("  Hello\n\t WORLD  ").into_iter().collect();
         assert_eq!(s, "hello world");
+    }
+
+    #[test]
+    fn soft_hyphens_ruby_readings_and_word_breaks_are_no_part_of_the_text() {
+        let s: String = normalise("Mit\u{ad}tel\u{ad}al\u{ad}ter")
+            .into_iter()
+            .collect();
+        assert_eq!(s, "mittelalter");
+        assert_eq!(
+            collapse_whitespace(" Wein\u{ad}wirt\u{ad}schaft  x"),
+            "Weinwirtschaft x"
+        );
+        let page = crate::core::page::Page::parse("<p>Mit\u{ad}tel&shy;al\u{ad}ter</p>");
+        assert_eq!(page.text_of(0), "Mittelalter");
+        let page = crate::core::page::Page::parse(
+            "<p><ruby>子<rt>こ</rt></ruby>ども<ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp></ruby>, Wein<wbr>glas</p>",
+        );
+        assert_eq!(page.text_of(0), "子ども漢, Weinglas");
     }
 
     #[test]
