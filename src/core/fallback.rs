@@ -428,6 +428,25 @@ mod tests {
     }
 
     #[test]
+    fn an_id_made_from_its_heading_names_no_role() {
+        // docutils and Sphinx name each section after its heading: `sharing-with-...` is
+        // about sharing, not a share bar. A share bar's own id still is one.
+        let section = |id: &str, title: &str| {
+            format!("<div class=section id={id}><h2>{title}</h2><p>{PROSE}</p><p>{PROSE}</p></div>")
+        };
+        let html = format!(
+            "<html><body><div class=document><h1>Evolve</h1><p>{PROSE}</p>{}{}\
+             <div id=share-this-page><p>Share this page on every network you know, please.</p></div>\
+             </div></body></html>",
+            section("sharing-with-a-single-developer", "Sharing with a single developer"),
+            section("sharing-with-multiple-developers-1", "Sharing with multiple developers"),
+        );
+        let t = text(&html);
+        assert_eq!(t.matches(PROSE).count(), 5, "{t}");
+        assert!(!t.contains("Share this page"), "{t}");
+    }
+
+    #[test]
     fn an_anchor_left_open_is_no_link() {
         // `<a name=purpose>` never closed, and `TCLUG<a/>`: every paragraph after sits inside
         // an `<a>` that links nowhere.

@@ -237,12 +237,13 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
     // variant, not what: `TestReport__Section--Ads` is a section of a test report that has an
     // ad slot, `rail--trending` a rail of trending stories. Its word counts only where the
     // rest names nothing ([`Class::NegativeVariant`]).
+    // An `id` made from the section's heading (`div#sharing-with-a-single-developer` around
+    // "Sharing with a single developer", as docutils, Sphinx and Markdown engines write them)
+    // names its topic, not a role.
+    let id = attr_of(v, "id").filter(|id| !slug_of_heading(page, idx, id));
     let (mut pos, mut site, mut post, mut neg_variant) = (false, false, false, false);
     let mut lower = String::new();
-    for value in [attr_of(v, "class"), attr_of(v, "id")]
-        .into_iter()
-        .flatten()
-    {
+    for value in [attr_of(v, "class"), id].into_iter().flatten() {
         for word in value.split_whitespace() {
             lower.clear();
             lower.extend(word.chars().map(|c| c.to_ascii_lowercase()));
@@ -271,6 +272,44 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
         (false, false, false) if neg_variant => Class::NegativeVariant,
         _ => Class::Neutral,
     }
+}
+
+/// Whether `id` is the slug of the heading that opens the element: its words are the heading's
+/// words, lower-cased, in order (a numeric suffix, `-1`, allowed).
+fn slug_of_heading(page: &Page, idx: ElementIdx, id: &str) -> bool {
+    if !id.contains(['-', '_']) {
+        return false;
+    }
+    let Some(heading) = page.elements[idx as usize]
+        .children
+        .iter()
+        .take(3)
+        .copied()
+        .find(|&c| {
+            matches!(
+                page.elements[c as usize].name.as_str(),
+                "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+            )
+        })
+    else {
+        return false;
+    };
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let mut slug = words(id);
+    let text = words(&page.text_of(heading));
+    if slug.len() > text.len()
+        && slug
+            .last()
+            .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
+    {
+        slug.pop();
+    }
+    slug.len() >= 2 && slug == text
 }
 
 /// Whether an inline style hides the element (`display: none`, `visibility: hidden`).
