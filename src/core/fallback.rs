@@ -447,6 +447,28 @@ mod tests {
     }
 
     #[test]
+    fn an_article_element_named_a_site_part_is_one() {
+        // A login dialog and comments marked up as `<article>`s beside the post.
+        let comment = |n: u32| {
+            format!(
+                "<article class=comment id=comment-{n}><p>I agree with every word of this, \
+                 and I have pruned my own hedge, slowly, the same way, for years and years.</p></article>"
+            )
+        };
+        let html = format!(
+            "<html><body><article class='registry-message-modal dark-modal'><p>Welcome to My Site! \
+             Check your mail, and confirm the link in it within a day, to finish signing up.</p></article>\
+             <article class=post><p>{PROSE}</p><p>{PROSE}</p><p>{PROSE}</p></article>\
+             <div class=thread>{}{}{}{}</div></body></html>",
+            comment(1),
+            comment(2),
+            comment(3),
+            comment(4)
+        );
+        assert_eq!(text(&html), format!("{PROSE} {PROSE} {PROSE}"));
+    }
+
+    #[test]
     fn an_anchor_left_open_is_no_link() {
         // `<a name=purpose>` never closed, and `TCLUG<a/>`: every paragraph after sits inside
         // an `<a>` that links nowhere.

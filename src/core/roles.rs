@@ -227,10 +227,8 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
     {
         return Class::Hard;
     }
-    match e.name.as_str() {
-        "html" | "body" | "main" => return Class::Neutral,
-        "article" => return Class::Article,
-        _ => {}
+    if matches!(e.name.as_str(), "html" | "body" | "main") {
+        return Class::Neutral;
     }
     // A compound word names its role last: `article-author` is an author line,
     // `sidebar-content` content. A BEM modifier (`block__element--modifier`) says which
@@ -264,6 +262,15 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
                 (None, None) => {}
             }
         }
+    }
+    // An `<article>` is an article unless its words name a site part: a login dialog
+    // (`article.registry-message-modal`), a comment (`article.comment`).
+    if e.name == "article" {
+        return if site && !pos {
+            Class::Negative
+        } else {
+            Class::Article
+        };
     }
     match (pos, site, post) {
         (true, false, false) => Class::Positive,
