@@ -6,7 +6,7 @@
 //! the page ([`page_title`]).
 
 use super::page::{attr_of, ElementIdx, Page};
-use super::roles::{classify, Class, SITE_PARTS};
+use super::roles::{classify, classify_with, Class, SiteTags, SITE_PARTS};
 
 /// Text blocks shorter than this (chars) score nothing.
 pub const MIN_BLOCK: u32 = 25;
@@ -44,6 +44,12 @@ pub(super) struct Figures {
 impl Figures {
     /// The figures of every element of `page`.
     pub(super) fn of(page: &Page) -> Figures {
+        Figures::with(page, SiteTags::Hard)
+    }
+
+    /// The figures of every element of `page`, the tags of site parts read as `site_tags` says
+    /// ([`SiteTags::Soft`]: for a page with no text block outside them).
+    pub(super) fn with(page: &Page, site_tags: SiteTags) -> Figures {
         let n = page.elements.len();
         // Hard boilerplate (tags, hidden) flows down; parents come before children.
         let mut hard = vec![false; n];
@@ -53,7 +59,7 @@ impl Figures {
         let mut post_part = vec![false; n];
         for i in 0..n {
             let inherited = page.elements[i].parent.is_some_and(|p| hard[p as usize]);
-            let class = classify(page, i as ElementIdx);
+            let class = classify_with(page, i as ElementIdx, site_tags);
             hard[i] = inherited || class == Class::Hard;
             soft[i] = class == Class::Negative;
             variant[i] = class == Class::NegativeVariant;

@@ -11,6 +11,8 @@
 //!    or that wrap the page (`<form>`, `<header>`), unless they hold most of the page's prose
 //!    (an ASP.NET form, an Elementor "widget" around the article), or, by class words, four
 //!    times all the prose left outside the site's parts (a story in `div.article-header`).
+//!    On a page with no text block outside them, the tags of site parts are read as class
+//!    words are (a story marked up as `<main><aside>`).
 //! 2. **Paragraph scores**: every text block of at least [`super::blocks::MIN_BLOCK`] characters scores
 //!    `1 + commas + min(chars / 100, 3)`, given to its parent in full, its grandparent by
 //!    half and further ancestors by a third of their level.
@@ -40,7 +42,7 @@ use super::extract::{
     Extracted, ExtractedBy, Extractor, GapField,
 };
 use super::page::{ElementIdx, Page};
-use super::roles::is_marked_body;
+use super::roles::{is_marked_body, SiteTags};
 
 /// Chars of text outside links that make a link-dense candidate an article ([`article`]).
 const PROSE_BESIDE_LINKS: u32 = 1000;
@@ -55,9 +57,13 @@ pub struct Article {
     pub skip: Vec<ElementIdx>,
 }
 
-/// Finds the article on a page. `None` when no element holds a text block.
+/// Finds the article on a page. When no element outside the tags of site parts holds a text
+/// block, those tags are read as class words are (a site part unless it holds most of the
+/// page's prose): a story marked up as `<main><aside>` is found. `None` when no element holds
+/// a text block.
 pub fn article(page: &Page) -> Option<Article> {
     article_with(page, &Figures::of(page))
+        .or_else(|| article_with(page, &Figures::with(page, SiteTags::Soft)))
 }
 
 /// [`article`] with the page's figures already computed.
@@ -466,6 +472,24 @@ mod tests {
             comment(4)
         );
         assert_eq!(text(&html), format!("{PROSE} {PROSE} {PROSE}"));
+    }
+
+    #[test]
+    fn a_story_marked_up_as_an_aside_is_found_when_nothing_else_holds_text() {
+        // rnz.de: `<main><aside class=nfy-pa>` holds the story; the navigation and the footer
+        // stay out. Beside a story of its own, an aside stays out.
+        let html = format!(
+            "<html><body><header><nav><ul><li><a href=/a>Region</a></li><li><a href=/b>Sport</a></li></ul></nav></header>\
+             <main><aside class=nfy-pa><section><article><p>{PROSE}</p><p>{PROSE}</p></article></section></aside></main>\
+             <footer><p>Contact us, every day of the week, at the address on our page.</p></footer></body></html>"
+        );
+        assert_eq!(text(&html), format!("{PROSE} {PROSE}"));
+        let beside = html.replace(
+            "<main>",
+            "<main><div class=story><p>The council met on Monday, and the bridge will close in May.</p>\
+             <p>Works start in May and last until the autumn, the council said on Monday night.</p></div>",
+        );
+        assert!(!text(&beside).contains(PROSE), "{}", text(&beside));
     }
 
     #[test]

@@ -203,12 +203,30 @@ fn role_words() -> &'static rustc_hash::FxHashMap<&'static str, Role> {
 
 /// What an element is by itself: tag, hidden, class/id words.
 pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
+    classify_with(page, idx, SiteTags::Hard)
+}
+
+/// How [`classify_with`] reads the tags of site parts (`nav`, `aside`, `footer`…).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SiteTags {
+    /// Never content ([`Class::Hard`]).
+    Hard,
+    /// A site part unless it holds most of the page's prose ([`Class::Negative`]): for a page
+    /// with no text block outside them (a story marked up as `<main><aside>`).
+    Soft,
+}
+
+/// [`classify`], with the tags of site parts read as `site_tags` says.
+pub(super) fn classify_with(page: &Page, idx: ElementIdx, site_tags: SiteTags) -> Class {
     let e = &page.elements[idx as usize];
     if HIDDEN_TAGS.contains(&e.name.as_str()) {
         return Class::Hard;
     }
     if SITE_TAGS.contains(&e.name.as_str()) {
-        return Class::Hard;
+        return match site_tags {
+            SiteTags::Hard => Class::Hard,
+            SiteTags::Soft => Class::Negative,
+        };
     }
     if WRAPPING_TAGS.contains(&e.name.as_str()) {
         return Class::Negative;
