@@ -106,7 +106,7 @@ pub fn run(data: &[u8]) {
     }
     let _ = identify::canonical_elsewhere(&page, &base);
 
-    let _ = listing::is_listing(&page);
+    let _ = listing::is_listing(&page, &base);
     let _ = listing::next_page(&page, &base);
     let first = rule_sets[0].article.apply_first(&page);
     let _ = listing::declared_comments(&page, first);

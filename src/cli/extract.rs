@@ -89,7 +89,7 @@ pub(super) fn extract(
                 offset: FixedOffset::east_opt(0).expect("zero offset"),
                 fetched_at: response.fetched_at,
             };
-            if crate::core::listing::is_listing(&page) {
+            if crate::core::listing::is_listing(&page, &url) {
                 bail!(
                     "{}: no article on this page: it lists posts (give --blog for a blog's own judgement)",
                     file.display()

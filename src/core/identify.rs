@@ -302,8 +302,8 @@ pub fn marked_post(page: &Page, marks: &Marks) -> bool {
 
 /// Why a page that is no post of the blog is one of its pages beside the posts (About,
 /// Contact, Now, a reading list; issue 42), on the blog's own evidence; `None` when it is not
-/// one. `text` reads the page's article ([`PageText`]), asked only once the cheaper evidence
-/// holds, `None` when there is none. A page of the blog:
+/// one. `base` is the page's address; `text` reads the page's article ([`PageText`]), asked
+/// only once the cheaper evidence holds, `None` when there is none. A page of the blog:
 /// - carries fewer than half the blog's post marks and makes none of the declarations its
 ///   posts make (`og:type=article`, JSON-LD), or, where the blog has no post marks, is marked
 ///   a page by its own classes (`page`, `type-page`, `page-template`, on `<body>`, `<main>` or
@@ -316,6 +316,7 @@ pub fn marked_post(page: &Page, marks: &Marks) -> bool {
 /// Never from title words.
 pub fn blog_page(
     page: &Page,
+    base: &Url,
     marks: &Marks,
     article: &Rule,
     post_links: usize,
@@ -345,7 +346,7 @@ pub fn blog_page(
         return None;
     }
     let text = text()?;
-    if text.dated || text.chars < MIN_PAGE_CHARS || super::listing::is_listing(page) {
+    if text.dated || text.chars < MIN_PAGE_CHARS || super::listing::is_listing(page, base) {
         return None;
     }
     Some({
@@ -489,7 +490,7 @@ pub fn judge(
             post.len()
         )
     };
-    let generic = || super::listing::is_listing(page);
+    let generic = || super::listing::is_listing(page, base);
     match found {
         Found::Rules if listing_like && !declared => Verdict::NotPost(listing_reason()),
         Found::Rules if known > 0 && !all_but_few && undeclared => Verdict::NotPost(page_reason()),
@@ -596,6 +597,7 @@ mod tests {
     #[test]
     fn a_post_at_another_address_shape_and_a_page_beside_the_posts_by_the_marks() {
         let (marks, article) = learned();
+        let base = Url::parse("http://b.org/about/").unwrap();
         // A post of the blog's template, whatever its address: every mark, the declaration.
         assert!(marked_post(&Page::parse(&post(7, "")), &marks));
         // A listing, and a page without the posts' template, are not.
@@ -609,17 +611,25 @@ mod tests {
         assert!(!marked_post(&about, &marks));
         // That page is a page of the blog: undated, unmarked, listing nothing.
         let text = |dated, chars| move || Some(PageText { dated, chars });
-        let why = blog_page(&about, &marks, &article, 0, text(false, 200));
+        let why = blog_page(&about, &base, &marks, &article, 0, text(false, 200));
         assert!(why.is_some_and(|w| w.contains("not a post")));
         // Not when dated, too short, or listing posts; and a post never is one.
-        assert!(blog_page(&about, &marks, &article, 0, text(true, 200)).is_none());
-        assert!(blog_page(&about, &marks, &article, 0, text(false, 20)).is_none());
-        assert!(blog_page(&about, &marks, &article, 0, || None).is_none());
-        assert!(blog_page(&about, &marks, &article, MANY_POST_LINKS, text(false, 200)).is_none());
+        assert!(blog_page(&about, &base, &marks, &article, 0, text(true, 200)).is_none());
+        assert!(blog_page(&about, &base, &marks, &article, 0, text(false, 20)).is_none());
+        assert!(blog_page(&about, &base, &marks, &article, 0, || None).is_none());
+        assert!(blog_page(
+            &about,
+            &base,
+            &marks,
+            &article,
+            MANY_POST_LINKS,
+            text(false, 200)
+        )
+        .is_none());
         let listing_page = Page::parse(&listing(&[1, 2, 3]));
-        assert!(blog_page(&listing_page, &marks, &article, 3, text(false, 900)).is_none());
+        assert!(blog_page(&listing_page, &base, &marks, &article, 3, text(false, 900)).is_none());
         let a_post = Page::parse(&post(7, ""));
-        assert!(blog_page(&a_post, &marks, &article, 1, text(false, 900)).is_none());
+        assert!(blog_page(&a_post, &base, &marks, &article, 1, text(false, 900)).is_none());
     }
 
     #[test]

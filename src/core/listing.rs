@@ -263,8 +263,10 @@ pub fn copy_of<'a>(
 /// no heading naming the page (its `<title>` or `og:title`) followed by text of its own, outside
 /// the listed items and links, and no article the generic extractor finds outside them. So a
 /// post with a related-posts block, a "More posts" loop, a table of contents, "Read more"
-/// links or `og:type=website` is still a post.
-pub fn is_listing(page: &Page) -> bool {
+/// links or `og:type=website` is still a post. Nor is a heading linking to the page itself
+/// (`base`, its address: a review's title linking to the review) or, for a page on the web, to
+/// another site (a goodbye note's heading linking to a video) a listed post.
+pub fn is_listing(page: &Page, base: &Url) -> bool {
     if super::head::declares_post(page) {
         return false;
     }
@@ -274,7 +276,7 @@ pub fn is_listing(page: &Page) -> bool {
     // The heading naming the page, linked or not (a post's title links to the post itself on
     // many themes), is no listed post.
     let title = title_heading(page, &parts);
-    headings.retain(|h| Some(*h) != title);
+    headings.retain(|&h| Some(h) != title && lists_on_site(page, h, base));
     if headings.len() < LISTED_TITLES {
         return false;
     }
@@ -298,6 +300,30 @@ pub fn is_listing(page: &Page) -> bool {
     inside || own < OWN_ARTICLE
 }
 
+/// Whether a listed heading's link leads to another page of the page's own site: not to the
+/// page itself (fragment and trailing slash aside), nor, for a page on the web, to another
+/// host.
+fn lists_on_site(page: &Page, heading: super::page::ElementIdx, base: &Url) -> bool {
+    let Some(target) = page
+        .subtree(heading)
+        .filter(|&d| page.elements[d as usize].name == "a")
+        .find_map(|d| page.attr(d, "href"))
+        .and_then(|h| base.join(h.trim()).ok())
+    else {
+        return true;
+    };
+    let bare = |u: &Url| {
+        let mut u = u.clone();
+        u.set_fragment(None);
+        u.as_str().trim_end_matches('/').to_string()
+    };
+    if bare(&target) == bare(base) {
+        return false;
+    }
+    let web = matches!(base.scheme(), "http" | "https");
+    !web || target.host_str() == base.host_str()
+}
+
 /// Linked titles that make a page a listing ([`is_listing`]) when it has no article of its own.
 pub const LISTED_TITLES: usize = 1;
 
@@ -318,6 +344,11 @@ mod tests {
         )
     }
 
+    /// The address the test pages are served from.
+    fn base() -> Url {
+        Url::parse("https://allotment.example/2024/a-page/").unwrap()
+    }
+
     fn page(title: &str, body: &str) -> Page {
         Page::parse(&format!(
             "<html><head><title>{title}</title><meta property='og:type' content='website'></head>\
@@ -334,7 +365,7 @@ mod tests {
             &format!("<main><article><h1>A short note</h1><p>Eight words about the frost this morning, briefly.</p></article>\
              <section><h2>Read more</h2>{cards}</section></main>"),
         );
-        assert!(!is_listing(&short));
+        assert!(!is_listing(&short, &base()));
         // A table of contents and a related-posts block inside the article.
         let toc = page(
             "A long read",
@@ -344,41 +375,62 @@ mod tests {
              <h4><a href=/p1/>Post number one</a></h4><h4><a href=/p2/>Post number two</a></h4>\
              <h4><a href=/p3/>Post number three</a></h4></div><p><a href=/about/>Read more about me</a></p></article>"),
         );
-        assert!(!is_listing(&toc));
+        assert!(!is_listing(&toc, &base()));
         // A headline styled apart from the title, and a "more stories" list: its own article.
         let news = page(
             "Council approves the new bridge - Daily",
             &format!("<div class=headline>Council approves the new bridge</div><div class=story><p>{PROSE}</p>\
              <p>{PROSE}</p><p>{PROSE}</p></div><div class=stories>{cards}</div>"),
         );
-        assert!(!is_listing(&news));
+        assert!(!is_listing(&news, &base()));
     }
 
     #[test]
     fn listings_of_cards_excerpts_and_whole_posts_are_listings() {
         let cards: String = (1..=3).map(|n| card(n, "h2")).collect();
-        assert!(is_listing(&page(
-            "The Allotment",
-            &format!("<main>{cards}</main>")
-        )));
+        assert!(is_listing(
+            &page("The Allotment", &format!("<main>{cards}</main>")),
+            &base()
+        ));
         // A tag page with one post, its heading naming the tag.
         let one = page(
             "Tag: bees | The Allotment",
             &format!("<main><h1>Tag: bees</h1>{}</main>", card(4, "h2")),
         );
-        assert!(is_listing(&one));
+        assert!(is_listing(&one, &base()));
         // Whole posts, each under its linked title.
         let whole: String = (1..=2)
             .map(|n| {
                 format!("<article><h1><a href=/p{n}/>Post number {n}</a></h1><p>{PROSE}</p><p>{PROSE}</p></article>")
             })
             .collect();
-        assert!(is_listing(&page("The Allotment", &whole)));
+        assert!(is_listing(&page("The Allotment", &whole), &base()));
         // A post declaring itself one is none, whatever it shows.
         let declared = Page::parse(&format!(
             "<html><head><script type='application/ld+json'>{{\"@type\":\"BlogPosting\"}}</script></head><body>{cards}</body></html>"
         ));
-        assert!(!is_listing(&declared));
+        assert!(!is_listing(&declared, &base()));
+    }
+
+    #[test]
+    fn a_heading_linking_to_the_page_itself_or_another_site_lists_nothing() {
+        // A review's title links to the review; a goodbye note's heading to a video. The
+        // same pages with the heading linking to another page of the site list a post.
+        let note = |href: &str| {
+            page(
+                "Home",
+                &format!(
+                    "<main><h2><a href='{href}'>Time to say goodbye now</a></h2><p>{PROSE}</p>\
+                 <p>{PROSE}</p></main>"
+                ),
+            )
+        };
+        assert!(!is_listing(&note("/2024/a-page/#top"), &base()));
+        assert!(!is_listing(
+            &note("https://video.example/watch?v=1"),
+            &base()
+        ));
+        assert!(is_listing(&note("/2024/another-page/"), &base()));
     }
 
     #[test]

@@ -546,8 +546,13 @@ fn blog_page(
         fetched_at: response.fetched_at,
     };
     let mut found = None;
-    let why =
-        crate::core::identify::blog_page(page, &ctx.marks, &ctx.rules.article, post_links, || {
+    let why = crate::core::identify::blog_page(
+        page,
+        url,
+        &ctx.marks,
+        &ctx.rules.article,
+        post_links,
+        || {
             let x = crate::core::fallback::extract(page, &xctx)?;
             let text = crate::core::identify::PageText {
                 dated: x.published.is_some(),
@@ -555,7 +560,8 @@ fn blog_page(
             };
             found = Some(x);
             Some(text)
-        })?;
+        },
+    )?;
     let x = found?;
     Some(crate::store::NewPage {
         url: url.to_string(),
