@@ -11,8 +11,8 @@
 //!    or that wrap the page (`<form>`, `<header>`), unless they hold most of the page's prose
 //!    (an ASP.NET form, an Elementor "widget" around the article), or, by class words, four
 //!    times all the prose left outside the site's parts (a story in `div.article-header`).
-//!    On a page with no text block outside them, the tags of site parts are read as class
-//!    words are (a story marked up as `<main><aside>`).
+//!    On a page with no text block outside them, `<aside>` is read as class words are (a
+//!    story marked up as `<main><aside>`).
 //! 2. **Paragraph scores**: every text block of at least [`super::blocks::MIN_BLOCK`] characters scores
 //!    `1 + commas + min(chars / 100, 3)`, given to its parent in full, its grandparent by
 //!    half and further ancestors by a third of their level.
@@ -58,9 +58,9 @@ pub struct Article {
 }
 
 /// Finds the article on a page. When no element outside the tags of site parts holds a text
-/// block, those tags are read as class words are (a site part unless it holds most of the
-/// page's prose): a story marked up as `<main><aside>` is found. `None` when no element holds
-/// a text block.
+/// block, `<aside>` is read as class words are (a site part unless it holds most of the page's
+/// prose): a story marked up as `<main><aside>` is found. `None` when no element holds a text
+/// block.
 pub fn article(page: &Page) -> Option<Article> {
     article_with(page, &Figures::of(page))
         .or_else(|| article_with(page, &Figures::with(page, SiteTags::Soft)))
@@ -136,8 +136,16 @@ fn unless_links(stats: &Figures, root: ElementIdx, mut skip: Vec<ElementIdx>) ->
 /// the page is a post at all is the caller's question: the blog's evidence
 /// ([`super::identify::judge`]), or without a blog [`super::listing::is_listing`].
 pub fn extract(page: &Page, ctx: &ExtractContext) -> Option<Extracted> {
-    let a = article(page)?;
-    let content_text = page.text_excluding(a.root, &a.skip);
+    let shown;
+    let (body, a) = match article(page) {
+        Some(a) => (page, a),
+        None => {
+            shown = without_scripts(page)?;
+            let a = article(&shown)?;
+            (&shown, a)
+        }
+    };
+    let content_text = body.text_excluding(a.root, &a.skip);
     if content_text.is_empty() {
         return None;
     }
@@ -170,7 +178,7 @@ pub fn extract(page: &Page, ctx: &ExtractContext) -> Option<Extracted> {
             published: by(published.is_some()),
         },
         title,
-        content_html: page
+        content_html: body
             .inner_html_excluding(a.root, &a.skip)
             .trim()
             .to_string(),
@@ -182,6 +190,41 @@ pub fn extract(page: &Page, ctx: &ExtractContext) -> Option<Extracted> {
         tags: declared_tags(page),
         gaps,
     })
+}
+
+/// Chars of markup a `<noscript>` needs to be read as the page ([`without_scripts`]).
+const NOSCRIPT_PAGE: usize = 500;
+
+/// The page as a browser without scripts shows it, for a page whose text only a script puts
+/// in place (Blogger's newer themes keep each post in a `<script type=text/template>` and a
+/// `<noscript>` copy): the markup of the largest `<noscript>` in `<body>`, of at least
+/// [`NOSCRIPT_PAGE`] chars, as a page of its own.
+/// `None` when there is none.
+fn without_scripts(page: &Page) -> Option<Page> {
+    let in_body = |i: usize| {
+        let mut p = page.elements[i].parent;
+        while let Some(x) = p {
+            if page.elements[x as usize].name == "body" {
+                return true;
+            }
+            p = page.elements[x as usize].parent;
+        }
+        false
+    };
+    let markup = (0..page.elements.len())
+        .filter(|&i| page.elements[i].name == "noscript" && in_body(i))
+        .map(|i| {
+            // Scripting off, its markup is elements; a parser with scripting on leaves it text.
+            let e = page.element_ref(i as ElementIdx);
+            if page.elements[i].children.is_empty() {
+                e.text().collect::<String>()
+            } else {
+                e.inner_html()
+            }
+        })
+        .max_by_key(String::len)
+        .filter(|m| m.len() >= NOSCRIPT_PAGE)?;
+    Some(Page::parse(&format!("<html><body>{markup}</body></html>")))
 }
 
 /// Words a page's description needs before it can overrule the rules ([`overrule`]).
@@ -490,6 +533,25 @@ mod tests {
              <p>Works start in May and last until the autumn, the council said on Monday night.</p></div>",
         );
         assert!(!text(&beside).contains(PROSE), "{}", text(&beside));
+    }
+
+    #[test]
+    fn a_post_only_a_script_shows_is_read_from_its_noscript_copy() {
+        // Blogger's newer themes: the post in a script template, and a `<noscript>` copy.
+        let post = format!("<p>{PROSE}</p><p>{PROSE}</p><p>{PROSE}</p><p>{PROSE}</p>");
+        let html = format!(
+            "<html><head><title>A post</title></head><body><div class=post-content>\
+             <script type='text/template'>{post}</script><noscript>{post}</noscript></div></body></html>"
+        );
+        let page = Page::parse(&html);
+        assert_eq!(article(&page), None);
+        let ctx = ExtractContext {
+            offset: chrono::FixedOffset::east_opt(0).unwrap(),
+            fetched_at: chrono::DateTime::UNIX_EPOCH,
+        };
+        let x = extract(&page, &ctx).expect("the noscript copy");
+        assert_eq!(x.content_text, format!("{PROSE} {PROSE} {PROSE} {PROSE}"));
+        assert!(x.content_html.starts_with("<p>"), "{}", x.content_html);
     }
 
     #[test]

@@ -211,8 +211,9 @@ pub(super) fn classify(page: &Page, idx: ElementIdx) -> Class {
 pub(super) enum SiteTags {
     /// Never content ([`Class::Hard`]).
     Hard,
-    /// A site part unless it holds most of the page's prose ([`Class::Negative`]): for a page
-    /// with no text block outside them (a story marked up as `<main><aside>`).
+    /// `<aside>` a site part unless it holds most of the page's prose ([`Class::Negative`]),
+    /// the others never content: for a page with no text block outside them (a story marked
+    /// up as `<main><aside>`; a footer's copyright line is still no article).
     Soft,
 }
 
@@ -224,8 +225,8 @@ pub(super) fn classify_with(page: &Page, idx: ElementIdx, site_tags: SiteTags) -
     }
     if SITE_TAGS.contains(&e.name.as_str()) {
         return match site_tags {
-            SiteTags::Hard => Class::Hard,
-            SiteTags::Soft => Class::Negative,
+            SiteTags::Soft if e.name == "aside" => Class::Negative,
+            _ => Class::Hard,
         };
     }
     if WRAPPING_TAGS.contains(&e.name.as_str()) {
