@@ -40,18 +40,24 @@ pub fn looks_like_trap(u: &Url) -> bool {
     })
 }
 
-/// Followable links of `page` (fetched from `base`), canonical, deduplicated, in page order.
-pub fn followable(page: &Page, base: &Url, site: &str) -> Vec<Url> {
-    let base = Selector::parse("base[href]")
+/// The address `page`'s relative links resolve against: its first `<base href>`, itself
+/// resolved against `url` (where the page was fetched from, after redirects), else `url`.
+pub fn document_base(page: &Page, url: &Url) -> Url {
+    Selector::parse("base[href]")
         .ok()
         .and_then(|s| {
             page.html()
                 .select(&s)
                 .next()
                 .and_then(|b| b.value().attr("href"))
-                .and_then(|h| base.join(h).ok())
+                .and_then(|h| url.join(h.trim()).ok())
         })
-        .unwrap_or_else(|| base.clone());
+        .unwrap_or_else(|| url.clone())
+}
+
+/// Followable links of `page` (fetched from `base`), canonical, deduplicated, in page order.
+pub fn followable(page: &Page, base: &Url, site: &str) -> Vec<Url> {
+    let base = document_base(page, base);
     let sel = Selector::parse("a[href], area[href]").expect("static selector");
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
@@ -86,6 +92,21 @@ pub fn followable(page: &Page, base: &Url, site: &str) -> Vec<Url> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_links_resolve_against_the_base_element() {
+        let url = Url::parse("https://b.example/2024/05/a-post/").unwrap();
+        let with = Page::parse("<html><head><base href='/blog/'></head><body></body></html>");
+        assert_eq!(
+            document_base(&with, &url)
+                .join("authors/lena")
+                .unwrap()
+                .as_str(),
+            "https://b.example/blog/authors/lena"
+        );
+        let without = Page::parse("<html><body><a href=x>x</a></body></html>");
+        assert_eq!(document_base(&without, &url), url);
+    }
 
     #[test]
     fn traps() {

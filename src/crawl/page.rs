@@ -357,8 +357,9 @@ fn post_of(
     // Each author's page on the blog: the first the post page links for them on the blog's
     // own site (issue 42).
     let mut author_pages: Vec<AuthorPage> = Vec::new();
+    let links_base = super::links::document_base(page, base);
     for p in crate::core::bylines::author_pages(page, &authors) {
-        let Ok(page_url) = base.join(&p.url) else {
+        let Ok(page_url) = links_base.join(&p.url) else {
             continue;
         };
         let on_site = matches!(page_url.scheme(), "http" | "https")
