@@ -75,23 +75,27 @@ impl Figures {
         // A part a BEM modifier alone names is one when it reads like one: mostly links, or a
         // link every few words (teasers under an overlay link, `rail--trending`); a section
         // of prose (`TestReport__Section--Ads`) is not.
-        let mut anchors = vec![0u32; n];
-        for i in (0..n).rev() {
-            if hard[i] {
-                continue;
+        // (Counted only on a page that has such a part.)
+        if variant.contains(&true) {
+            let mut anchors = vec![0u32; n];
+            for i in (0..n).rev() {
+                if hard[i] {
+                    continue;
+                }
+                let e = &page.elements[i];
+                if e.name == "a" && page.attr(i as ElementIdx, "href").is_some() {
+                    anchors[i] += 1;
+                }
+                if let Some(p) = e.parent {
+                    anchors[p as usize] += anchors[i];
+                }
             }
-            let e = &page.elements[i];
-            if e.name == "a" && page.attr(i as ElementIdx, "href").is_some() {
-                anchors[i] += 1;
-            }
-            if let Some(p) = e.parent {
-                anchors[p as usize] += anchors[i];
-            }
-        }
-        for i in 0..n {
-            if variant[i] && (links[i] * 2 > chars[i] || anchors[i] * CHARS_PER_LINK > chars[i]) {
-                soft[i] = true;
-                weight[i] = -25.0;
+            for i in 0..n {
+                if variant[i] && (links[i] * 2 > chars[i] || anchors[i] * CHARS_PER_LINK > chars[i])
+                {
+                    soft[i] = true;
+                    weight[i] = -25.0;
+                }
             }
         }
         // Prose: chars of the text blocks below each element, a container's own text outside
@@ -324,20 +328,27 @@ pub(super) fn listed_headings(page: &Page, parts: &[bool]) -> Vec<ElementIdx> {
         if text.len() < 6 || !text.contains(&' ') {
             continue;
         }
-        let link = page.subtree(i).find(|&d| {
-            page.elements[d as usize].name == "a"
-                && page.attr(d, "href").is_some_and(|h| {
-                    let h = h.trim();
-                    !h.is_empty() && !h.starts_with('#') && !root_href(h)
-                })
-        });
-        let Some(a) = link else { continue };
+        let Some(a) = heading_link(page, i) else {
+            continue;
+        };
         let ae = &page.elements[a as usize];
         if (ae.end - ae.start) * 2 >= e.end - e.start {
             out.push(i);
         }
     }
     out
+}
+
+/// The link a heading lists a page by: its first `<a>` whose `href` leads to another page (not
+/// empty, not a fragment of this one, not the site's root as a logo links it).
+pub(super) fn heading_link(page: &Page, heading: ElementIdx) -> Option<ElementIdx> {
+    page.subtree(heading).find(|&d| {
+        page.elements[d as usize].name == "a"
+            && page.attr(d, "href").is_some_and(|h| {
+                let h = h.trim();
+                !h.is_empty() && !h.starts_with('#') && !root_href(h)
+            })
+    })
 }
 
 /// Which elements are in a part of the site around its posts: navigation, asides, footers,

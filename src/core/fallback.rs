@@ -201,18 +201,11 @@ const NOSCRIPT_PAGE: usize = 500;
 /// [`NOSCRIPT_PAGE`] chars, as a page of its own.
 /// `None` when there is none.
 fn without_scripts(page: &Page) -> Option<Page> {
-    let in_body = |i: usize| {
-        let mut p = page.elements[i].parent;
-        while let Some(x) = p {
-            if page.elements[x as usize].name == "body" {
-                return true;
-            }
-            p = page.elements[x as usize].parent;
-        }
-        false
-    };
-    let markup = (0..page.elements.len())
-        .filter(|&i| page.elements[i].name == "noscript" && in_body(i))
+    let body = page.elements.iter().position(|e| e.name == "body")? as ElementIdx;
+    let markup = page
+        .subtree(body)
+        .map(|i| i as usize)
+        .filter(|&i| page.elements[i].name == "noscript")
         .map(|i| {
             // Scripting off, its markup is elements; a parser with scripting on leaves it text.
             let e = page.element_ref(i as ElementIdx);

@@ -5,7 +5,8 @@
 //! at all rather than a post ([`is_listing`], issue 13).
 
 use super::blocks::{
-    items_of, listed_headings, own_text_after, site_parts, title_heading, Figures, MIN_BLOCK,
+    heading_link, items_of, listed_headings, own_text_after, site_parts, title_heading, Figures,
+    MIN_BLOCK,
 };
 use super::page::Page;
 use scraper::Selector;
@@ -304,10 +305,8 @@ pub fn is_listing(page: &Page, base: &Url) -> bool {
 /// page itself (fragment and trailing slash aside), nor, for a page on the web, to another
 /// host.
 fn lists_on_site(page: &Page, heading: super::page::ElementIdx, base: &Url) -> bool {
-    let Some(target) = page
-        .subtree(heading)
-        .filter(|&d| page.elements[d as usize].name == "a")
-        .find_map(|d| page.attr(d, "href"))
+    let Some(target) = heading_link(page, heading)
+        .and_then(|a| page.attr(a, "href"))
         .and_then(|h| base.join(h.trim()).ok())
     else {
         return true;
