@@ -407,14 +407,34 @@ pub(super) fn items_of(
 /// and little else (a "Related" heading); the items alone when they share `root` with the text.
 pub(super) fn listed_block(page: &Page, figures: &Figures, root: ElementIdx) -> Vec<ElementIdx> {
     let range = page.subtree(root);
-    let headings: Vec<ElementIdx> = listed_headings(page, &site_parts(page))
+    let listed: Vec<ElementIdx> = listed_headings(page, &site_parts(page))
         .into_iter()
         .filter(|h| range.contains(h) && *h != root)
         .collect();
-    let (Some(&first), true) = (headings.first(), headings.len() >= 2) else {
+    // A heading that links to its section's subject, between headings of its level that link
+    // nowhere, names a section of the article: a listed heading counts only beside another,
+    // as the next or previous heading of its level inside `root`.
+    let level = |h: ElementIdx| page.elements[h as usize].name.as_str();
+    let headings: Vec<ElementIdx> = listed
+        .iter()
+        .copied()
+        .filter(|&h| {
+            let peers: Vec<ElementIdx> = range
+                .clone()
+                .filter(|&i| page.elements[i as usize].name == level(h))
+                .collect();
+            let at = peers.iter().position(|&p| p == h).unwrap_or(0);
+            [at.checked_sub(1), Some(at + 1)]
+                .into_iter()
+                .flatten()
+                .filter_map(|n| peers.get(n))
+                .any(|p| listed.contains(p))
+        })
+        .collect();
+    let (Some(&first), true) = (listed.first(), headings.len() >= 2) else {
         return Vec::new();
     };
-    // The article's own text comes first.
+    // The article's own text comes first, before any heading that links.
     let before = page.elements[first as usize].start - page.elements[root as usize].start;
     if before < MIN_BLOCK {
         return Vec::new();

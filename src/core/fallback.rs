@@ -373,6 +373,27 @@ mod tests {
     }
 
     #[test]
+    fn section_headings_linking_to_their_subject_stay_in_the_article() {
+        // A weekly report (firefox-nightly-blog): most `h4`s link nowhere, two link to the bug
+        // tracker or a wiki page about the section. They are the article's, not a listing.
+        let plain = |n: u32| format!("<h4>Plain section {n}</h4><p>{PROSE}</p>");
+        let linked = |n: u32| {
+            format!("<h4><a href=https://bugs.example/{n}>Resolved bugs number {n}</a></h4><p>{PROSE}</p>")
+        };
+        let html = format!(
+            "<html><body><article><p>{PROSE}</p>{}{}{}{}{}</article></body></html>",
+            plain(1),
+            linked(2),
+            plain(3),
+            linked(4),
+            plain(5)
+        );
+        let t = text(&html);
+        assert!(t.contains("Resolved bugs number 2"), "{t}");
+        assert!(t.contains("Resolved bugs number 4"), "{t}");
+    }
+
+    #[test]
     fn the_lead_between_the_title_and_the_body_joins_the_article() {
         // Title, byline, lead in the post's header; the body marked apart. The lead joins; the
         // byline, the date and the site around do not.
