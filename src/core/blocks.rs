@@ -17,6 +17,10 @@ const POST_PART_PROSE: u32 = 1000;
 /// Fewer chars than this per link make a part a list of links, not prose.
 const CHARS_PER_LINK: u32 = 100;
 
+/// Chars of prose a page keeps outside a part named boilerplate whose prose is mostly list items
+/// (a gallery's captions) for the part to stay boilerplate however much prose it holds.
+const OUTSIDE_LISTED_PART: u32 = 1000;
+
 /// Inline elements: their text is part of the paragraph around them.
 const INLINE: &[&str] = &[
     "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn",
@@ -123,13 +127,26 @@ impl Figures {
             }
         }
         // A site part by its class never holds most of the page's prose: an Elementor
-        // "widget" or a "has-sidebar" wrapper around the article is not boilerplate.
+        // "widget" or a "has-sidebar" wrapper around the article is not boilerplate. Unless
+        // its prose is mostly list items while an article's worth of prose is left outside
+        // it: a gallery's captions, a slideshow's slides, beside the story.
         let total = prose.first().copied().unwrap_or(0);
+        let mut in_items = vec![0u32; n];
+        for i in (0..n).rev() {
+            if page.elements[i].name == "li" {
+                in_items[i] = prose[i];
+            }
+            if let Some(p) = page.elements[i].parent {
+                in_items[p as usize] += in_items[i];
+            }
+        }
+        let items =
+            |i: usize| in_items[i] * 2 > prose[i] && total - prose[i] >= OUTSIDE_LISTED_PART;
         let mark = |soft: &[bool]| {
             let mut boiler = hard.clone();
             for i in 0..n {
                 let inherited = page.elements[i].parent.is_some_and(|p| boiler[p as usize]);
-                boiler[i] |= inherited || (soft[i] && prose[i] * 2 <= total);
+                boiler[i] |= inherited || (soft[i] && (prose[i] * 2 <= total || items(i)));
             }
             boiler
         };
@@ -149,6 +166,7 @@ impl Figures {
             .filter(|&i| boiler[i] && outermost(i))
             .max_by_key(|&i| prose[i])
             .filter(|&i| prose[i] >= 2 * MIN_BLOCK && prose[i] >= 4 * chars[0])
+            .filter(|&i| !items(i))
         {
             soft[part] = false;
             boiler = mark(&soft);

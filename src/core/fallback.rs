@@ -394,6 +394,26 @@ mod tests {
     }
 
     #[test]
+    fn a_gallery_of_captions_in_a_widget_is_left_out_beside_an_article() {
+        // bug-1255978: a slideshow's 20 captions in a "widget" hold most of the page's prose,
+        // the story beside it about 1,200 chars.
+        let captions: String = (1..=20)
+            .map(|n| format!("<li><h2>Slide {n}</h2><p>{PROSE} Caption {n}.</p></li>"))
+            .collect();
+        let gallery =
+            format!("<div class='dnd-widget-wrapper type-gallery'><ul>{captions}</ul></div>");
+        let story = format!("<p>{PROSE}</p>").repeat(8);
+        let html =
+            format!("<html><body><div class=text-wrapper>{story}{gallery}</div></body></html>");
+        let t = text(&html);
+        assert!(!t.contains("Caption 1."), "{t}");
+        assert_eq!(t.matches("blackbirds").count(), 8, "{t}");
+        // A list-shaped post in a widget wrapper, with nothing else on the page, stays.
+        let html = format!("<html><body><p>{PROSE}</p>{gallery}</body></html>");
+        assert!(text(&html).contains("Caption 20."), "{}", text(&html));
+    }
+
+    #[test]
     fn the_lead_between_the_title_and_the_body_joins_the_article() {
         // Title, byline, lead in the post's header; the body marked apart. The lead joins; the
         // byline, the date and the site around do not.
