@@ -336,25 +336,25 @@ pub(super) fn root_href(href: &str) -> bool {
 /// mostly one link to another page (not a fragment of this one, not the site's root: a logo),
 /// with at least two words.
 pub(super) fn listed_headings(page: &Page, parts: &[bool]) -> Vec<ElementIdx> {
-    let mut out = Vec::new();
-    for (i, e) in page.elements.iter().enumerate() {
-        let i = i as ElementIdx;
-        if !matches!(e.name.as_str(), "h1" | "h2" | "h3" | "h4") || parts[i as usize] {
-            continue;
-        }
-        let text = page.normalised_text_of(i);
-        if text.len() < 6 || !text.contains(&' ') {
-            continue;
-        }
-        let Some(a) = heading_link(page, i) else {
-            continue;
-        };
-        let ae = &page.elements[a as usize];
-        if (ae.end - ae.start) * 2 >= e.end - e.start {
-            out.push(i);
-        }
+    (0..page.elements.len() as ElementIdx)
+        .filter(|&i| !parts[i as usize] && lists_a_post(page, i))
+        .collect()
+}
+
+/// Whether element `i` is a heading that lists a post ([`listed_headings`]), wherever it is.
+pub(super) fn lists_a_post(page: &Page, i: ElementIdx) -> bool {
+    let e = &page.elements[i as usize];
+    if !matches!(e.name.as_str(), "h1" | "h2" | "h3" | "h4") {
+        return false;
     }
-    out
+    let text = page.normalised_text_of(i);
+    if text.len() < 6 || !text.contains(&' ') {
+        return false;
+    }
+    heading_link(page, i).is_some_and(|a| {
+        let ae = &page.elements[a as usize];
+        (ae.end - ae.start) * 2 >= e.end - e.start
+    })
 }
 
 /// The link a heading lists a page by: its first `<a>` whose `href` leads to another page (not

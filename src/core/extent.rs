@@ -4,7 +4,7 @@
 //! a few words; and what inside it is left out (boilerplate, link lists, listed posts, the
 //! headline).
 
-use super::blocks::Figures;
+use super::blocks::{lists_a_post, Figures};
 use super::page::{ElementIdx, Page};
 
 /// The best candidate with the siblings that join it: the candidate alone when none does,
@@ -127,8 +127,8 @@ const NESTED_REPEATS: usize = 3;
 /// same tag and first class, or the same id but for its number, `blockid-4647400`, one after
 /// another) is all of them: within [`REPEAT_LEVELS`] above `root`, at the first level where
 /// the path's child has such siblings (or blocks up to [`NESTED_REPEATS`] wrappers below
-/// them) that hold the same path down to a block like `root`
-/// (not boilerplate, under 30 % links, no linked heading), their parent becomes the root,
+/// them) that hold the same path down to a block like `root` (not boilerplate, under 30 %
+/// links, no heading listing a post: [`lists_a_post`]), their parent becomes the root,
 /// keeping those blocks and the few-link blocks between them (headings, images), each with
 /// its own inner skips. A level whose child has neither class nor id counts only with a
 /// classed element below it on the path.
@@ -159,33 +159,28 @@ pub(super) fn with_repeats(
         let (c, l) = (stats.chars[i as usize], stats.link_chars[i as usize]);
         c == 0 || l * 10 >= c * 3
     };
-    // A card of another post (its heading a link) is never a block of this one.
-    let card = |c: ElementIdx| {
-        page.subtree(c).any(|d| {
-            matches!(
-                page.elements[d as usize].name.as_str(),
-                "h1" | "h2" | "h3" | "h4"
-            ) && page
-                .subtree(d)
-                .any(|a| page.elements[a as usize].name == "a")
-        })
-    };
-    // Whether `from` holds, child by child, blocks marked as `path` (top down).
-    let holds = |from: ElementIdx, path: &[(String, Option<String>)]| {
-        let mut cur = from;
-        for m in path {
-            match page.elements[cur as usize]
-                .children
-                .iter()
-                .copied()
-                .find(|&c| &mark(c) == m)
-            {
-                Some(next) => cur = next,
-                None => return false,
-            }
-        }
-        true
-    };
+    // A card of another post (its heading a link to it) is never a block of this one; a
+    // forum message whose heading links its author's name is.
+    let card = |c: ElementIdx| page.subtree(c).any(|d| lists_a_post(page, d));
+    // Whether `from` holds, child by child, blocks marked as `path` (top down): through any of
+    // its children so marked, as two cells of one class (XenForo's `message-cell--user` and
+    // `message-cell--main`) share a mark.
+    fn holds(
+        page: &Page,
+        mark: &dyn Fn(ElementIdx) -> (String, Option<String>),
+        from: ElementIdx,
+        path: &[(String, Option<String>)],
+    ) -> bool {
+        let Some((m, rest)) = path.split_first() else {
+            return true;
+        };
+        page.elements[from as usize]
+            .children
+            .iter()
+            .any(|&c| &mark(c) == m && holds(page, mark, c, rest))
+    }
+    let holds =
+        |from: ElementIdx, path: &[(String, Option<String>)]| holds(page, &mark, from, path);
     let mut path: Vec<(String, Option<String>)> = Vec::new();
     let mut child = root;
     for _ in 0..REPEAT_LEVELS {

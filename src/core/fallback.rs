@@ -414,6 +414,38 @@ mod tests {
     }
 
     #[test]
+    fn a_forum_thread_is_all_its_messages() {
+        // XenForo: each message's two cells share their first class, and the user cell's
+        // heading links the member's page. Every message is the thread's text.
+        // One long message makes the first choice that message alone.
+        let message = |n: u32, who: &str| {
+            let body = format!("<p>{PROSE} Message {n}.</p>").repeat(if n == 2 { 6 } else { 1 });
+            format!(
+                "<article class='message message--post'><div class=message-inner>\
+                 <div class='message-cell message-cell--user'><h4 class=message-name>\
+                 <a href=/members/{who}.{n}/ class=username>{who}</a></h4></div>\
+                 <div class='message-cell message-cell--main'><div class=message-main>\
+                 <div class=message-content>{body}</div></div></div>\
+                 </div></article>"
+            )
+        };
+        let html = format!(
+            "<html><body><nav><a href=/>Forums</a></nav><div class=block-body>{}{}{}</div>\
+             <footer>Forum software by XenForo</footer></body></html>",
+            message(1, "Pepemaus"),
+            message(2, "yellowkitty"),
+            message(3, "Lov100")
+        );
+        let t = text(&html);
+        for n in 1..=3 {
+            assert!(
+                t.contains(&format!("Message {n}.")),
+                "message {n} missing: {t}"
+            );
+        }
+    }
+
+    #[test]
     fn the_lead_between_the_title_and_the_body_joins_the_article() {
         // Title, byline, lead in the post's header; the body marked apart. The lead joins; the
         // byline, the date and the site around do not.
