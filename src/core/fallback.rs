@@ -559,6 +559,14 @@ mod tests {
         let t = text(&html);
         assert_eq!(t.matches(PROSE).count(), 5, "{t}");
         assert!(!t.contains("Share this page"), "{t}");
+        // heise.de: a subheading's id made for the table of contents, its first words after
+        // `nav`, is about the section, not navigation.
+        let html = format!(
+            "<html><body><article><p>{PROSE}</p>\
+             <h3 class=subheading id=nav_nur_die_folie__1>Nur die Folie bleibt zurück</h3>\
+             <p>{PROSE}</p></article></body></html>"
+        );
+        assert!(text(&html).contains("Nur die Folie"), "{}", text(&html));
     }
 
     #[test]

@@ -300,23 +300,31 @@ pub(super) fn classify_with(page: &Page, idx: ElementIdx, site_tags: SiteTags) -
     }
 }
 
-/// Whether `id` is the slug of the heading that opens the element: its words are the heading's
-/// words, lower-cased, in order (a numeric suffix, `-1`, allowed).
+/// Whether `id` is the slug of the heading that is or opens the element: its words are the
+/// heading's words, lower-cased, in order (a numeric suffix, `-1`, allowed); or, made for a
+/// table of contents, its first two words or more after one word of its own
+/// (`h3#nav_nur_die_folie__1` for "Nur die Folie bleibt zurück", as heise.de writes them).
 fn slug_of_heading(page: &Page, idx: ElementIdx, id: &str) -> bool {
     if !id.contains(['-', '_']) {
         return false;
     }
-    let Some(heading) = page.elements[idx as usize]
-        .children
-        .iter()
-        .take(3)
-        .copied()
-        .find(|&c| {
-            matches!(
-                page.elements[c as usize].name.as_str(),
-                "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
-            )
-        })
+    let is_heading = |c: ElementIdx| {
+        matches!(
+            page.elements[c as usize].name.as_str(),
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+        )
+    };
+    let Some(heading) = std::iter::once(idx)
+        .filter(|&i| is_heading(i))
+        .chain(
+            page.elements[idx as usize]
+                .children
+                .iter()
+                .take(3)
+                .copied()
+                .filter(|&c| is_heading(c)),
+        )
+        .next()
     else {
         return false;
     };
@@ -328,14 +336,15 @@ fn slug_of_heading(page: &Page, idx: ElementIdx, id: &str) -> bool {
     };
     let mut slug = words(id);
     let text = words(&page.text_of(heading));
-    if slug.len() > text.len()
+    if slug.last() != text.last()
         && slug
             .last()
             .is_some_and(|w| w.bytes().all(|b| b.is_ascii_digit()))
     {
         slug.pop();
     }
-    slug.len() >= 2 && slug == text
+    let for_contents = slug.len() >= 3 && text.starts_with(&slug[1..]);
+    (slug.len() >= 2 && slug == text) || for_contents
 }
 
 /// Whether an inline style hides the element (`display: none`, `visibility: hidden`).
