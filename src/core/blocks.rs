@@ -120,8 +120,27 @@ impl Figures {
                 prose[p as usize] += prose[i];
             }
         }
+        // A post part that is a subheading after text of the post (Neos CMS's
+        // `neos-nodetypes-headline` around each `<h4>` of the body) is the post's.
+        let subheading = |i: usize| {
+            let e = &page.elements[i];
+            let heading = page.subtree(i as ElementIdx).find(|&d| {
+                matches!(
+                    page.elements[d as usize].name.as_str(),
+                    "h2" | "h3" | "h4" | "h5" | "h6"
+                )
+            });
+            heading.is_some_and(|h| chars[h as usize] == chars[i])
+                && e.parent.is_some_and(|p| {
+                    page.elements[p as usize]
+                        .children
+                        .iter()
+                        .take_while(|&&c| c as usize != i)
+                        .any(|&c| prose[c as usize] >= MIN_BLOCK)
+                })
+        };
         for i in 0..n {
-            if post_part[i] && prose[i] < POST_PART_PROSE {
+            if post_part[i] && prose[i] < POST_PART_PROSE && !subheading(i) {
                 soft[i] = true;
                 weight[i] = -25.0;
             }

@@ -446,6 +446,27 @@ mod tests {
     }
 
     #[test]
+    fn a_subheading_in_a_block_named_headline_is_the_posts() {
+        // Neos CMS wraps each node of the body: text, and each subheading in
+        // `div.neos-nodetypes-headline`. The post's own title block still stays out.
+        let text_node = |n: u32| format!("<div class=neos-nodetypes-text><p>{PROSE} {n}</p></div>");
+        let headline = |h: &str| {
+            format!("<div class=neos-nodetypes-headline><div><{h}>The influence of heredity</{h}></div></div>")
+        };
+        let html = format!(
+            "<html><body><div class=main-content>{}{}{}{}{}</div></body></html>",
+            headline("h1"),
+            text_node(1),
+            headline("h4"),
+            text_node(2),
+            text_node(3)
+        );
+        let t = text(&html);
+        assert_eq!(t.matches("The influence of heredity").count(), 1, "{t}");
+        assert!(t.starts_with(PROSE), "{t}");
+    }
+
+    #[test]
     fn the_lead_between_the_title_and_the_body_joins_the_article() {
         // Title, byline, lead in the post's header; the body marked apart. The lead joins; the
         // byline, the date and the site around do not.
