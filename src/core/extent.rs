@@ -129,8 +129,9 @@ const NESTED_REPEATS: usize = 3;
 /// the path's child has such siblings (or blocks up to [`NESTED_REPEATS`] wrappers below
 /// them) that hold the same path down to a block like `root` (not boilerplate, under 30 %
 /// links, no heading listing a post: [`lists_a_post`]), their parent becomes the root,
-/// keeping those blocks and the few-link blocks between them (headings, images), each with
-/// its own inner skips. A level whose child has neither class nor id counts only with a
+/// keeping those blocks, the few-link blocks between them (headings, images) and the
+/// paragraphs of [`INTRO_CHARS`] or more before the first (a listicle's opening), each with its
+/// own inner skips. A level whose child has neither class nor id counts only with a
 /// classed element below it on the path.
 pub(super) fn with_repeats(
     page: &Page,
@@ -247,8 +248,14 @@ pub(super) fn with_repeats(
             );
             x = p;
         }
+        // The intro before the first block: paragraphs of prose (a listicle's opening).
+        let intro = |c: ElementIdx| {
+            c < first
+                && matches!(page.elements[c as usize].name.as_str(), "p" | "blockquote")
+                && stats.chars[c as usize] >= INTRO_CHARS
+        };
         for &c in children {
-            let between = first < c && c < last;
+            let between = (first < c && c < last) || intro(c);
             if holders.contains(&c) {
                 if c != child {
                     inner_skips(page, stats, c, &mut new_skip);
@@ -261,6 +268,10 @@ pub(super) fn with_repeats(
     }
     (root, skip)
 }
+
+/// Chars of a paragraph before an article's first repeated block that make it the article's
+/// intro ([`with_repeats`]).
+const INTRO_CHARS: u32 = 80;
 
 /// Levels between the article's root and the heading naming the page that the lead may cross.
 const LEAD_LEVELS: usize = 6;

@@ -467,6 +467,28 @@ mod tests {
     }
 
     #[test]
+    fn a_listicles_intro_before_its_repeated_items_is_the_articles() {
+        // mitvergnuegen.com: an opening paragraph, then ten items of one class, each a title,
+        // an image and its text.
+        let intro =
+            "Autumn is here, and these are the ten walks along the coast that make the most of it, with tea.";
+        let item = |n: u32| {
+            let body = format!("<p>{PROSE} Walk {n}.</p>").repeat(if n == 2 { 3 } else { 1 });
+            format!("<div class=item><h3 class=title>Walk number {n}</h3><figure><img src=/w{n}.jpg></figure><div class=content>{body}</div></div>")
+        };
+        let html = format!(
+            "<html><body><nav><a href=/>Home</a></nav><div class=contents><p>{intro}</p>{}{}{}</div>\
+             <footer>© Coast Notes</footer></body></html>",
+            item(1),
+            item(2),
+            item(3)
+        );
+        let t = text(&html);
+        assert!(t.starts_with(intro), "{t}");
+        assert!(t.contains("Walk 3."), "{t}");
+    }
+
+    #[test]
     fn the_lead_between_the_title_and_the_body_joins_the_article() {
         // Title, byline, lead in the post's header; the body marked apart. The lead joins; the
         // byline, the date and the site around do not.
