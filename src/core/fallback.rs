@@ -306,12 +306,14 @@ mod tests {
     #[test]
     fn site_parts_are_left_out_and_a_wrapper_holding_the_article_is_not_one() {
         // An ASP.NET page's form and an Elementor "widget" wrap the article; a sidebar, a share
-        // bar and a byline do not.
+        // bar, WP-PostRatings' box and a byline do not.
         let html = format!(
             "<html><body><form id=aspnetForm><nav><a href=/>Home</a> <a href=/about>About</a></nav>\
              <div class='elementor-widget-container'><article>\
              <div class=byline>By Jo Bloggs, 3 May 2024</div><p>{PROSE}</p><p>{PROSE}</p>\
              <div class='share-buttons'>Share this on every network you know, please, now</div>\
+             <span id=post-ratings-4373 class=post-ratings><strong>Was this article useful?</strong>\
+             (95 votes: 4.73 of 5)</span>\
              </article></div>\
              <div class=sidebar><p>About me: a gardener who writes, sometimes, about hedges.</p></div>\
              </form></body></html>"

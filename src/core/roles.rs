@@ -33,7 +33,8 @@ const SITE_TAGS: &[&str] = &["nav", "aside", "footer", "dialog", "menu"];
 const WRAPPING_TAGS: &[&str] = &["form", "header"];
 
 /// `class`/`id` words that name a part of the site around its posts (navigation, sidebars,
-/// widgets, related and popular posts, comments, sharing, ads, sign-up boxes, pagination):
+/// widgets, related and popular posts, comments, sharing, ratings, ads, sign-up boxes,
+/// pagination):
 /// never article text, and no post listed on the page (`core::listing`).
 pub(super) const SITE_PARTS: &[&str] = &[
     "comment",
@@ -83,6 +84,8 @@ pub(super) const SITE_PARTS: &[&str] = &[
     "more",
     "rss",
     "widgets",
+    "rating",
+    "ratings",
 ];
 
 /// `class`/`id` words that name a part of a post that is not its article text: its header,
