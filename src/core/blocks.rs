@@ -451,14 +451,20 @@ pub(super) fn listed_block(page: &Page, figures: &Figures, root: ElementIdx) -> 
     // A heading that links to its section's subject, between headings of its level that link
     // nowhere, names a section of the article: a listed heading counts only beside another,
     // as the next or previous heading of its level inside `root`.
+    // (Listed headings are `h1`–`h4`: their peers are among those, gathered once.)
     let level = |h: ElementIdx| page.elements[h as usize].name.as_str();
+    let in_root: Vec<ElementIdx> = range
+        .clone()
+        .filter(|&i| matches!(level(i), "h1" | "h2" | "h3" | "h4"))
+        .collect();
     let headings: Vec<ElementIdx> = listed
         .iter()
         .copied()
         .filter(|&h| {
-            let peers: Vec<ElementIdx> = range
-                .clone()
-                .filter(|&i| page.elements[i as usize].name == level(h))
+            let peers: Vec<ElementIdx> = in_root
+                .iter()
+                .copied()
+                .filter(|&i| level(i) == level(h))
                 .collect();
             let at = peers.iter().position(|&p| p == h).unwrap_or(0);
             [at.checked_sub(1), Some(at + 1)]
