@@ -3,53 +3,22 @@
 //! whoever answers it (a handler, a rejected query, the guard, the load shedder), is
 //! `{"error": CODE, "message": "…"}` with the HTTP status; CODE is stable ([`code`]).
 
+use super::failure::{self, ApiFailure, Failure};
+use super::layout;
+use super::reader::Reader;
 use super::views::{self, BlogView, ListParams, SearchParams, UrlParam};
-use super::{Failure, Reader};
 use crate::store::{BlogId, PostPage};
 use axum::extract::{Path, Query, Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use std::sync::Arc;
 
-/// A failure as JSON.
-pub struct ApiFailure(Failure);
-
-impl From<Failure> for ApiFailure {
-    fn from(f: Failure) -> Self {
-        ApiFailure(f)
-    }
-}
-
-/// The stable code of an error status, the `error` of every API error: `bad_request`,
-/// `unauthorized`, `not_found`, `method_not_allowed`, `uri_too_long`, `too_many_requests`,
-/// `internal`,
-/// `unavailable`, else `error`.
-pub fn code(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        400 => "bad_request",
-        401 => "unauthorized",
-        404 => "not_found",
-        405 => "method_not_allowed",
-        414 => "uri_too_long",
-        429 => "too_many_requests",
-        500 => "internal",
-        503 => "unavailable",
-        _ => "error",
-    }
-}
-
-/// An API error: `{"error": code, "message": message}` with `status`.
-pub fn error(status: StatusCode, message: &str) -> Response {
-    let body = serde_json::json!({ "error": code(status), "message": message });
-    (status, Json(body)).into_response()
-}
-
 /// A layer over every route, so every error reaches a client in the form its route speaks: an
 /// error answered in another form (a rejected query string, 401, 414, 503 from the load
 /// shedder) is answered under `/api/` as [`error`] (JSON) and elsewhere as the reader's HTML
-/// message page ([`super::pages::message`]), with the same status and headers; plain-text
+/// message page ([`layout::message`]), with the same status and headers; plain-text
 /// messages are kept, pages replaced by the status's reason. Captures under `/web/` are the
 /// archived answers as they were and are never touched.
 pub async fn uniform_errors(req: Request, next: Next) -> Response {
@@ -90,38 +59,14 @@ pub async fn uniform_errors(req: Request, next: Next) -> Response {
     parts.headers.remove(header::CONTENT_TYPE);
     parts.headers.remove(header::CONTENT_LENGTH);
     let mut out = if api {
-        self::error(parts.status, &message)
+        failure::error(parts.status, &message)
     } else {
-        (parts.status, super::pages::message(parts.status, &message)).into_response()
+        (parts.status, layout::message(parts.status, &message)).into_response()
     };
     for (name, value) in &parts.headers {
         out.headers_mut().insert(name.clone(), value.clone());
     }
     out
-}
-
-impl IntoResponse for ApiFailure {
-    fn into_response(self) -> Response {
-        let (status, error) = match self.0 {
-            Failure::NotFound(m) => (StatusCode::NOT_FOUND, m),
-            Failure::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
-            Failure::Internal(e) => {
-                tracing::error!("serve api: {e:#}");
-                (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal error (see the server's log)".into(),
-                )
-            }
-            Failure::Unavailable(e) => {
-                tracing::warn!("serve api: the database cannot be reached: {e:#}");
-                (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "the archive's database cannot be reached now; retry later".into(),
-                )
-            }
-        };
-        self::error(status, &error)
-    }
 }
 
 type ApiResult = Result<Response, ApiFailure>;

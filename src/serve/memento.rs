@@ -13,13 +13,20 @@
 //! archive only (`default-src 'self'`): a resource never captured is a 404, never the live
 //! site.
 
-use super::{Failure, Reader};
+use super::failure::Failure;
+use super::layout::layout;
+use super::reader::Reader;
+use super::routes::{
+    archived_url, parse_stamped, replay_href, timestamp, view_href, web_href, Routes, View,
+};
+use super::views::capture_or_canonical;
 use crate::fetch::{decode_body, header, mime_type};
 use crate::store::Capture;
 use axum::extract::State;
 use axum::http::{header as h, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono::{DateTime, Utc};
+use maud::html;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -36,60 +43,8 @@ pub const FRAMED_CAPTURE_POLICY: &str = "sandbox allow-same-origin allow-popups 
     default-src 'self' data:; script-src 'none'; object-src 'none'; \
     style-src 'self' 'unsafe-inline' data:; base-uri 'none'; form-action 'none'";
 
-/// How a capture is asked for, by the modifier after its time (`/web/{stamp}{modifier}/`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum View {
-    /// No modifier: the page with its addresses rewritten into the archive.
-    Page,
-    /// `id_`: the bytes as received.
-    Raw,
-    /// `fr_`: the page as [`View::Page`], shown inside the replay page's frame: its links
-    /// lead the whole window to the next page's replay (`serve::replay`).
-    Framed,
-}
-
-/// A capture time as Memento URLs write it: `YYYYMMDDhhmmss`, UTC.
-pub fn timestamp(t: DateTime<Utc>) -> String {
-    t.format("%Y%m%d%H%M%S").to_string()
-}
-
-/// The reader's URL of the capture of `url` at `stamp` ([`timestamp`]): the bytes as
-/// received when `raw`, else the page with its links rewritten.
-pub fn web_href(stamp: &str, raw: bool, url: &str) -> String {
-    view_href(stamp, if raw { View::Raw } else { View::Page }, url)
-}
-
-/// The reader's URL of the capture of `url` at `stamp` as `view` shows it.
-pub fn view_href(stamp: &str, view: View, url: &str) -> String {
-    let modifier = match view {
-        View::Page => "",
-        View::Raw => "id_",
-        View::Framed => "fr_",
-    };
-    format!("/web/{stamp}{modifier}/{url}")
-}
-
-/// The replay page (banner and frame, `serve::replay`) of the capture of `url` at `stamp`.
-pub fn replay_href(stamp: &str, url: &str) -> String {
-    format!("/replay/{stamp}/{url}")
-}
-
 fn http_date(t: DateTime<Utc>) -> String {
     t.format("%a, %d %b %Y %H:%M:%S GMT").to_string()
-}
-
-/// The archived URL in a request path after `prefix` (the raw path, query included, as the
-/// archive keyed it), with a scheme whose `//` a client collapsed restored.
-fn target(uri: &Uri, prefix: &str) -> Option<String> {
-    let pq = uri.path_and_query()?.as_str();
-    let rest = pq.strip_prefix(prefix)?;
-    let fixed = ["http:/", "https:/"].iter().find_map(|s| {
-        rest.strip_prefix(s)
-            .filter(|r| !r.starts_with('/'))
-            .map(|r| format!("{s}/{r}"))
-    });
-    let url = fixed.unwrap_or_else(|| rest.to_string());
-    (url.starts_with("http://") || url.starts_with("https://")).then_some(url)
 }
 
 fn not_archived(url: &str) -> Failure {
@@ -125,9 +80,9 @@ pub async fn timemap(
     uri: Uri,
     headers: HeaderMap,
 ) -> Result<Response, Failure> {
-    let (json, url) = if let Some(u) = target(&uri, "/timemap/link/") {
+    let (json, url) = if let Some(u) = archived_url(&uri, "/timemap/link/") {
         (false, u)
-    } else if let Some(u) = target(&uri, "/timemap/json/") {
+    } else if let Some(u) = archived_url(&uri, "/timemap/json/") {
         (true, u)
     } else {
         return Err(Failure::NotFound(
@@ -139,8 +94,8 @@ pub async fn timemap(
     if captures.is_empty() {
         return Err(not_archived(&url));
     }
-    if !json && super::replay::wants_html(&headers) {
-        return Ok(super::replay::timemap_page(&url, &captures));
+    if !json && wants_html(&headers) {
+        return Ok(timemap_page(&url, &captures));
     }
     let origin = origin(&headers);
     let m = |c: &Capture| {
@@ -198,7 +153,7 @@ pub async fn timegate(
     uri: Uri,
     headers: HeaderMap,
 ) -> Result<Response, Failure> {
-    let url = target(&uri, "/timegate/")
+    let url = archived_url(&uri, "/timegate/")
         .ok_or_else(|| Failure::NotFound("A TimeGate is /timegate/URL.".into()))?;
     let at = match headers.get("accept-datetime") {
         None => Utc::now(),
@@ -230,55 +185,6 @@ pub async fn timegate(
         ],
     )
         .into_response())
-}
-
-/// Parses `{prefix}{stamp}{modifier}/{url}`: the stamp padded to 14 digits (a year alone is
-/// its 1 January), the [`View`] its modifier asks for (`id_`, `fr_`, none), the URL.
-pub(super) fn parse_stamped(
-    uri: &Uri,
-    prefix: &str,
-) -> Option<(String, View, String, DateTime<Utc>)> {
-    let pq = uri.path_and_query()?.as_str().strip_prefix(prefix)?;
-    let digits: String = pq.chars().take_while(char::is_ascii_digit).collect();
-    if digits.is_empty() || digits.len() > 14 {
-        return None;
-    }
-    let rest = &pq[digits.len()..];
-    let (view, rest) = if let Some(r) = rest.strip_prefix("id_") {
-        (View::Raw, r)
-    } else if let Some(r) = rest.strip_prefix("fr_") {
-        (View::Framed, r)
-    } else {
-        (View::Page, rest)
-    };
-    let rest = rest.strip_prefix('/')?;
-    let url = target(&Uri::try_from(format!("/x/{rest}")).ok()?, "/x/")?;
-    let stamp = format!("{digits}{}", &"19700101000000"[digits.len()..]);
-    let at = NaiveDateTime::parse_from_str(&stamp, "%Y%m%d%H%M%S")
-        .ok()?
-        .and_utc();
-    Some((stamp, view, url, at))
-}
-
-/// The capture of `url` nearest `at`, else (pywb's fuzzy matching, for the common cases) that
-/// of `url` as the crawl keyed it: tracking parameters, `replytocom` and such dropped,
-/// `index.html` dropped (`core::post_url::canonical`). Answers the URL that matched too.
-pub(super) fn capture_or_canonical(
-    s: &crate::store::Store,
-    url: &str,
-    at: DateTime<Utc>,
-) -> anyhow::Result<Option<(String, Capture)>> {
-    if let Some(c) = s.capture_near(url, at)? {
-        return Ok(Some((url.to_string(), c)));
-    }
-    let Some(canonical) = url::Url::parse(url)
-        .ok()
-        .map(|u| crate::core::post_url::canonical(&u).to_string())
-        .filter(|c| c != url)
-    else {
-        return Ok(None);
-    };
-    Ok(s.capture_near(&canonical, at)?.map(|c| (canonical, c)))
 }
 
 /// `/web/{stamp}[id_]/{url}`: one capture, as stored.
@@ -535,6 +441,40 @@ pub fn rewrite(html: &str, page_url: &str, stamp: &str, framed: bool) -> String 
     result.unwrap_or_else(|_| html.to_string())
 }
 
+/// Whether a TimeMap request asks for a page: its `Accept` names HTML and not link-format.
+fn wants_html(headers: &HeaderMap) -> bool {
+    let accept = headers
+        .get(h::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    accept.contains("text/html") && !accept.contains("application/link-format")
+}
+
+/// The TimeMap of `url` as a page: every capture, oldest first, each to its replay page.
+fn timemap_page(url: &str, captures: &[Capture]) -> Response {
+    let body = html! {
+        h1 { "Captures" }
+        p.meta { code { (url) } " · " (captures.len()) " in the archive · "
+            a href={ "/timemap/json/" (url) } { "JSON" } }
+        ol {
+            @for c in captures {
+                li {
+                    a href=(replay_href(&timestamp(c.fetched_at), url)) {
+                        time datetime=(c.fetched_at.to_rfc3339()) { (c.fetched_at.format("%Y-%m-%d %H:%M:%S UTC")) }
+                    }
+                    " (HTTP " (c.status) ")"
+                }
+            }
+        }
+    };
+    (
+        StatusCode::OK,
+        [(h::VARY, "accept")],
+        layout(&Routes, "Captures", body),
+    )
+        .into_response()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -584,20 +524,5 @@ mod tests {
             out.contains(r#"srcset="/web/20260101000000id_/http://b.test/s.jpg 1x""#),
             "{out}"
         );
-    }
-
-    #[test]
-    fn web_paths_parse_with_short_stamps_queries_and_collapsed_slashes() {
-        let u: Uri = "/web/2026id_/http:/b.test/p?q=1".parse().unwrap();
-        let (stamp, view, url, _) = parse_stamped(&u, "/web/").unwrap();
-        assert_eq!(
-            (stamp.as_str(), view, url.as_str()),
-            ("20260101000000", View::Raw, "http://b.test/p?q=1")
-        );
-        let framed: Uri = "/web/20260102fr_/http://b.test/".parse().unwrap();
-        assert_eq!(parse_stamped(&framed, "/web/").unwrap().1, View::Framed);
-        let web = |s: &str| parse_stamped(&s.parse().unwrap(), "/web/");
-        assert!(web("/web/x/http://b.test/").is_none());
-        assert!(web("/web/2026/file:///etc/passwd").is_none());
     }
 }

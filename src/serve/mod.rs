@@ -12,12 +12,22 @@
 
 pub mod api;
 pub mod auth;
+pub mod diff;
+pub mod failure;
+pub mod layout;
 pub mod memento;
 pub mod pages;
+pub mod reader;
+pub mod render;
 pub mod replay;
+pub mod routes;
 pub mod site;
 pub mod versions;
 pub mod views;
+
+use failure::{busy, Failure};
+use layout::message;
+use reader::Reader;
 
 use crate::store::DatabaseSettings;
 use crate::store::Store;
@@ -30,7 +40,7 @@ use axum::routing::get;
 use axum::Router;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The reader's settings: the `[serve]` section of the configuration file.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -105,92 +115,6 @@ const PAGE_POLICY: &str =
     "default-src 'none'; img-src 'self' data:; media-src 'self'; frame-src 'self'; style-src 'self'; \
     form-action 'self'; frame-ancestors 'none'; base-uri 'none'; script-src 'none'";
 
-/// Shared by every request: where the archive is, a pool of read-only connections, the
-/// credentials.
-pub struct Reader {
-    db: DatabaseSettings,
-    pool: Mutex<Vec<Store>>,
-    auth: Option<Arc<auth::Credentials>>,
-    /// Posts or hits per page.
-    pub page_size: u32,
-    /// Connections kept in `pool`.
-    connections: usize,
-    /// [`ServeSettings::search_rank_window`].
-    pub search_rank_window: u32,
-}
-
-/// A failed request: what the client is told; the cause goes to the log.
-#[derive(Debug)]
-pub enum Failure {
-    /// 404 with a sentence for the reader.
-    NotFound(String),
-    /// 400 with a sentence for the reader.
-    BadRequest(String),
-    /// 500; the error is logged, the page says only that it happened.
-    Internal(anyhow::Error),
-    /// 503 with `Retry-After`: the database cannot be reached now (logged).
-    Unavailable(anyhow::Error),
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(e: anyhow::Error) -> Self {
-        if crate::store::unavailable(&e) {
-            Failure::Unavailable(e)
-        } else {
-            Failure::Internal(e)
-        }
-    }
-}
-
-impl IntoResponse for Failure {
-    fn into_response(self) -> Response {
-        let (status, message) = match self {
-            Failure::NotFound(m) => (StatusCode::NOT_FOUND, m),
-            Failure::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
-            Failure::Internal(e) => {
-                tracing::error!("serve: {e:#}");
-                (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "Something went wrong reading the archive; the server's log says what."
-                        .to_string(),
-                )
-            }
-            Failure::Unavailable(e) => {
-                tracing::warn!("serve: the database cannot be reached: {e:#}");
-                return busy();
-            }
-        };
-        (status, pages::message(status, &message)).into_response()
-    }
-}
-
-impl Reader {
-    /// Runs `f` on a pooled read-only connection, off the async threads.
-    ///
-    /// # Errors
-    /// The database could not be opened, or `f` failed.
-    pub async fn read<T: Send + 'static>(
-        self: &Arc<Self>,
-        f: impl FnOnce(&Store) -> Result<T, Failure> + Send + 'static,
-    ) -> Result<T, Failure> {
-        let me = Arc::clone(self);
-        tokio::task::spawn_blocking(move || {
-            let store = match me.pool.lock().expect("pool lock").pop() {
-                Some(s) => s,
-                None => Store::open_read_only(&me.db)?,
-            };
-            let out = f(&store);
-            let mut pool = me.pool.lock().expect("pool lock");
-            if pool.len() < me.connections {
-                pool.push(store);
-            }
-            out
-        })
-        .await
-        .map_err(|e| Failure::Internal(anyhow::anyhow!("reader task: {e}")))?
-    }
-}
-
 /// The reader's routes over the archive at `db`.
 ///
 /// # Errors
@@ -201,17 +125,16 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .as_deref()
         .map(|path| auth::Credentials::read(path, settings.max_auth_failures).map(Arc::new))
         .transpose()?;
-    let reader = Arc::new(Reader {
-        db: DatabaseSettings {
+    let reader = Arc::new(Reader::new(
+        DatabaseSettings {
             reconnect_for: settings.database_timeout,
             ..db.clone()
         },
-        pool: Mutex::new(Vec::new()),
         auth,
-        page_size: settings.page_size.clamp(1, 1000),
-        connections: settings.connections as usize,
-        search_rank_window: settings.search_rank_window.max(1),
-    });
+        settings.page_size,
+        settings.connections as usize,
+        settings.search_rank_window,
+    ));
     Ok(Router::new()
         .route("/", get(pages::blogs))
         .route("/blog/{id}", get(pages::blog))
@@ -220,7 +143,7 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .route("/version", get(versions::version))
         .route("/search", get(pages::search))
         .route("/go", get(pages::go))
-        .route("/assets/style.css", get(pages::stylesheet))
+        .route("/assets/style.css", get(layout::stylesheet))
         .route("/api/blogs", get(api::blogs))
         .route("/api/blog/{id}/posts", get(api::posts))
         .route("/api/post", get(api::post))
@@ -250,20 +173,6 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .layer(axum::middleware::from_fn(api::uniform_errors))
         .layer(axum::middleware::from_fn(headers))
         .with_state(reader))
-}
-
-/// 503 Service Unavailable (the outermost layer, [`headers`], adds `Retry-After`): the server
-/// is answering as many requests as it may (`max_requests`), or a request ran past
-/// `request_timeout`.
-fn busy() -> Response {
-    (
-        StatusCode::SERVICE_UNAVAILABLE,
-        pages::message(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "The archive is busy; try again in a moment.",
-        ),
-    )
-        .into_response()
 }
 
 /// The outermost layer: the reader's headers on every answer, errors included (its policy
@@ -298,7 +207,7 @@ async fn guard(State(reader): State<Arc<Reader>>, req: Request, next: Next) -> R
     if target > MAX_URI {
         return (
             StatusCode::URI_TOO_LONG,
-            pages::message(StatusCode::URI_TOO_LONG, "That address is too long."),
+            message(StatusCode::URI_TOO_LONG, "That address is too long."),
         )
             .into_response();
     }
@@ -306,7 +215,7 @@ async fn guard(State(reader): State<Arc<Reader>>, req: Request, next: Next) -> R
         .extensions()
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip());
-    let verdict = match &reader.auth {
+    let verdict = match reader.auth() {
         Some(creds) => {
             creds
                 .check(req.headers().get(header::AUTHORIZATION), client)
@@ -317,7 +226,7 @@ async fn guard(State(reader): State<Arc<Reader>>, req: Request, next: Next) -> R
     if let auth::Verdict::TooMany(wait) = verdict {
         let mut r = (
             StatusCode::TOO_MANY_REQUESTS,
-            pages::message(
+            message(
                 StatusCode::TOO_MANY_REQUESTS,
                 "Too many wrong names or passwords from here; wait a minute.",
             ),
@@ -332,7 +241,7 @@ async fn guard(State(reader): State<Arc<Reader>>, req: Request, next: Next) -> R
     if verdict == auth::Verdict::Refused {
         let mut r = (
             StatusCode::UNAUTHORIZED,
-            pages::message(
+            message(
                 StatusCode::UNAUTHORIZED,
                 "This archive needs a name and password.",
             ),

@@ -2,226 +2,30 @@
 //! month, author and tag, a post (article, threaded comments, versions, captures), the word
 //! diff of two versions, search, and `/go` (an archived address to what the archive holds).
 
-use super::memento::{replay_href, timestamp, web_href};
+use super::failure::Failure;
+use super::layout::{count, layout, time};
+use super::reader::Reader;
+use super::render::{article_and_comments, blogs_page, post_list, Around};
+use super::routes::{go_href, post_href, query_value, replay_href, timestamp, web_href, Routes};
 use super::views::{
-    self, go_href, query_value, sanitize, BlogView, ListParams, SearchParams, UrlParam,
+    self, capture_or_canonical, sanitize, BlogView, ListParams, SearchParams, UrlParam,
 };
-use super::{Failure, Reader};
 use crate::core::requisites::Kind;
-use crate::store::PostSummary;
+use crate::store::Post;
 use crate::store::{BlogId, Count, Neighbours, PostPage};
-use crate::store::{Comment, CommentVersion, Post};
 use axum::extract::{Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use chrono::{DateTime, FixedOffset};
-use maud::{html, Markup, PreEscaped, DOCTYPE};
-use std::collections::{HashMap, HashSet};
+use maud::{html, Markup, PreEscaped};
+use std::collections::HashSet;
 use std::sync::Arc;
 
-const STYLE: &str = include_str!("style.css");
-
 type Page = Result<Markup, Failure>;
-
-/// `/assets/style.css`, the only file the reader serves (compiled in).
-pub async fn stylesheet() -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
-            (header::CACHE_CONTROL, "max-age=3600"),
-        ],
-        STYLE,
-    )
-        .into_response()
-}
-
-/// The stylesheet every page uses, compiled in (the static copy writes it beside its pages).
-pub const STYLESHEET: &str = STYLE;
-
-/// Where a page's own links lead: the running reader's routes ([`Routes`]) or the files of a
-/// static copy (`serve::site`). Each answer is an address relative to the page or to the
-/// server's root, ready for `href`.
-pub trait Links {
-    /// The stylesheet.
-    fn stylesheet(&self) -> String;
-    /// The list of blogs.
-    fn home(&self) -> String;
-    /// The first page of blog `id`'s posts.
-    fn blog(&self, id: BlogId) -> String;
-    /// The page of the archived post `url`.
-    fn post(&self, url: &str) -> String;
-    /// Any other address (a feed, a home page): what the archive holds of it, or the address
-    /// itself where the copy cannot tell.
-    fn go(&self, url: &str) -> String;
-    /// The search form's action; `None` where there is no search (a static copy).
-    fn search(&self) -> Option<String>;
-    /// Blog `id`'s posts with `tag`; `None` where there is no such list (a static copy).
-    fn tag(&self, _id: BlogId, _tag: &str) -> Option<String> {
-        None
-    }
-    /// Blog `id`'s posts by `author`; `None` where there is no such list (a static copy).
-    fn author(&self, _id: BlogId, _author: &str) -> Option<String> {
-        None
-    }
-}
-
-/// Where a post sits, for its page's links: the links of the reader or the copy, its blog,
-/// the blog's language and the posts next to it.
-pub struct Around<'a> {
-    /// Where links lead.
-    pub links: &'a dyn Links,
-    /// The post's blog (its name and id), when archived.
-    pub blog: Option<(BlogId, String)>,
-    /// The blog's language (BCP 47), marking the post's text.
-    pub language: Option<&'a str>,
-    /// The posts just newer and older in the blog's list.
-    pub neighbours: Neighbours,
-    /// Earlier texts of the post's comments, oldest first (`Store::comment_versions`).
-    pub earlier: Vec<CommentVersion>,
-}
-
-/// The running reader's routes (`/`, `/blog/{id}`, `/post?url=`, `/go?url=`, `/search`).
-pub struct Routes;
-
-impl Links for Routes {
-    fn stylesheet(&self) -> String {
-        "/assets/style.css".into()
-    }
-    fn home(&self) -> String {
-        "/".into()
-    }
-    fn blog(&self, id: BlogId) -> String {
-        format!("/blog/{id}")
-    }
-    fn post(&self, url: &str) -> String {
-        post_href(url)
-    }
-    fn go(&self, url: &str) -> String {
-        go_href(url)
-    }
-    fn search(&self) -> Option<String> {
-        Some("/search".into())
-    }
-    fn tag(&self, id: BlogId, tag: &str) -> Option<String> {
-        Some(format!("/blog/{id}?tag={}", query_value(tag)))
-    }
-    fn author(&self, id: BlogId, author: &str) -> Option<String> {
-        Some(format!("/blog/{id}?author={}", query_value(author)))
-    }
-}
-
-/// A whole page: `body` under the site header, `title` in the window's title.
-pub fn layout(links: &dyn Links, title: &str, body: Markup) -> Markup {
-    html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · everblog" }
-                link rel="stylesheet" href=(links.stylesheet());
-            }
-            body {
-                a.skip href="#main" { "Skip to the content" }
-                header.site {
-                    a.home href=(links.home()) { "everblog" }
-                    @if let Some(action) = links.search() {
-                        form.search action=(action) method="get" {
-                            input type="search" name="q" placeholder="Search the archive" aria-label="Search";
-                            button { "Search" }
-                        }
-                    }
-                }
-                main id="main" { (body) }
-            }
-        }
-    }
-}
-
-/// A page saying `text`, for errors.
-pub fn message(status: StatusCode, text: &str) -> Markup {
-    layout(
-        &Routes,
-        status.canonical_reason().unwrap_or("Error"),
-        html! { h1 { (status.as_u16()) " " (status.canonical_reason().unwrap_or("")) } p { (text) } },
-    )
-}
-
-/// `n` and the noun, singular for one: "1 comment", "3 comments".
-pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// `d` as a `<time>`: the day (`YYYY-MM-DD`, with the time of day when `with_time`) in the
-/// offset it was stored with (the blog's own), the full instant in `datetime`; "undated"
-/// without one.
-pub fn time(d: Option<DateTime<FixedOffset>>, with_time: bool) -> Markup {
-    match d {
-        Some(d) => html! {
-            time datetime=(d.to_rfc3339()) {
-                (d.format(if with_time { "%Y-%m-%d %H:%M" } else { "%Y-%m-%d" }))
-            }
-        },
-        None => html! { "undated" },
-    }
-}
-
-/// `d` as `YYYY-MM-DD`, or "undated".
-pub fn date(d: Option<DateTime<FixedOffset>>) -> String {
-    d.map(|d| d.format("%Y-%m-%d").to_string())
-        .unwrap_or_else(|| "undated".into())
-}
-
-fn month_of(p: &PostSummary) -> String {
-    p.published
-        .map(|d| d.format("%B %Y").to_string())
-        .unwrap_or_else(|| "Undated".into())
-}
-
-fn post_href(url: &str) -> String {
-    format!("/post?url={}", query_value(url))
-}
 
 /// `/`: every blog with what the archive holds of it.
 pub async fn blogs(State(reader): State<Arc<Reader>>) -> Page {
     let blogs = reader.read(|s| Ok(BlogView::all(s)?)).await?;
     Ok(blogs_page(&Routes, &blogs))
-}
-
-/// The list of blogs with what the archive holds of each.
-pub fn blogs_page(links: &dyn Links, blogs: &[BlogView]) -> Markup {
-    layout(
-        links,
-        "Blogs",
-        html! {
-            h1 { "Blogs" }
-            @if blogs.is_empty() {
-                p { "The archive holds no blog yet: " code { "archive add URL" } ", then " code { "archive crawl" } "." }
-            }
-            div.table { table.blogs {
-                thead { tr { th { "Blog" } th { "Posts" } th { "Comments" } th { "From – to" } th { "Last update" } } }
-                tbody {
-                    @for b in blogs {
-                        tr {
-                            td {
-                                a href=(links.blog(b.id)) { (b.name()) }
-                                br; small { (b.home_url) " · " a href=(links.go(&b.feed_url)) { "feed" } }
-                            }
-                            td { (b.coverage.posts_archived) " of " (b.coverage.posts_known) " known"
-                                @if b.coverage.posts_gone > 0 { br; small { (b.coverage.posts_gone) " deleted by the blog" } } }
-                            td { (b.coverage.comments_archived)
-                                @if b.coverage.comments_declared > 0 { " (" (b.coverage.comments_declared) " declared)" } }
-                            td { (date(b.coverage.oldest_post)) " – " (date(b.coverage.newest_post)) }
-                            td { (b.last_update.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "never".into()))
-                                @if b.failed_updates == 1 { br; small.failed { "the last update failed" } }
-                                @if b.failed_updates > 1 { br; small.failed { "the last " (b.failed_updates) " updates failed" } } }
-                        }
-                    }
-                }
-            } }
-        },
-    )
 }
 
 /// `/blog/{id}?page=&month=&author=&tag=`: the blog's posts, newest first, by month.
@@ -332,28 +136,6 @@ pub async fn blog(
             }
         },
     ))
-}
-
-/// `posts` (newest first) under a heading per month, each with its date, authors, comments,
-/// versions and whether the blog deleted it.
-pub fn post_list(links: &dyn Links, posts: &[PostSummary]) -> Markup {
-    html! {
-        @for (i, post) in posts.iter().enumerate() {
-            @if i == 0 || month_of(post) != month_of(&posts[i - 1]) {
-                h3.month { (month_of(post)) }
-            }
-            article.summary {
-                a href=(links.post(&post.url)) { (post.title.as_deref().unwrap_or(&post.url)) }
-                div.meta {
-                    (time(post.published, false))
-                    @if !post.authors.is_empty() { " · " (post.authors.join(", ")) }
-                    @if post.comments > 0 { " · " (count(post.comments, "comment", "comments")) }
-                    @if post.version > 1 { " · " span.badge { (post.version) " versions" } }
-                    @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
-                }
-            }
-        }
-    }
 }
 
 /// `/post?url=`: the post, its comments, versions and captures.
@@ -494,140 +276,6 @@ fn size(bytes: u64) -> String {
     }
 }
 
-/// The post's title, byline, tags and article, then its threaded comments, marked as written
-/// in `language` (the blog's BCP 47 tag; the reader's own words stay English); `clean` makes
-/// archived HTML safe (and points its addresses where the page's links go); `source` is put
-/// in the byline (a link to the archived page).
-pub fn article_and_comments(
-    post: &Post,
-    around: &Around,
-    clean: &dyn Fn(&str) -> String,
-    source: Markup,
-) -> Markup {
-    let title = post.title.as_deref().unwrap_or(&post.url);
-    let (links, language) = (around.links, around.language);
-    let blog_id = around.blog.as_ref().map(|(id, _)| *id);
-    let linked = |href: Option<String>, text: &str| match href {
-        Some(h) => html! { a href=(h) { (text) } },
-        None => html! { (text) },
-    };
-    html! {
-        @if let Some((id, name)) = &around.blog {
-            nav.crumbs { a href=(links.blog(*id)) { (name) } }
-        }
-        article.post lang=[language] {
-            h1 { (title) }
-            p.meta {
-                (time(post.published, false))
-                @if !post.authors.is_empty() {
-                    " · by "
-                    @for (i, a) in post.authors.iter().enumerate() {
-                        @if i > 0 { ", " }
-                        (linked(blog_id.and_then(|id| links.author(id, a)), a))
-                        @if let Some(page) = post.author_pages.iter().find(|p| &p.name == a) {
-                            " " a.author-page href=(links.go(&page.url)) title={ "The blog's page for " (a) } { "(profile)" }
-                        }
-                    }
-                }
-                " · " (source)
-                @if post.version > 1 { " · " a.badge href="#versions" { "edited: " (post.version) " versions" } }
-                @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
-                @if let Some(to) = &post.moved_to { " · " span.badge { "moved by the blog to " (to) } }
-            }
-            @if !post.tags.is_empty() {
-                p.tags { @for t in &post.tags { span.tag { (linked(blog_id.and_then(|id| links.tag(id, t)), t)) } " " } }
-            }
-            div.content { (PreEscaped(clean(&post.content_html))) }
-        }
-        section.comments id="comments" lang=[language] {
-            h2 { (count(post.comments.len() as u64, "comment", "comments")) }
-            (comment_thread(post, &around.earlier, clean))
-        }
-        @let n = &around.neighbours;
-        @if n.newer.is_some() || n.older.is_some() {
-            nav.pager.posts {
-                @if let Some((url, title)) = &n.newer {
-                    a rel="prev" href=(links.post(url)) lang=[language] { "← " (title.as_deref().unwrap_or(url)) }
-                }
-                @if let Some((url, title)) = &n.older {
-                    a rel="next" href=(links.post(url)) lang=[language] { (title.as_deref().unwrap_or(url)) " →" }
-                }
-            }
-        }
-    }
-}
-
-/// The comments of `post` as nested lists, in archive order; a reply whose parent is unknown
-/// is shown at the top level; nesting past 12 levels continues flat.
-fn comment_thread(
-    post: &Post,
-    earlier: &[CommentVersion],
-    clean: &dyn Fn(&str) -> String,
-) -> Markup {
-    let mut before: HashMap<&str, Vec<&CommentVersion>> = HashMap::new();
-    for v in earlier {
-        before.entry(v.id.as_str()).or_default().push(v);
-    }
-    let ids: HashMap<&str, usize> = post
-        .comments
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.id.as_str(), i))
-        .collect();
-    let mut children: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut roots = Vec::new();
-    for (i, c) in post.comments.iter().enumerate() {
-        match c.parent.as_deref().and_then(|p| ids.get(p)) {
-            Some(&p) if p != i => children.entry(p).or_default().push(i),
-            _ => roots.push(i),
-        }
-    }
-    struct Thread<'a> {
-        post: &'a Post,
-        kids: HashMap<usize, Vec<usize>>,
-        before: HashMap<&'a str, Vec<&'a CommentVersion>>,
-        clean: &'a dyn Fn(&str) -> String,
-    }
-    fn one(t: &Thread, i: usize, depth: u32) -> Markup {
-        let c: &Comment = &t.post.comments[i];
-        let body = (t.clean)(&c.content_html);
-        html! {
-            li.comment id={ "comment-" (c.id) } {
-                div.meta {
-                    b {
-                        @let name = c.author.as_deref().unwrap_or("Anonymous");
-                        @match &c.author_url {
-                            // The commenter's own site, live: never followed as the blog's.
-                            Some(u) if u.starts_with("http://") || u.starts_with("https://") => {
-                                a href=(u) rel="nofollow ugc noopener noreferrer" { (name) }
-                            }
-                            _ => (name),
-                        }
-                    }
-                    " · " (time(c.published, true))
-                }
-                div.content { (PreEscaped(body)) }
-                @if let Some(v) = t.before.get(c.id.as_str()) { (super::versions::earlier_texts(v)) }
-                @if let Some(k) = t.kids.get(&i) {
-                    @if depth < 12 {
-                        ol.replies { @for &j in k { (one(t, j, depth + 1)) } }
-                    }
-                }
-            }
-            @if depth >= 12 {
-                @if let Some(k) = t.kids.get(&i) { @for &j in k { (one(t, j, depth)) } }
-            }
-        }
-    }
-    let t = Thread {
-        post,
-        kids: children,
-        before,
-        clean,
-    };
-    html! { ol.thread { @for &i in &roots { (one(&t, i, 0)) } } }
-}
-
 /// `/search?q=&blog=&author=&tag=&from=&to=&sort=&page=`: one hit per post, its matching
 /// comments under it; with filters and no words, the posts they keep, newest first.
 pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchParams>) -> Page {
@@ -738,7 +386,7 @@ pub async fn go(
             // A post found needs no capture lookup (which canonicalises again).
             let capture = match post {
                 Some(_) => None,
-                None => super::memento::capture_or_canonical(s, &url, chrono::Utc::now())?,
+                None => capture_or_canonical(s, &url, chrono::Utc::now())?,
             };
             Ok((post, capture))
         })

@@ -5,17 +5,15 @@
 //! frame (`/web/{stamp}fr_/{url}`, `memento::View::Framed`) served under the capture policy
 //! (no script), whose links lead the whole window to their own replay page.
 //!
-//! Also the TimeMap as a page, for a browser that asks `/timemap/link/{url}` for HTML.
 
-use super::memento::{
-    capture_or_canonical, parse_stamped, replay_href, timestamp, view_href, View,
-};
-use super::pages::{layout, Routes};
-use super::views::query_value;
-use super::{Failure, Reader};
+use super::failure::Failure;
+use super::layout::layout;
+use super::reader::Reader;
+use super::routes::{parse_stamped, post_href, replay_href, timestamp, view_href, Routes, View};
+use super::views::capture_or_canonical;
 use crate::store::Capture;
 use axum::extract::State;
-use axum::http::{header as h, HeaderMap, StatusCode, Uri};
+use axum::http::Uri;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Utc};
 use maud::html;
@@ -64,7 +62,7 @@ pub async fn replay(State(reader): State<Arc<Reader>>, uri: Uri) -> Result<Respo
                 }
             }
             span.ways {
-                @if is_post { a href={ "/post?url=" (query_value(&matched)) } { "the archived post" } " · " }
+                @if is_post { a href=(post_href(&matched)) { "the archived post" } " · " }
                 a href={ "/timemap/link/" (matched) } { "all captures" } " · "
                 a href=(matched) rel="noreferrer nofollow" { "live page" }
             }
@@ -83,38 +81,4 @@ fn nearest(captures: &[Capture], at: DateTime<Utc>) -> Option<usize> {
             .unsigned_abs();
         (d, std::cmp::Reverse(i))
     })
-}
-
-/// Whether a TimeMap request asks for a page: its `Accept` names HTML and not link-format.
-pub fn wants_html(headers: &HeaderMap) -> bool {
-    let accept = headers
-        .get(h::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    accept.contains("text/html") && !accept.contains("application/link-format")
-}
-
-/// The TimeMap of `url` as a page: every capture, oldest first, each to its replay page.
-pub fn timemap_page(url: &str, captures: &[Capture]) -> Response {
-    let body = html! {
-        h1 { "Captures" }
-        p.meta { code { (url) } " · " (captures.len()) " in the archive · "
-            a href={ "/timemap/json/" (url) } { "JSON" } }
-        ol {
-            @for c in captures {
-                li {
-                    a href=(replay_href(&timestamp(c.fetched_at), url)) {
-                        time datetime=(c.fetched_at.to_rfc3339()) { (c.fetched_at.format("%Y-%m-%d %H:%M:%S UTC")) }
-                    }
-                    " (HTTP " (c.status) ")"
-                }
-            }
-        }
-    };
-    (
-        StatusCode::OK,
-        [(h::VARY, "accept")],
-        layout(&Routes, "Captures", body),
-    )
-        .into_response()
 }

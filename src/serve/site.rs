@@ -18,8 +18,11 @@
 //! hold are left out, so opening the copy loads nothing from the web; each page also carries a
 //! policy that forbids every script.
 
-use super::pages::{self, Links};
-use super::views::{sanitize_with, BlogView, Target};
+use super::diff::{block_diff, word_diff};
+use super::layout::{count, layout, STYLESHEET};
+use super::render::{article_and_comments, blogs_page, post_list, Around};
+use super::routes::Links;
+use super::views::{sanitize_with, BlogView, Target, MISSING_IMAGE};
 use crate::export::feeds::{dashed, Documents};
 use crate::store::{Blog, BlogId, MediaState, Post, PostFilter, PostPage, Store};
 use anyhow::{Context, Result};
@@ -61,12 +64,12 @@ pub fn write_index(
         posts: Arc::default(),
         blog_dir: String::new(),
     };
-    let page = pages::blogs_page(&links, &views);
+    let page = blogs_page(&links, &views);
     docs.document("index.html", &mut |out| {
         Ok(out.write_all(with_policy(page.clone()).as_bytes())?)
     })?;
     docs.document("style.css", &mut |out| {
-        Ok(out.write_all(pages::STYLESHEET.as_bytes())?)
+        Ok(out.write_all(STYLESHEET.as_bytes())?)
     })
 }
 
@@ -108,12 +111,12 @@ pub fn write_blog(
             h1 { (view.name()) }
             p.meta {
                 a href=(view.home_url) { (view.home_url) } " · "
-                (pages::count(view.coverage.posts_archived, "post", "posts")) ", " (pages::count(view.coverage.comments_archived, "comment", "comments")) " archived"
+                (count(view.coverage.posts_archived, "post", "posts")) ", " (count(view.coverage.comments_archived, "comment", "comments")) " archived"
                 @if let Some(t) = view.last_update { " · brought up to date " (t.format("%Y-%m-%d %H:%M UTC")) }
             }
             section.posts {
                 h2 { "Posts " small { "(" (total) ")" } }
-                div lang=[view.language.as_deref()] { (pages::post_list(&listing, &summaries)) }
+                div lang=[view.language.as_deref()] { (post_list(&listing, &summaries)) }
                 nav.pager {
                     @if page > 1 { a rel="prev" href=(listing_file(page - 1)) { "← Newer" } }
                     span { "Page " (page) " of " (pages_total) }
@@ -121,7 +124,7 @@ pub fn write_blog(
                 }
             }
         };
-        let doc = with_policy(pages::layout(&listing, view.name(), body));
+        let doc = with_policy(layout(&listing, view.name(), body));
         docs.document(&format!("{dir}/{}", listing_file(page)), &mut |out| {
             Ok(out.write_all(doc.as_bytes())?)
         })?;
@@ -153,7 +156,7 @@ pub fn write_blog(
                         return Some(format!("../media/{}", m.file));
                     }
                     match target {
-                        Target::Image => Some(crate::serve::views::MISSING_IMAGE.to_string()),
+                        Target::Image => Some(MISSING_IMAGE.to_string()),
                         Target::Media => None,
                         Target::Link => {
                             Some(posts.get(url).cloned().unwrap_or_else(|| url.to_string()))
@@ -169,7 +172,7 @@ pub fn write_blog(
             Vec::new()
         };
         let body = html! {
-            (pages::article_and_comments(&post, &pages::Around {
+            (article_and_comments(&post, &Around {
                 links: &post_links,
                 blog: Some((blog.id, view.name().to_string())),
                 language: blog.language.as_deref(),
@@ -186,8 +189,8 @@ pub fn write_blog(
                         };
                         details {
                             summary { "Version " (v.version) " (fetched " (v.fetched_at.format("%Y-%m-%d")) ") → version " (n) }
-                            h3.diff-title { (super::versions::word_diff(v.title.as_deref().unwrap_or(""), next_title.unwrap_or(""))) }
-                            div.diff { (super::versions::block_diff(&v.content_html, next_html)) }
+                            h3.diff-title { (word_diff(v.title.as_deref().unwrap_or(""), next_title.unwrap_or(""))) }
+                            div.diff { (block_diff(&v.content_html, next_html)) }
                         }
                     }
                 }
@@ -195,7 +198,7 @@ pub fn write_blog(
             p { a href="../index.html" { "← All posts" } }
         };
         let title = post.title.clone().unwrap_or_else(|| post.url.clone());
-        let doc = with_policy(pages::layout(&post_links, &title, body));
+        let doc = with_policy(layout(&post_links, &title, body));
         docs.document(&format!("{dir}/posts/{file}"), &mut |out| {
             Ok(out.write_all(doc.as_bytes())?)
         })?;

@@ -1,8 +1,11 @@
 //! What the reader's pages and its JSON API both show, gathered once from the store: a blog's
 //! overview, a page of posts, search parameters, and the HTML a snippet or an article becomes.
 
-use super::Failure;
-use crate::store::{Blog, BlogId, CoverageCounts, PostFilter, SearchOrder, SearchQuery, Store};
+use super::failure::Failure;
+use super::routes::{go_href, timestamp, web_href};
+use crate::store::{
+    Blog, BlogId, Capture, CoverageCounts, PostFilter, SearchOrder, SearchQuery, Store,
+};
 use chrono::{DateTime, NaiveDate, Utc};
 use std::borrow::Cow;
 
@@ -233,16 +236,6 @@ pub struct UrlParam {
     pub url: String,
 }
 
-/// `value` encoded for a query string.
-pub fn query_value(value: &str) -> String {
-    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
-}
-
-/// The reader's link to what `url` is in the archive (`/go?url=`): the post, else its capture.
-pub fn go_href(url: &str) -> String {
-    format!("/go?url={}", query_value(url))
-}
-
 /// What an address in archived HTML is for, when [`sanitize_with`] rewrites it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -268,12 +261,12 @@ pub fn sanitize(
     at: DateTime<Utc>,
     held: &std::sync::Arc<std::collections::HashSet<String>>,
 ) -> String {
-    let stamp = super::memento::timestamp(at);
+    let stamp = timestamp(at);
     let held = std::sync::Arc::clone(held);
     sanitize_with(html, base, move |target, url| {
         Some(match target {
             Target::Image if !held.contains(url.as_str()) => MISSING_IMAGE.to_string(),
-            Target::Image | Target::Media => super::memento::web_href(&stamp, true, url.as_str()),
+            Target::Image | Target::Media => web_href(&stamp, true, url.as_str()),
             Target::Link => go_href(url.as_str()),
         })
     })
@@ -343,6 +336,27 @@ pub fn sanitize_with(
             rewrite(target, &abs).map(Cow::Owned)
         });
     b.clean(html).to_string()
+}
+
+/// The capture of `url` nearest `at`, else (pywb's fuzzy matching, for the common cases) that
+/// of `url` as the crawl keyed it: tracking parameters, `replytocom` and such dropped,
+/// `index.html` dropped (`core::post_url::canonical`). Answers the URL that matched too.
+pub fn capture_or_canonical(
+    s: &Store,
+    url: &str,
+    at: DateTime<Utc>,
+) -> anyhow::Result<Option<(String, Capture)>> {
+    if let Some(c) = s.capture_near(url, at)? {
+        return Ok(Some((url.to_string(), c)));
+    }
+    let Some(canonical) = url::Url::parse(url)
+        .ok()
+        .map(|u| crate::core::post_url::canonical(&u).to_string())
+        .filter(|c| c != url)
+    else {
+        return Ok(None);
+    };
+    Ok(s.capture_near(&canonical, at)?.map(|c| (canonical, c)))
 }
 
 #[cfg(test)]

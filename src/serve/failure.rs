@@ -1,0 +1,125 @@
+//! A request that failed, in the form its route speaks: [`Failure`] (the reader's HTML
+//! message page), [`ApiFailure`] and [`error`] (`{"error": CODE, "message"}` under `/api/`,
+//! [`code`]: stable codes per status), and [`busy`] (503). The cause goes to the log; the
+//! client is told only what it can act on. Imports no page module.
+
+use super::layout;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+/// A failed request: what the client is told; the cause goes to the log.
+#[derive(Debug)]
+pub enum Failure {
+    /// 404 with a sentence for the reader.
+    NotFound(String),
+    /// 400 with a sentence for the reader.
+    BadRequest(String),
+    /// 500; the error is logged, the page says only that it happened.
+    Internal(anyhow::Error),
+    /// 503 with `Retry-After`: the database cannot be reached now (logged).
+    Unavailable(anyhow::Error),
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        if crate::store::unavailable(&e) {
+            Failure::Unavailable(e)
+        } else {
+            Failure::Internal(e)
+        }
+    }
+}
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        let (status, message) = match self {
+            Failure::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            Failure::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
+            Failure::Internal(e) => {
+                tracing::error!("serve: {e:#}");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "Something went wrong reading the archive; the server's log says what."
+                        .to_string(),
+                )
+            }
+            Failure::Unavailable(e) => {
+                tracing::warn!("serve: the database cannot be reached: {e:#}");
+                return busy();
+            }
+        };
+        (status, layout::message(status, &message)).into_response()
+    }
+}
+
+/// 503 Service Unavailable (the outermost layer, `serve::headers`, adds `Retry-After`): the server
+/// is answering as many requests as it may (`max_requests`), or a request ran past
+/// `request_timeout`.
+pub fn busy() -> Response {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        layout::message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The archive is busy; try again in a moment.",
+        ),
+    )
+        .into_response()
+}
+
+/// A failure as JSON.
+pub struct ApiFailure(Failure);
+
+impl From<Failure> for ApiFailure {
+    fn from(f: Failure) -> Self {
+        ApiFailure(f)
+    }
+}
+
+/// The stable code of an error status, the `error` of every API error: `bad_request`,
+/// `unauthorized`, `not_found`, `method_not_allowed`, `uri_too_long`, `too_many_requests`,
+/// `internal`,
+/// `unavailable`, else `error`.
+pub fn code(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "bad_request",
+        401 => "unauthorized",
+        404 => "not_found",
+        405 => "method_not_allowed",
+        414 => "uri_too_long",
+        429 => "too_many_requests",
+        500 => "internal",
+        503 => "unavailable",
+        _ => "error",
+    }
+}
+
+/// An API error: `{"error": code, "message": message}` with `status`.
+pub fn error(status: StatusCode, message: &str) -> Response {
+    let body = serde_json::json!({ "error": code(status), "message": message });
+    (status, Json(body)).into_response()
+}
+
+impl IntoResponse for ApiFailure {
+    fn into_response(self) -> Response {
+        let (status, error) = match self.0 {
+            Failure::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            Failure::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
+            Failure::Internal(e) => {
+                tracing::error!("serve api: {e:#}");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal error (see the server's log)".into(),
+                )
+            }
+            Failure::Unavailable(e) => {
+                tracing::warn!("serve api: the database cannot be reached: {e:#}");
+                (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the archive's database cannot be reached now; retry later".into(),
+                )
+            }
+        };
+        self::error(status, &error)
+    }
+}
