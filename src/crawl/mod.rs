@@ -13,6 +13,7 @@
 
 mod add;
 mod backfill;
+mod blog_context;
 mod comment_learning;
 mod drift;
 pub mod frontier;
