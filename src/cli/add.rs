@@ -1,7 +1,7 @@
 //! `archive add`: adds blogs (a feed or home page URL each, or a list) and queues their
 //! NewCrawl; prints what was added.
 
-use super::open;
+use super::archive::open;
 use crate::config::Config;
 use crate::crawl::{self, links::site_of};
 use crate::store::DatabaseSettings;

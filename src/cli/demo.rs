@@ -1,7 +1,8 @@
 //! `archive demo`: the bundled fixture blog served on 127.0.0.1, added and crawled into a
 //! temporary database, with the summary and a sample post. Needs no network and no blog.
 
-use super::{add, jobs, open, read};
+use super::archive::open;
+use super::{add, jobs, read};
 use crate::config::Config;
 use crate::store::DatabaseSettings;
 use crate::store::RenderMode;

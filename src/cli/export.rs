@@ -2,16 +2,40 @@
 //! as Atom, JSON Feed or WXR documents in a directory of its own, or a static copy of the
 //! reader's pages (HTML) that opens from disk.
 
-use super::{find, open_to_read, Format};
+use super::archive::{find, open_to_read};
 use crate::export::feeds::{blog_slug, Documents};
 use crate::export::{atom, jsonfeed, webarchive, wxr};
 use crate::serve::site;
 use crate::store::DatabaseSettings;
 use crate::store::{Blog, Store};
 use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Posts, one JSON object per line.
+    Jsonl,
+    /// Every capture as WARC 1.1 records (gzip member per record; `.warc.gz`).
+    Warc,
+    /// The CDXJ index (SURT-sorted, pywb's JSON block) of the WARC `--format warc` writes.
+    Cdxj,
+    /// WACZ 1.1.1: the WARC, its index, the posts as pages, datapackage.json (a zip).
+    Wacz,
+    /// Atom 1.0 per blog: `index.atom` (newest posts) and RFC 5005 `archive-N.atom` pages.
+    Atom,
+    /// JSON Feed 1.1 per blog: `feed.json`.
+    Jsonfeed,
+    /// WordPress eXtended RSS 1.2 per blog (posts, tags, threaded comments): `wordpress.xml`.
+    Wxr,
+    /// A static copy of the reader's pages that opens from disk: `index.html`, then per blog
+    /// its posts ([serve] page_size a page), each post with its comments and versions, and
+    /// the images they show.
+    Html,
+}
 
 /// How the blog-native formats are written, from the command line.
 #[derive(Debug, Clone, Default)]

@@ -1,7 +1,7 @@
 //! `archive extract`: one page's post record as JSON, by a blog's rules or the generic
 //! extractor alone.
 
-use super::{find, open_to_read};
+use super::archive::{find, open_to_read};
 use crate::core::extract::{ExtractContext, Extracted, ExtractedBy};
 use crate::core::page::Page;
 use crate::fetch::{self, Response};

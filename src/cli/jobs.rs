@@ -3,7 +3,8 @@
 //! same time) and with the daemon's job lifecycle (`daemon::Worker::run_leased`); the summary
 //! is printed.
 
-use super::{find, open, Bar};
+use super::archive::{find, open};
+use super::progress::Bar;
 use crate::config::Config;
 use crate::core::rules::Field;
 use crate::crawl::{CrawlSummary, UpdateSummary};

@@ -6,20 +6,24 @@
 //! builds what the commands need.
 
 mod add;
+mod archive;
 mod demo;
 mod export;
 mod extract;
 mod jobs;
 mod migrate;
+mod progress;
 mod read;
 mod render;
 mod status;
 
+pub use export::Format;
+
 use crate::config::Config;
 use crate::crawl::FrontierKind;
 use crate::store::DatabaseSettings;
-use crate::store::{Blog, RenderMode, Store};
-use anyhow::{Context, Result};
+use crate::store::RenderMode;
+use anyhow::Result;
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -312,29 +316,6 @@ pub enum Command {
     },
 }
 
-/// Export formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Posts, one JSON object per line.
-    Jsonl,
-    /// Every capture as WARC 1.1 records (gzip member per record; `.warc.gz`).
-    Warc,
-    /// The CDXJ index (SURT-sorted, pywb's JSON block) of the WARC `--format warc` writes.
-    Cdxj,
-    /// WACZ 1.1.1: the WARC, its index, the posts as pages, datapackage.json (a zip).
-    Wacz,
-    /// Atom 1.0 per blog: `index.atom` (newest posts) and RFC 5005 `archive-N.atom` pages.
-    Atom,
-    /// JSON Feed 1.1 per blog: `feed.json`.
-    Jsonfeed,
-    /// WordPress eXtended RSS 1.2 per blog (posts, tags, threaded comments): `wordpress.xml`.
-    Wxr,
-    /// A static copy of the reader's pages that opens from disk: `index.html`, then per blog
-    /// its posts ([serve] page_size a page), each post with its comments and versions, and
-    /// the images they show.
-    Html,
-}
-
 impl ValueEnum for RenderMode {
     fn value_variants<'a>() -> &'a [Self] {
         RenderMode::ALL
@@ -522,58 +503,6 @@ pub async fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-    }
-}
-
-/// Opens the archive at `db` for a command that writes to it.
-fn open(db: &DatabaseSettings) -> Result<Store> {
-    Store::open(db)
-}
-
-/// Opens the archive at `db` for a command that only reads it (which works on an archive this
-/// user may not write).
-fn open_to_read(db: &DatabaseSettings) -> Result<Store> {
-    Store::open_read_only(db)
-}
-
-/// The blog `url` names (its feed or home URL, with or without a trailing slash).
-fn find(store: &Store, url: &str) -> Result<Blog> {
-    let trimmed = url.trim();
-    if let Some(b) = store.find_blog(trimmed)? {
-        return Ok(b);
-    }
-    let alt = match trimmed.strip_suffix('/') {
-        Some(t) => t.to_string(),
-        None => format!("{trimmed}/"),
-    };
-    store.find_blog(&alt)?.with_context(|| format!("no blog {trimmed} in the archive; `archive list` shows the blogs, `archive add` adds one"))
-}
-
-/// A progress line on stderr for long work.
-struct Bar(indicatif::ProgressBar);
-
-impl Bar {
-    fn new(name: &str) -> Bar {
-        let pb =
-            indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
-        pb.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {prefix} {elapsed} {wide_msg}")
-                .expect("static template"),
-        );
-        pb.set_prefix(name.to_string());
-        pb.enable_steady_tick(Duration::from_millis(120));
-        Bar(pb)
-    }
-}
-
-impl crate::crawl::Progress for Bar {
-    fn update(&self, pages: u64, posts: u64, errors: u64, queued: u64) {
-        self.0.set_message(format!(
-            "pages fetched {pages} · posts {posts} · errors {errors} · queued {queued}"
-        ));
-    }
-    fn phase(&self, message: &str) {
-        self.0.set_message(message.to_string());
     }
 }
 

@@ -1,6 +1,6 @@
 //! Reading the archive: `archive list`, `show` and `rules`.
 
-use super::{find, open_to_read};
+use super::archive::{find, open_to_read};
 use crate::store::DatabaseSettings;
 use crate::store::{Comment, Post};
 use anyhow::{Context, Result};

@@ -1,7 +1,7 @@
 //! `archive status`: the blogs (posts, crawl state, rendering, last and next update, error
 //! streak) and the job queue.
 
-use super::{find, open_to_read};
+use super::archive::{find, open_to_read};
 use crate::store::DatabaseSettings;
 use crate::store::{Coverage, Job, JobState, RevisitFigures};
 use anyhow::{bail, Result};

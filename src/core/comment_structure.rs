@@ -7,7 +7,7 @@
 //! The result is the same [`CommentRules`] the paper's matching learns (§3.5): the classes of
 //! the content, author and date nodes.
 
-use super::comments::CommentRules;
+use super::comment_rules::CommentRules;
 use super::page::{ElementIdx, Page};
 use chrono::{DateTime, FixedOffset};
 use rustc_hash::{FxHashMap, FxHashSet};

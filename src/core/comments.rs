@@ -16,6 +16,7 @@
 //! comment's parent is the comment whose element most closely encloses its own (WordPress,
 //! Blogger, Disqus and most engines nest replies inside the parent's element).
 
+pub use super::comment_rules::CommentRules;
 use super::dates::{parse_instant, parse_page_date};
 use super::meta::machine_time_of;
 use super::page::{ElementIdx, Page};
@@ -33,19 +34,6 @@ pub struct FeedComment {
     pub published: Option<DateTime<FixedOffset>>,
     /// Text of the comment.
     pub text: String,
-}
-
-/// The learned comment rules of a blog.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CommentRules {
-    /// Class selecting each comment's content.
-    pub content: String,
-    /// Class selecting comment authors, if learned.
-    pub author: Option<String>,
-    /// Class selecting comment dates, if learned.
-    pub date: Option<String>,
-    /// Mean Dice of the content matching (0–1).
-    pub score: f64,
 }
 
 /// A comment extracted from a page.

@@ -97,6 +97,7 @@ pub mod blocks;
 pub mod bylines;
 pub mod comment_data;
 pub mod comment_merge;
+pub mod comment_rules;
 pub mod comment_structure;
 pub mod comments;
 pub mod data_template;

@@ -12,10 +12,10 @@
 //!
 //! `archive status` shows which evidence decided (the blog's render reason).
 
-use super::learn::Pair;
 use super::page_comments::{comment_write, comments_of_feed};
 use super::rendering;
 use super::traffic::BrowserTraffic;
+use super::training::Pair;
 use super::CrawlOptions;
 use crate::core::comment_data::{self, DataResponse, DataShape, Sample};
 use crate::core::comments::{self, CommentRules, FeedComment, Guess};

@@ -3,7 +3,8 @@
 //! the rules again from the current entries and extracts the recently fetched posts again
 //! from their stored responses. Old rules stay in the store, inactive.
 
-use super::page::{process_safely, BlogContext};
+use super::blog_context::BlogContext;
+use super::page::process_safely;
 use super::page_comments::comment_write;
 use super::traffic::BrowserTraffic;
 use super::{get_if_changed, CrawlOptions};

@@ -10,14 +10,14 @@
 //! scores with the author, date and comment evidence), so memory holds one page, not the feed's.
 
 use super::traffic::BrowserTraffic;
+use super::training::{Pair, Training};
 use super::CrawlOptions;
 use super::{comment_learning, rendering};
-use crate::core::feed::Target;
 use crate::core::feed::{self, FeedEntry, Targets};
 use crate::core::identify::MarkVotes;
-use crate::core::learn::{page_scores, Sample, Votes, Winners};
-use crate::core::meta::{MetaSample, MetaVotes};
-use crate::core::page::{ElementIdx, Page};
+use crate::core::learn::{page_scores, Votes, Winners};
+use crate::core::meta::MetaVotes;
+use crate::core::page::Page;
 use crate::core::post_url::{canonical, PostUrlPattern};
 use crate::core::rules::Rule;
 use crate::core::rules::{Field, LearnedRule};
@@ -105,96 +105,6 @@ async fn entry_pages(
         }
     }
     Ok((usable, failure))
-}
-
-/// One training pair, its page read from the store when needed.
-pub(super) struct Pair<'a> {
-    /// The feed entry.
-    pub(super) entry: &'a FeedEntry,
-    target: &'a Targets,
-}
-
-impl Pair<'_> {
-    /// The entry's latest stored page (the rendering, when the blog renders), parsed.
-    pub(super) fn page(&self, store: &Store, blog: &Blog) -> Result<Option<(Page, Response)>> {
-        Ok(store
-            .latest_response(blog.id, &self.entry.url)?
-            .map(|s| (Page::parse(&fetch::decode(&s.response)), s.response)))
-    }
-
-    /// The author and date evidence around the page's `article`. The feed's authors given to
-    /// every entry are no evidence of a post's byline: the page's own authors train the author
-    /// rule then, when it declares some.
-    fn meta_sample<'p>(
-        &self,
-        page: &'p Page,
-        article: ElementIdx,
-        fetched_at: DateTime<Utc>,
-    ) -> MetaSample<'p> {
-        let entry = self.entry;
-        let declared = crate::core::bylines::page_authors(page);
-        let authors =
-            if entry.authors.is_empty() || (entry.authors_inherited && !declared.is_empty()) {
-                declared.clone()
-            } else {
-                entry.authors.clone()
-            };
-        MetaSample {
-            page,
-            article,
-            authors,
-            declared,
-            published: entry.published,
-            declared_published: entry
-                .published
-                .and_then(|e| crate::core::extract::page_published(page, *e.offset())),
-            fetched_at,
-        }
-    }
-
-    fn sample<'p>(&self, page: &'p Page) -> Sample<'p> {
-        Sample {
-            page,
-            title: self.target.title.as_deref().map(|s| Target::new(s, false)),
-            article: self
-                .target
-                .article
-                .as_deref()
-                .map(|s| Target::new(s, self.target.summary)),
-        }
-    }
-}
-
-/// The training pairs of one learning: the stored feed entries with their targets, the spread
-/// sample of them, and the sampled entries whose page is usable.
-struct Training {
-    entries: Vec<FeedEntry>,
-    targets: Vec<Targets>,
-    /// The sampled entries (indices).
-    picked: Vec<usize>,
-    /// The URLs of sampled entries whose page is usable.
-    usable: HashSet<String>,
-    /// The first reason a sampled entry's page could not be fetched.
-    failure: Option<String>,
-}
-
-impl Training {
-    /// The sampled entries.
-    fn sampled(&self) -> Vec<&FeedEntry> {
-        self.picked.iter().map(|&i| &self.entries[i]).collect()
-    }
-
-    /// The sampled entries whose page is usable, with their targets.
-    fn pairs(&self) -> Vec<Pair<'_>> {
-        self.picked
-            .iter()
-            .filter(|&&i| self.usable.contains(&self.entries[i].url))
-            .map(|&i| Pair {
-                entry: &self.entries[i],
-                target: &self.targets[i],
-            })
-            .collect()
-    }
 }
 
 /// What the first pass over the entry pages gives: the winning rules, the entries' permalinks

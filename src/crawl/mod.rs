@@ -13,6 +13,7 @@
 
 mod add;
 mod backfill;
+mod blog_context;
 mod comment_learning;
 mod drift;
 pub mod frontier;
@@ -29,6 +30,7 @@ pub mod rendering;
 mod seed;
 mod stopping;
 pub mod traffic;
+mod training;
 mod update_crawl;
 
 pub use add::{add, Added, COMMON_FEED_PATHS};

@@ -10,8 +10,9 @@
 //! need it) → per page [`NewCrawl::record`]: its frontier state (`ready::judge`), `page::process`
 //! (post, comments, links), the trap bound, and one transaction in the store.
 
+use super::blog_context::{load_context, BlogContext};
 use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
-use super::page::{load_context, process_safely, schedule_comment_check, BlogContext, Processed};
+use super::page::{process_safely, schedule_comment_check, Processed};
 use super::page_comments::comment_write;
 use super::ready::{judge, Found, Got, Ready, Rendering};
 use super::stopping::{digits_to_zero, stopping_rule, BarrenStreaks, StopEvidence};

@@ -4,7 +4,7 @@
 //! feeds, and how incoming comments meet the archived ones ([`reconcile_comments`]: decided
 //! here, the store only stores).
 
-use super::page::BlogContext;
+use super::blog_context::BlogContext;
 use crate::core::comment_data::{self, DataItem, DataShape};
 use crate::core::comments::{same_comment, same_id};
 use crate::core::feed::{self, Feed};

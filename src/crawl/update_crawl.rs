@@ -23,7 +23,8 @@
 mod comments;
 mod refetch;
 
-use super::page::{load_context, process_safely, schedule_comment_check, BlogContext};
+use super::blog_context::{load_context, BlogContext};
+use super::page::{process_safely, schedule_comment_check};
 use super::page_comments::comment_write;
 use super::traffic::BrowserTraffic;
 use super::{canonical_entries, drift, get_if_changed, CrawlOptions};

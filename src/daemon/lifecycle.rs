@@ -194,7 +194,7 @@ impl Worker {
             .context("job for a blog that does not exist")?;
         let name = job.kind.label();
         tracing::info!(job = job.id, blog = %blog.home_url, attempt = job.attempts, "{name} started");
-        super::sd_notify(&format!("STATUS={name} of {}", blog.home_url));
+        super::systemd::sd_notify(&format!("STATUS={name} of {}", blog.home_url));
         let (db, owner, lease) = (&self.db, &self.owner, self.lease);
         let ran = match job.kind {
             JobKind::NewCrawl => {
@@ -219,7 +219,7 @@ impl Worker {
             Ran::Done(r) => {
                 tracing::info!(job = job.id, blog = %blog.home_url, outcome = %r.outcome(), "{name} finished");
                 if let Ok(c) = store.coverage(blog.id) {
-                    super::sd_notify(&format!(
+                    super::systemd::sd_notify(&format!(
                         "STATUS=idle; {}: {}/{} posts, {} missing",
                         blog.home_url,
                         c.counts.posts_archived,

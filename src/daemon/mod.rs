@@ -18,8 +18,10 @@
 //! the running job's lease to expire.
 
 mod lifecycle;
+mod systemd;
 
 pub use lifecycle::{next_update, stop_on_signals, Ran, Report, Worker};
+pub use systemd::sd_notify;
 
 use crate::crawl::Progress;
 use crate::export::rolling::ArchiveSettings;
@@ -31,6 +33,7 @@ use lifecycle::sleep_unless;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use systemd::watchdog_interval;
 
 /// How the daemon takes jobs: the `[daemon]` section of the configuration file.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -53,35 +56,6 @@ impl Default for DaemonSettings {
             poll: Duration::from_secs(2),
         }
     }
-}
-
-/// Tells systemd (when it started us with `Type=notify`) about our state: `READY=1`,
-/// `WATCHDOG=1`, `STOPPING=1`, `STATUS=…`. A datagram to `$NOTIFY_SOCKET` (a path, or an abstract
-/// name starting with `@`); nothing when the variable is unset. Errors are ignored: the daemon
-/// works the same without systemd.
-pub fn sd_notify(state: &str) {
-    let Some(path) = std::env::var_os("NOTIFY_SOCKET") else {
-        return;
-    };
-    let Ok(sock) = std::os::unix::net::UnixDatagram::unbound() else {
-        return;
-    };
-    let path = path.to_string_lossy().into_owned();
-    let _ = match path.strip_prefix('@') {
-        Some(name) => {
-            use std::os::linux::net::SocketAddrExt;
-            std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())
-                .and_then(|a| sock.send_to_addr(state.as_bytes(), &a))
-        }
-        None => sock.send_to(state.as_bytes(), &path),
-    };
-}
-
-/// The watchdog interval systemd asks for (`$WATCHDOG_USEC`), halved as sd_watchdog_enabled
-/// recommends.
-fn watchdog_interval() -> Option<Duration> {
-    let usec: u64 = std::env::var("WATCHDOG_USEC").ok()?.parse().ok()?;
-    (usec > 0).then(|| Duration::from_micros(usec / 2))
 }
 
 /// The default worker name: `host:pid`.

@@ -10,7 +10,7 @@
 //! a statement instead of two).
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, FixedOffset, Utc};
+use chrono::{DateTime, FixedOffset, SecondsFormat, Utc};
 use std::collections::HashMap;
 
 /// One SQL value, as a parameter or as a column read back. Integers of every width, booleans
@@ -301,10 +301,15 @@ impl From<Vec<u8>> for Value {
     }
 }
 
-/// An instant is stored as RFC 3339 UTC text with milliseconds ([`super::ts`]).
+/// An instant as the store writes it: RFC 3339, UTC, milliseconds (text order = time order).
+pub(crate) fn ts(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// An instant is stored as RFC 3339 UTC text with milliseconds ([`ts`]).
 impl From<DateTime<Utc>> for Value {
     fn from(v: DateTime<Utc>) -> Self {
-        Value::Text(super::ts(v))
+        Value::Text(ts(v))
     }
 }
 
@@ -339,14 +344,14 @@ macro_rules! value_as_name {
 }
 
 value_as_name!(
-    super::ResponseKind,
-    super::JobKind,
-    super::JobState,
-    super::PageState,
-    super::CommentSource,
-    super::RenderMode,
-    super::Renders,
-    super::MediaState,
+    super::kinds::ResponseKind,
+    super::kinds::JobKind,
+    super::kinds::JobState,
+    super::kinds::PageState,
+    super::kinds::CommentSource,
+    super::kinds::RenderMode,
+    super::kinds::Renders,
+    super::kinds::MediaState,
     crate::core::rules::Field,
     crate::core::feed::FeedKind,
 );

@@ -2,7 +2,8 @@
 //! next request a host, so politeness holds across jobs and daemons (`fetch::politeness`
 //! reaches them through [`StoreGate`]).
 
-use super::{ts, utc_col, Store};
+use super::db::ts;
+use super::{utc_col, Store};
 use anyhow::Result;
 use chrono::Utc;
 use rusqlite::{params, OptionalExtension};

@@ -6,7 +6,7 @@
 //! `SKIP LOCKED`, host-slot locking, the streams, schema and migrations, `store::surface`).
 //!
 //! One [`Store`] type, its methods split by concern:
-//! - [`records`]: the record types and the vocabularies of their states and kinds;
+//! - [`records`]: the record types; `kinds`: the vocabularies of their states and kinds;
 //! - `ids`: the row ids as types of their own ([`BlogId`], [`ResponseId`]);
 //! - `blogs`: blogs, their feed entries, learned rules and render decision;
 //! - `responses`: raw responses and the fetch log;
@@ -36,9 +36,11 @@ mod full_text;
 mod host_slots;
 mod ids;
 mod jobs;
+mod kinds;
 mod media;
 mod migrations;
 mod pages;
+mod pending;
 pub mod postgres;
 mod posts;
 mod reading;
@@ -55,7 +57,12 @@ pub use full_text::{fts_query, Hit, HitComment, SearchOrder, SearchQuery, COMMEN
 pub use host_slots::StoreGate;
 pub use ids::{BlogId, ResponseId};
 pub use jobs::JobFilter;
+pub use kinds::{
+    CommentSource, JobKind, JobState, MediaState, PageState, RenderMode, Renders, ResponseKind,
+    Source,
+};
 pub use media::{NewMedia, PendingMedia, ResponseStatus};
+pub use pending::Pending;
 pub use posts::{AuthorsAndTags, CommentVersion, CommentsWritten};
 pub use reading::{Capture, Count, Neighbours, PostFilter, PostPage, PostSummary};
 pub use records::*;
@@ -63,7 +70,9 @@ pub use responses::{CaptureSpan, NotModified, StoredResponse, WarcRoll};
 pub use revisits::{Revisit, RevisitFigures};
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, FixedOffset, SecondsFormat, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
+use db::ts;
+use pending::Answer;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 use std::io::{Read, Write};
@@ -213,11 +222,6 @@ pub fn storage_fault(e: &anyhow::Error) -> Option<String> {
             _ => None,
         }
     })
-}
-
-/// An instant as the store writes it: RFC 3339, UTC, milliseconds (text order = time order).
-pub(crate) fn ts(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 /// Now, as the store writes it.
@@ -545,36 +549,6 @@ impl Store {
         match &mut self.0 {
             Backend::Sqlite(s) => s.write(|tx| f(&mut db::SqliteDb(tx))),
             Backend::Postgres(p) => p.run(true, f),
-        }
-    }
-}
-
-/// A write sent to the store whose answer is taken later ([`Store::record_page_later`]): the
-/// caller does other work while PostgreSQL runs it.
-#[must_use = "a write's answer says whether it was written"]
-pub struct Pending<R>(Answer<R>);
-
-enum Answer<R> {
-    Ready(Result<R>),
-    Sent(std::sync::mpsc::Receiver<Result<R>>),
-}
-
-impl<R> Pending<R> {
-    /// A write sent to a connection thread, answered on `answered`.
-    pub(crate) fn sent(answered: std::sync::mpsc::Receiver<Result<R>>) -> Pending<R> {
-        Pending(Answer::Sent(answered))
-    }
-
-    /// Waits for the write's answer (inside a tokio runtime, through the store's one bridge,
-    /// `store::db::wait`).
-    ///
-    /// # Errors
-    /// The write failed (it was rolled back), or the PostgreSQL connection thread stopped.
-    pub fn wait(self) -> Result<R> {
-        match self.0 {
-            Answer::Ready(out) => out,
-            Answer::Sent(answered) => db::wait(|| answered.recv())
-                .context("the PostgreSQL connection thread has stopped")?,
         }
     }
 }

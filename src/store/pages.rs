@@ -3,7 +3,7 @@
 //! counts.
 
 use super::db::{args, Db};
-use super::posts::Source;
+use super::responses::Source;
 use super::{BlogId, BlogPage, NewPage, PageOutcome, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};

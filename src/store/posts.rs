@@ -7,11 +7,11 @@
 use super::db::{args, Db, Row};
 use super::frontier::{put_links, put_state};
 use super::media::media_of;
-use super::responses::{put_fetch, put_response, response_time};
+use super::responses::{put_fetch, put_response, Source};
 use super::sql::{POST_AT, POST_AT_FIRST};
 use super::{
     json_list, parse_list, BlogId, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post,
-    PostVersion, PostWrite, ResponseId, Store, Written,
+    PostVersion, PostWrite, Store, Written,
 };
 use crate::core::authors::AuthorPage;
 use crate::core::revisit::{edits, Said};
@@ -51,26 +51,6 @@ pub struct CommentVersion {
     pub content_text: String,
     /// When a newer text replaced it.
     pub replaced_at: DateTime<Utc>,
-}
-
-/// The response a post is extracted from: its id, and when it arrived when that is known
-/// without reading it back (a response stored by the same write).
-#[derive(Clone, Copy)]
-pub(super) struct Source(
-    pub(super) Option<ResponseId>,
-    pub(super) Option<DateTime<Utc>>,
-);
-
-impl Source {
-    /// When what a record is read from arrived: the response's own time (known, or read back),
-    /// `now` when nothing was fetched.
-    pub(super) fn fetched_at(self, db: &mut dyn Db, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
-        Ok(match self {
-            Source(Some(_), Some(at)) => at,
-            Source(id @ Some(_), None) => response_time(db, id)?,
-            Source(None, _) => now,
-        })
-    }
 }
 
 /// A post as archived: what an edit is judged against.

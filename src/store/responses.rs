@@ -94,6 +94,26 @@ pub(super) fn response_time(db: &mut dyn Db, id: Option<ResponseId>) -> Result<D
     }
 }
 
+/// The response a post is extracted from: its id, and when it arrived when that is known
+/// without reading it back (a response stored by the same write).
+#[derive(Clone, Copy)]
+pub(super) struct Source(
+    pub(super) Option<ResponseId>,
+    pub(super) Option<DateTime<Utc>>,
+);
+
+impl Source {
+    /// When what a record is read from arrived: the response's own time (known, or read back),
+    /// `now` when nothing was fetched.
+    pub(super) fn fetched_at(self, db: &mut dyn Db, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
+        Ok(match self {
+            Source(Some(_), Some(at)) => at,
+            Source(id @ Some(_), None) => response_time(db, id)?,
+            Source(None, _) => now,
+        })
+    }
+}
+
 /// A request answered 304 Not Modified ([`Store::not_modified`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotModified {

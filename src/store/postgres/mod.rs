@@ -7,7 +7,7 @@
 //! tests on both.
 //!
 //! Conventions, the same as on SQLite so that an archive moves between the two unchanged:
-//! instants are RFC 3339 UTC text with milliseconds (`super::ts`: text order is time order),
+//! instants are RFC 3339 UTC text with milliseconds (`store::db::ts`: text order is time order),
 //! vocabularies are their names, lists are JSON text, ids are `BIGINT` identities.
 //!
 //! The `postgres` client blocks, and blocking on its own runtime inside a tokio task panics,
@@ -234,7 +234,7 @@ impl PgStore {
     pub(crate) fn run_later<R: Send + 'static>(
         &self,
         f: impl Fn(&mut dyn crate::store::db::Db) -> Result<R> + Send + Sync + 'static,
-    ) -> Result<crate::store::Pending<R>> {
+    ) -> Result<crate::store::pending::Pending<R>> {
         self.submit(on_db(true, f))
     }
 
@@ -248,7 +248,7 @@ impl PgStore {
     }
 
     /// Sends `f` to the connection thread and returns at once; its answer is taken later
-    /// ([`crate::store::Pending::wait`]). Calls run in the order they were sent. A lost
+    /// ([`crate::store::pending::Pending::wait`]). Calls run in the order they were sent. A lost
     /// connection is made again on the connection thread, and `f` run again on it, for up to
     /// `reconnect_for` (the calls sent after it wait meanwhile, so they keep their order).
     ///
@@ -257,7 +257,7 @@ impl PgStore {
     fn submit<R: Send + 'static>(
         &self,
         f: impl Fn(&mut Connection) -> Result<R> + Send + Sync + 'static,
-    ) -> Result<crate::store::Pending<R>> {
+    ) -> Result<crate::store::pending::Pending<R>> {
         let (answer, answered) = mpsc::sync_channel(1);
         let reconnect_for = self.reconnect_for;
         self.calls
@@ -277,7 +277,7 @@ impl PgStore {
                 let _ = answer.send(out);
             }))
             .map_err(|_| anyhow::anyhow!("the PostgreSQL connection thread has stopped"))?;
-        Ok(crate::store::Pending::sent(answered))
+        Ok(crate::store::pending::Pending::sent(answered))
     }
 
     /// Runs `f` on a connection and thread of its own with a sender for rows of type `T`, and
