@@ -4,6 +4,11 @@
 //! (RFC 7089, [`memento`]): TimeMaps, TimeGates, and each capture as it was stored, under a
 //! policy that runs no script. A JSON API ([`api`]) for scripts.
 //!
+//! Layers: the base modules ([`routes`], [`layout`], [`failure`], [`reader`], [`views`],
+//! [`render`], [`diff`]) import no page family; each page family ([`pages`], [`versions`],
+//! [`api`], [`memento`], [`replay`]; the static copy [`site`]) imports only the base and the
+//! store; this module only routes requests to them.
+//!
 //! Safety: nothing on disk is served but the database's content and the embedded stylesheet;
 //! no script runs on any page (`script-src 'none'` everywhere, captures sandboxed); bound to
 //! loopback unless `--read-only-public` or `--auth FILE` (argon2 hashes, HTTP Basic) says

@@ -2,7 +2,7 @@
 //! under a banner of the reader's own (never inside the capture's document, so none of its
 //! markup can hide or fake it): when it was captured, the previous and next captures, the live
 //! address, the way back to the archived post, and every capture. The capture itself is a
-//! frame (`/web/{stamp}fr_/{url}`, `memento::View::Framed`) served under the capture policy
+//! frame (`/web/{stamp}fr_/{url}`, `routes::View::Framed`) served under the capture policy
 //! (no script), whose links lead the whole window to their own replay page.
 //!
 
