@@ -16,7 +16,7 @@
 
 use crate::core::post_url::{comment_page_of, PostUrlPattern};
 use crate::core::priority::PriorityModel;
-use crate::store::{BlogId, FrontierUrl, Store};
+use crate::store::{BlogId, FrontierUrl, Priority, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use url::Url;
@@ -132,10 +132,14 @@ impl KnnFrontier {
     fn rescore(&self, store: &mut Store, blog_id: BlogId, urls: Vec<String>) -> Result<()> {
         let scores = self.score(&urls);
         let at = self.model.observations() as i64;
-        let rows: Vec<(String, f64, i64)> = urls
+        let rows: Vec<Priority> = urls
             .into_iter()
             .zip(scores)
-            .map(|(u, p)| (u, p, at))
+            .map(|(url, priority)| Priority {
+                url,
+                priority,
+                scored_at: at,
+            })
             .collect();
         store.set_priorities(blog_id, &rows)
     }

@@ -18,7 +18,7 @@ use crate::crawl::{self, CrawlOptions, CrawlSummary, Progress, UpdateSummary};
 use crate::fetch::Fetcher;
 use crate::store::DatabaseSettings;
 use crate::store::JobFilter;
-use crate::store::{storage_fault, BlogId, Job, JobEnd, JobKind, Store};
+use crate::store::{storage_fault, BlogId, Job, JobEnd, JobKind, NextJob, Store};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -245,17 +245,20 @@ impl Worker {
         match &ran {
             Ran::Stopped(_) => store.release_job(job.id, owner)?,
             Ran::Done(report) => {
-                let mut next = vec![(
-                    JobKind::UpdateCrawl,
-                    next_update(store, job.blog_id, &self.schedule)?,
-                )];
+                let mut next = vec![NextJob {
+                    kind: JobKind::UpdateCrawl,
+                    not_before: next_update(store, job.blog_id, &self.schedule)?,
+                }];
                 // Pages a server asked to retry later: the NewCrawl resumes when they are due.
                 if let Report::NewCrawl(CrawlSummary {
                     deferred: Some((_, at)),
                     ..
                 }) = report
                 {
-                    next.push((JobKind::NewCrawl, *at));
+                    next.push(NextJob {
+                        kind: JobKind::NewCrawl,
+                        not_before: *at,
+                    });
                 }
                 store.finish_job(
                     job,
@@ -285,7 +288,10 @@ impl Worker {
                     &JobEnd {
                         outcome: None,
                         error: Some(format!("{e:#}")),
-                        next: vec![(job.kind, at)],
+                        next: vec![NextJob {
+                            kind: job.kind,
+                            not_before: at,
+                        }],
                     },
                 )?
             }

@@ -6,7 +6,7 @@
 use super::layout::{count, date, layout, time};
 use super::routes::Links;
 use super::views::BlogView;
-use crate::store::{BlogId, Comment, CommentVersion, Neighbours, Post, PostSummary};
+use crate::store::{BlogId, Comment, CommentVersion, Neighbour, Neighbours, Post, PostSummary};
 use maud::{html, Markup, PreEscaped};
 use std::collections::HashMap;
 
@@ -140,10 +140,10 @@ pub fn article_and_comments(
         @let n = &around.neighbours;
         @if n.newer.is_some() || n.older.is_some() {
             nav.pager.posts {
-                @if let Some((url, title)) = &n.newer {
+                @if let Some(Neighbour { url, title }) = &n.newer {
                     a rel="prev" href=(links.post(url)) lang=[language] { "← " (title.as_deref().unwrap_or(url)) }
                 }
-                @if let Some((url, title)) = &n.older {
+                @if let Some(Neighbour { url, title }) = &n.older {
                     a rel="next" href=(links.post(url)) lang=[language] { (title.as_deref().unwrap_or(url)) " →" }
                 }
             }

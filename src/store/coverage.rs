@@ -120,7 +120,12 @@ impl Store {
             Ok((posts_known_by, posts_missing, comments_missing))
         })?;
         comments_missing.sort_by(|a, b| a.url.cmp(&b.url));
-        let (posts_missing, not_posts) = Coverage::split_missing(posts_missing);
+        // The frontier's post URLs without a post: missing, or no posts by the blog's evidence;
+        // done pages without a post (not HTML, say) are neither.
+        let (not_posts, posts_missing): (Vec<MissingPost>, Vec<MissingPost>) = posts_missing
+            .into_iter()
+            .filter(|m| m.state != PageState::Done)
+            .partition(|m| m.state == PageState::NotPost);
         let pages = self
             .blog_pages(blog_id)?
             .into_iter()

@@ -8,7 +8,7 @@
 //! index only when the query names its condition.
 
 use super::db::{args, marks, Db, Dialect, Row, Value, ROWS_PER_STATEMENT};
-use super::{BlogId, Link, PageOutcome, PageState, QueuedUrl, Source, Store};
+use super::{BlogId, Link, PageOutcome, PageState, Priority, QueuedUrl, Source, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, HashSet};
@@ -301,19 +301,19 @@ impl Store {
         self.read(move |db| db.query_map(&sql, args![blog_id, n], |r| r.get(0)))
     }
 
-    /// Sets the priorities of queued URLs: (url, priority, model size it was computed at).
-    /// A URL scored twice keeps its last score.
+    /// Sets the priorities of queued URLs, each with the model size it was computed at. A URL
+    /// scored twice keeps its last score.
     ///
     /// # Errors
     /// The database failed.
-    pub fn set_priorities(&mut self, blog_id: BlogId, scores: &[(String, f64, i64)]) -> Result<()> {
+    pub fn set_priorities(&mut self, blog_id: BlogId, scores: &[Priority]) -> Result<()> {
         let mut last: HashMap<&str, usize> = HashMap::new();
-        for (i, (u, _, _)) in scores.iter().enumerate() {
-            last.insert(u, i);
+        for (i, p) in scores.iter().enumerate() {
+            last.insert(&p.url, i);
         }
         let mut kept: Vec<usize> = last.into_values().collect();
         kept.sort_unstable();
-        let scores: Vec<(String, f64, i64)> = kept.iter().map(|&i| scores[i].clone()).collect();
+        let scores: Vec<Priority> = kept.iter().map(|&i| scores[i].clone()).collect();
         self.write(move |db| {
             for chunk in scores.chunks(ROWS_PER_STATEMENT) {
                 let rows: Vec<String> = (0..chunk.len())
@@ -333,8 +333,12 @@ impl Store {
                     rows.join(", ")
                 );
                 let mut params = vec![Value::from(blog_id)];
-                for (u, p, at) in chunk {
-                    params.extend([Value::from(u), Value::from(*p), Value::from(*at)]);
+                for p in chunk {
+                    params.extend([
+                        Value::from(&p.url),
+                        Value::from(p.priority),
+                        Value::from(p.scored_at),
+                    ]);
                 }
                 db.execute(&sql, &params)?;
             }

@@ -13,7 +13,7 @@
 
 use super::db::{args, Db, Dialect, Row};
 use super::sql::JOB_COLUMNS;
-use super::{BlogId, Job, JobEnd, JobKind, JobState, Store};
+use super::{BlogId, Job, JobEnd, JobKind, JobState, NextJob, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
@@ -238,7 +238,7 @@ impl Store {
                     args![job.blog_id, e],
                 )?,
             };
-            for &(kind, at) in &end.next {
+            for &NextJob { kind, not_before: at } in &end.next {
                 insert_job(db, job.blog_id, kind, now, Some(at))?;
                 if kind == JobKind::UpdateCrawl {
                     db.execute(

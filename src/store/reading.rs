@@ -57,9 +57,18 @@ pub struct PostPage {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Neighbours {
     /// The next newer post.
-    pub newer: Option<(String, Option<String>)>,
+    pub newer: Option<Neighbour>,
     /// The next older post.
-    pub older: Option<(String, Option<String>)>,
+    pub older: Option<Neighbour>,
+}
+
+/// One post next to another in its blog's list ([`Neighbours`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Neighbour {
+    /// Its permalink.
+    pub url: String,
+    /// Its title, when it has one.
+    pub title: Option<String>,
 }
 
 /// A value a blog's posts are browsed by (a month, an author, a tag) and how many posts have
@@ -204,9 +213,9 @@ impl Store {
             let mut n = Neighbours::default();
             for (url, title, step) in rows {
                 if step < 0 {
-                    n.newer = Some((url, title));
+                    n.newer = Some(Neighbour { url, title });
                 } else {
-                    n.older = Some((url, title));
+                    n.older = Some(Neighbour { url, title });
                 }
             }
             Ok(n)

@@ -452,8 +452,17 @@ pub struct JobEnd {
     pub outcome: Option<String>,
     /// Set when the job failed.
     pub error: Option<String>,
-    /// The blog's next jobs: (kind, not before); one of a kind already open keeps its time.
-    pub next: Vec<(JobKind, DateTime<Utc>)>,
+    /// The blog's next jobs; one of a kind already open keeps its time.
+    pub next: Vec<NextJob>,
+}
+
+/// A job to queue for a blog when another ends ([`JobEnd::next`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NextJob {
+    /// Its kind.
+    pub kind: JobKind,
+    /// Not run before this.
+    pub not_before: DateTime<Utc>,
 }
 
 /// A queued URL as the kNN frontier sees it.
@@ -466,6 +475,17 @@ pub struct QueuedUrl {
     /// Its priority (posts first, then the kNN estimate of L(u)).
     pub priority: f64,
     /// Number of training observations when the priority was computed (-1: never scored).
+    pub scored_at: i64,
+}
+
+/// A queued URL's new priority (`Store::set_priorities`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Priority {
+    /// The queued URL.
+    pub url: String,
+    /// Its priority (the kNN estimate of L(u)).
+    pub priority: f64,
+    /// Number of training observations the priority was computed at.
     pub scored_at: i64,
 }
 
@@ -560,17 +580,6 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    /// Splits the post URLs the frontier holds that have no post into the missing ones and
-    /// those the blog's evidence says are no posts; done pages without a post (not HTML, say)
-    /// are neither.
-    pub fn split_missing(rows: Vec<MissingPost>) -> (Vec<MissingPost>, Vec<MissingPost>) {
-        let (not_posts, missing): (Vec<MissingPost>, Vec<MissingPost>) = rows
-            .into_iter()
-            .filter(|m| m.state != PageState::Done)
-            .partition(|m| m.state == PageState::NotPost);
-        (missing, not_posts)
-    }
-
     /// Posts known but not archived, plus comments declared but not archived.
     pub fn missing(&self) -> u64 {
         self.posts_missing.len() as u64

@@ -158,7 +158,10 @@ fn the_job_queue_leases_renews_expires_and_ends_jobs_the_same_on_both_back_ends(
             &JobEnd {
                 outcome: Some("12 posts".into()),
                 error: None,
-                next: vec![(JobKind::UpdateCrawl, next)],
+                next: vec![everblog::store::NextJob {
+                    kind: JobKind::UpdateCrawl,
+                    not_before: next,
+                }],
             },
         );
         let jobs = s.jobs();

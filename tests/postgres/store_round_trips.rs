@@ -353,6 +353,15 @@ fn responses_and_the_fetch_log_round_trip_the_same_on_both_back_ends() {
 
 /// The frontier's round trip on one back end: links merged by URL (sources, in-links, post
 /// marks), breadth-first and priority orders, the capture counts of the unseen-posts estimate.
+/// A queued URL's new priority, for `set_priorities`.
+fn priority(url: &str, priority: f64, scored_at: i64) -> everblog::store::Priority {
+    everblog::store::Priority {
+        url: url.into(),
+        priority,
+        scored_at,
+    }
+}
+
 macro_rules! frontier_round_trip {
     ($backend:expr, $store:expr) => {{
         use everblog::store::{Findings, Link, PageState, Source, StateCount};
@@ -419,10 +428,10 @@ macro_rules! frontier_round_trip {
         s.set_priorities(
             blog,
             &[
-                ("http://blog.test/page/2/".into(), 1.0, 2),
-                ("http://blog.test/p/3.html".into(), 2.0, 3),
+                priority("http://blog.test/page/2/", 1.0, 2),
+                priority("http://blog.test/p/3.html", 2.0, 3),
                 // Scored twice in one call: the last score holds.
-                ("http://blog.test/page/2/".into(), 7.5, 3),
+                priority("http://blog.test/page/2/", 7.5, 3),
             ],
         )
         .unwrap();

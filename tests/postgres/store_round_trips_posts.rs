@@ -635,8 +635,8 @@ macro_rules! reading_round_trip {
         let n = s.neighbours(blog, "http://b/4").unwrap();
         assert_eq!(
             (
-                n.newer.map(|(u, _)| u).as_deref(),
-                n.older.map(|(u, _)| u).as_deref()
+                n.newer.map(|p| p.url).as_deref(),
+                n.older.map(|p| p.url).as_deref()
             ),
             (Some("http://b/5"), Some("http://b/3")),
             "{backend}"
