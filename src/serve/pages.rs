@@ -141,7 +141,7 @@ pub async fn blog(
 /// `/post?url=`: the post, its comments, versions and captures.
 pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) -> Page {
     let url = q.url.clone();
-    let (versions, captures, post, blog, neighbours, earlier) = reader
+    let (versions, captures, post, blog, (neighbours, blog_has_comments), earlier) = reader
         .read(move |s| {
             let Some(post) = s.post(&url)? else {
                 return Err(Failure::NotFound(format!("{url} is not an archived post.")));
@@ -154,9 +154,9 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 captures.sort_by_key(|c| c.fetched_at);
             }
             let blog = s.find_blog(&post.blog)?;
-            let neighbours = match &blog {
-                Some(b) => s.neighbours(b.id, &post.url)?,
-                None => Neighbours::default(),
+            let around = match &blog {
+                Some(b) => (s.neighbours(b.id, &post.url)?, s.has_comments(b.id)?),
+                None => (Neighbours::default(), false),
             };
             let earlier = s.comment_versions(&post.url)?;
             Ok((
@@ -164,7 +164,7 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 captures,
                 post,
                 blog,
-                neighbours,
+                around,
                 earlier,
             ))
         })
@@ -190,14 +190,14 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 language: blog.as_ref().and_then(|b| b.language.as_deref()),
                 neighbours,
                 earlier,
+                blog_has_comments,
             }, &clean, html! {
                 @match captures.iter().rev().find(|c| c.status < 300) {
                     Some(c) => a href=(replay_href(&timestamp(c.fetched_at), &c.url)) { "archived page" },
                     None => a href=(go_href(&post.url)) { "archived page" },
                 }
                 " · " a href=(post.url) rel="noreferrer" { "live page" }
-            }))
-            (media_and_attachments(&post))
+            }, media_and_attachments(&post)))
             section.versions id="versions" {
                 h2 { "Versions" }
                 @if versions.is_empty() {
@@ -230,12 +230,15 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
 
 /// The post's sound, video and attached files (its podcast enclosures among them), each
 /// playable or downloadable from the archive, or said not to be archived and why; nothing
-/// when it has none.
+/// when it has none. A file the article already plays (its `<audio>`, `<video>`) is not
+/// listed again.
 fn media_and_attachments(post: &Post) -> Markup {
+    let played = played_in(&post.content_html, &post.url);
     let files: Vec<_> = post
         .media
         .iter()
         .filter(|m| matches!(m.kind, Kind::Media | Kind::Attachment))
+        .filter(|m| !played.contains(m.url.as_str()))
         .collect();
     html! {
         @if !files.is_empty() {
@@ -265,6 +268,23 @@ fn media_and_attachments(post: &Post) -> Markup {
             }
         }
     }
+}
+
+/// The absolute addresses `html` plays: the `src` of its `<audio>`, `<video>`, `<source>` and
+/// `<track>` elements, resolved against `base`.
+fn played_in(html: &str, base: &str) -> HashSet<String> {
+    let base = url::Url::parse(base).ok();
+    let doc = scraper::Html::parse_fragment(html);
+    let players = scraper::Selector::parse("audio[src], video[src], source[src], track[src]")
+        .expect("a valid selector");
+    doc.select(&players)
+        .filter_map(|e| e.value().attr("src"))
+        .filter_map(|src| match &base {
+            Some(b) => b.join(src.trim()).ok(),
+            None => url::Url::parse(src.trim()).ok(),
+        })
+        .map(|u| u.to_string())
+        .collect()
 }
 
 /// `bytes` for a person: "512 B", "12 KB", "3.4 MB".

@@ -6,6 +6,7 @@
 use super::layout::{count, date, layout, time};
 use super::routes::Links;
 use super::views::BlogView;
+use crate::core::extract::GapField;
 use crate::store::{BlogId, Comment, CommentVersion, Neighbour, Neighbours, Post, PostSummary};
 use maud::{html, Markup, PreEscaped};
 use std::collections::HashMap;
@@ -23,6 +24,14 @@ pub struct Around<'a> {
     pub neighbours: Neighbours,
     /// Earlier texts of the post's comments, oldest first (`Store::comment_versions`).
     pub earlier: Vec<CommentVersion>,
+    /// Whether the archive holds any comment of the post's blog (`Store::has_comments`): where
+    /// it holds none, a post without comments says they were not captured, not "0 comments".
+    pub blog_has_comments: bool,
+}
+
+/// "deleted by the blog on YYYY-MM-DD" (the day in UTC).
+fn deleted_on(at: chrono::DateTime<chrono::Utc>) -> String {
+    format!("deleted by the blog on {}", at.format("%Y-%m-%d"))
 }
 
 fn month_of(p: &PostSummary) -> String {
@@ -81,22 +90,26 @@ pub fn post_list(links: &dyn Links, posts: &[PostSummary]) -> Markup {
                     @if !post.authors.is_empty() { " · " (post.authors.join(", ")) }
                     @if post.comments > 0 { " · " (count(post.comments, "comment", "comments")) }
                     @if post.version > 1 { " · " span.badge { (post.version) " versions" } }
-                    @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
+                    @if let Some(at) = post.gone_at { " · " span.badge.gone { (deleted_on(at)) } }
                 }
             }
         }
     }
 }
 
-/// The post's title, byline, tags and article, then its threaded comments, marked as written
-/// in `language` (the blog's BCP 47 tag; the reader's own words stay English); `clean` makes
+/// The post's title, byline, tags and article, then `media` (its sound, video and files, as
+/// the page lists them), its threaded comments, and the posts next to it, marked as written in
+/// `language` (the blog's BCP 47 tag; the reader's own words stay English); `clean` makes
 /// archived HTML safe (and points its addresses where the page's links go); `source` is put
-/// in the byline (a link to the archived page).
+/// in the byline (a link to the archived page). A post without comments whose blog has none
+/// archived, or whose crawl recorded why its comments are missing, says "Comments not
+/// captured" (and why), never "0 comments".
 pub fn article_and_comments(
     post: &Post,
     around: &Around,
     clean: &dyn Fn(&str) -> String,
     source: Markup,
+    media: Markup,
 ) -> Markup {
     let title = post.title.as_deref().unwrap_or(&post.url);
     let (links, language) = (around.links, around.language);
@@ -125,7 +138,7 @@ pub fn article_and_comments(
                 }
                 " · " (source)
                 @if post.version > 1 { " · " a.badge href="#versions" { "edited: " (post.version) " versions" } }
-                @if post.gone_at.is_some() { " · " span.badge.gone { "deleted by the blog" } }
+                @if let Some(at) = post.gone_at { " · " span.badge.gone { (deleted_on(at)) } }
                 @if let Some(to) = &post.moved_to { " · " span.badge { "moved by the blog to " (to) } }
             }
             @if !post.tags.is_empty() {
@@ -133,9 +146,21 @@ pub fn article_and_comments(
             }
             div.content { (PreEscaped(clean(&post.content_html))) }
         }
-        section.comments id="comments" lang=[language] {
-            h2 { (count(post.comments.len() as u64, "comment", "comments")) }
-            (comment_thread(post, &around.earlier, clean))
+        (media)
+        @let gap = post.gaps.iter().find(|g| g.field == GapField::Comments);
+        @if post.comments.is_empty() && (gap.is_some() || !around.blog_has_comments) {
+            section.comments id="comments" {
+                h2 { "Comments not captured" }
+                p.meta { @match gap {
+                    Some(g) => { "The crawl found none: " (g.reason) "." },
+                    None => "The archive holds no comment of this blog: its comments were never captured, or it has none.",
+                } }
+            }
+        } @else {
+            section.comments id="comments" lang=[language] {
+                h2 { (count(post.comments.len() as u64, "comment", "comments")) }
+                (comment_thread(post, &around.earlier, clean))
+            }
         }
         @let n = &around.neighbours;
         @if n.newer.is_some() || n.older.is_some() {
@@ -234,5 +259,49 @@ pub fn earlier_texts(versions: &[&CommentVersion]) -> Markup {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{TimeZone, Utc};
+
+    struct Plain;
+
+    impl Links for Plain {
+        fn stylesheet(&self) -> String {
+            "s.css".into()
+        }
+        fn home(&self) -> String {
+            "/".into()
+        }
+        fn blog(&self, id: BlogId) -> String {
+            format!("/b/{id}")
+        }
+        fn post(&self, url: &str) -> String {
+            url.into()
+        }
+        fn go(&self, url: &str) -> String {
+            url.into()
+        }
+        fn search(&self) -> Option<String> {
+            None
+        }
+    }
+
+    #[test]
+    fn a_deleted_post_says_when() {
+        let post = PostSummary {
+            url: "http://b.test/p".into(),
+            title: Some("P".into()),
+            authors: vec![],
+            published: None,
+            comments: 0,
+            version: 1,
+            gone_at: Some(Utc.with_ymd_and_hms(2026, 5, 1, 12, 0, 0).unwrap()),
+        };
+        let list = post_list(&Plain, &[post]).into_string();
+        assert!(list.contains("deleted by the blog on 2026-05-01"), "{list}");
     }
 }

@@ -138,6 +138,7 @@ pub fn write_blog(
     // The posts, and the images they show.
     let post_links = links(2);
     let mut copied: HashSet<String> = HashSet::new();
+    let blog_has_comments = store.has_comments(blog.id)?;
     store.for_each_post(Some(blog.id), |post| {
         let Some(file) = posts.get(&post.url) else {
             return Ok(());
@@ -178,7 +179,8 @@ pub fn write_blog(
                 language: blog.language.as_deref(),
                 neighbours: store.neighbours(blog.id, &post.url)?,
                 earlier: store.comment_versions(&post.url)?,
-            }, &clean, source))
+                blog_has_comments,
+            }, &clean, source, html! {}))
             @if !versions.is_empty() {
                 section.versions id="versions" {
                     h2 { "Versions" }

@@ -185,6 +185,24 @@ impl Store {
         })
     }
 
+    /// Whether the archive holds any comment on a post of blog `blog_id`: a blog without one
+    /// had its comments never captured (or has none), which the reader says instead of "0
+    /// comments".
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn has_comments(&self, blog_id: BlogId) -> Result<bool> {
+        self.read(move |db| {
+            Ok(db
+                .query_opt(
+                    "SELECT 1 FROM posts p WHERE p.blog_id = ?1
+                       AND EXISTS (SELECT 1 FROM comments c WHERE c.post_url = p.url) LIMIT 1",
+                    args![blog_id],
+                )?
+                .is_some())
+        })
+    }
+
     /// The posts just newer and just older than `url` in its blog's list, in the order
     /// [`Store::post_page`] lists them (published, newest first, undated last).
     ///

@@ -62,6 +62,11 @@ fn video_and_audio_play_from_the_archive_and_missing_images_are_labelled() {
     let page = post_page(video_post);
     let video = format!("id_/{origin}/media/river-still.mp4");
     assert!(page.contains("<video") && page.contains(&video), "{page}");
+    // The article plays it: not listed again under the post's media.
+    if let Some(media) = page.split("id=\"media\"").nth(1) {
+        let media = &media[..media.find("</section>").unwrap()];
+        assert!(!media.contains("river-still.mp4"), "{media}");
+    }
     assert!(
         page.contains(&format!("id_/{origin}/images/2024/river-poster.png")),
         "{page}"
@@ -112,10 +117,24 @@ fn video_and_audio_play_from_the_archive_and_missing_images_are_labelled() {
         "{page}"
     );
     assert!(page.contains("Media and attachments"), "{page}");
+    let media = &page[page.find("id=\"media\"").unwrap()..];
+    let media = &media[..media.find("</section>").unwrap()];
     assert!(
-        page.contains("dawn-chorus-full-session.mp3"),
+        media.contains("dawn-chorus-full-session.mp3"),
         "the enclosure: {page}"
     );
+    assert!(
+        !media.contains("dawn-chorus.mp3"),
+        "the article's own player listed again: {media}"
+    );
+    // Article, media, comments, then the posts next to it. The comment server was down
+    // through the crawl: its comments were never captured, which the page says.
+    let at = |what: &str| page.find(what).unwrap_or_else(|| panic!("{what}: {page}"));
+    assert!(at("<article class=\"post\"") < at("id=\"media\""));
+    assert!(at("id=\"media\"") < at("id=\"comments\""));
+    assert!(at("id=\"comments\"") < at("class=\"pager posts\""));
+    assert!(page.contains("Comments not captured"), "{page}");
+    assert!(!page.contains("0 comments"), "{page}");
     // The image on the other host was never archived: a labelled placeholder, not a
     // broken image.
     assert!(page.contains("Image not in the archive"), "{page}");
