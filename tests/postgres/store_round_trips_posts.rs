@@ -643,6 +643,13 @@ macro_rules! reading_round_trip {
         );
         let n = s.neighbours(blog, "http://b/5").unwrap();
         assert!(n.newer.is_none() && n.older.is_some(), "{backend}: {n:?}");
+        // Whether a blog has any comment archived: this one has one, a new one none.
+        assert!(s.has_comments(blog).unwrap(), "{backend}");
+        let quiet = s
+            .insert_blog("http://q/", "http://q/feed", None, FeedKind::Rss2, &[])
+            .unwrap()
+            .id;
+        assert!(!s.has_comments(quiet).unwrap(), "{backend}");
         let march = PostFilter {
             month: Some((2026, 3)),
             ..PostFilter::default()
