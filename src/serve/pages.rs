@@ -302,8 +302,8 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
     let size = reader.page_size;
     let q = p.query(size, reader.search_rank_window)?;
     let asked = !q.text.trim().is_empty() || q.filtered();
-    let (mut hits, blogs, matches) = reader
-        .read(move |s| Ok((s.search(&q)?, s.blogs()?, s.search_matches(&q.text)?)))
+    let (mut hits, blogs) = reader
+        .read(move |s| Ok((s.search(&q)?, s.blogs()?)))
         .await?;
     let more = hits.len() > size as usize;
     hits.truncate(size as usize);
@@ -347,15 +347,20 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
                 }
                 button { "Search" }
             }
-            p.meta { "Words, \"a phrase\", -without, this OR that, prefix*. Titles, articles, comments, authors, tags and blog names are searched." }
+            p.meta { "Words, \"a phrase\", -without or NOT without, this OR that, prefix*. Titles, articles, comments, authors, tags and blog names are searched." }
             @if asked {
                 @if hits.is_empty() { p { "Nothing found." } }
-                @else if !text.trim().is_empty() { p.meta { (count(matches, "post or comment holds", "posts and comments hold")) " these words (before filters)." } }
+                @else {
+                    // What is listed, no more: the hits of this page, and whether more follow.
+                    @let first = (page as usize - 1) * size as usize + 1;
+                    p.meta.count { "Posts " (first) "–" (first + hits.len() - 1)
+                        @if more { ", more on the next page" } "." }
+                }
                 ol.hits {
                     @for h in &hits {
                         li.hit {
                             a href=(post_href(&h.url)) { (h.title.as_deref().unwrap_or(&h.url)) }
-                            div.meta { (time(h.published, false)) " · " (h.blog) }
+                            div.meta { (time(h.published, false)) " · " (h.blog_title.as_deref().unwrap_or(&h.blog)) }
                             @if h.post_matches || h.comments.is_empty() {
                                 p.snippet { (PreEscaped(views::snippet_html(&h.marked))) }
                             }

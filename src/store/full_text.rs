@@ -77,6 +77,8 @@ pub struct Hit {
     pub title: Option<String>,
     /// The blog's home page.
     pub blog: String,
+    /// The blog's title, when its feed gives one.
+    pub blog_title: Option<String>,
     /// The post's publication time.
     #[serde(serialize_with = "super::records::rfc3339::local")]
     pub published: Option<DateTime<FixedOffset>>,
@@ -449,7 +451,7 @@ fn hit(db: &mut dyn super::db::Db, fts: Option<&Fts>, id: i64) -> Result<Hit> {
     let query = fts.map_or(String::new(), |f| f.query.clone());
     let r = db.query_one(
         &format!(
-            "SELECT p.url, p.title, b.home_url, p.published, {own}
+            "SELECT p.url, p.title, b.home_url, p.published, {own}, b.title
              FROM posts p JOIN blogs b ON b.id = p.blog_id
              WHERE p.id = ?2 AND (CAST(?1 AS TEXT) IS NULL OR TRUE)"
         ),
@@ -460,6 +462,7 @@ fn hit(db: &mut dyn super::db::Db, fts: Option<&Fts>, id: i64) -> Result<Hit> {
         url: r.get(0)?,
         title: r.get(1)?,
         blog: r.get(2)?,
+        blog_title: r.get(5)?,
         published: r.local(3)?,
         post_matches: marked.is_some(),
         marked: marked.unwrap_or_default(),

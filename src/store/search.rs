@@ -3,14 +3,15 @@
 //! syntax.
 //!
 //! ```text
-//! query  = clause { clause }          clauses must all match (AND)
+//! query  = clause { [ "AND" ] clause } clauses must all match (AND)
 //! clause = term { "OR" term }         one of the terms must match
-//! term   = [ "-" ] ( word | phrase )  "-": must not match
+//! term   = [ "-" | "NOT" ] ( word | phrase )  "-" or "NOT": must not match
 //! word   = letters and digits, a trailing "*" makes it a prefix
 //! phrase = '"' words '"'              the words in this order, next to each other
 //! ```
 //!
-//! Control characters (NUL among them) are spaces; punctuation inside a word separates its
+//! `AND`, `OR` and `NOT` are operators only in capitals, as the signs they stand for; `and`,
+//! `or` and `not` are words. Control characters (NUL among them) are spaces; punctuation inside a word separates its
 //! parts (each must match: `l'été`). A query of exclusions only, or of nothing searchable, is
 //! no query. At most [`MAX_TERMS`] terms are read.
 
@@ -53,14 +54,18 @@ impl Query {
             .collect();
         let mut terms: Vec<(Term, bool)> = Vec::new(); // (term, joined to the previous by OR)
         let mut or = false;
+        // The previous word was `NOT`: this term must not match.
+        let mut negated = false;
         let mut rest = text.trim_start();
         while !rest.is_empty() && terms.len() < MAX_TERMS {
-            let not = rest.starts_with('-')
+            let minus = rest.starts_with('-')
                 && rest.len() > 1
                 && !rest[1..].starts_with(char::is_whitespace);
-            if not {
+            if minus {
                 rest = &rest[1..];
             }
+            let not = minus || negated;
+            negated = false;
             let term = if let Some(inner) = rest.strip_prefix('"') {
                 let end = inner.find('"').unwrap_or(inner.len());
                 let words = inner[..end]
@@ -80,6 +85,11 @@ impl Query {
                 rest = after;
                 if word == "OR" && !not {
                     or = !terms.is_empty();
+                    rest = rest.trim_start();
+                    continue;
+                }
+                if (word == "AND" || word == "NOT") && !not {
+                    negated = word == "NOT";
                     rest = rest.trim_start();
                     continue;
                 }
@@ -218,6 +228,20 @@ mod tests {
             )
         );
         assert_eq!(both("l'été").1, "((l & été))");
+        // The operators as words: NOT as "-", AND as nothing; in lower case they are words.
+        assert_eq!(both("heron NOT owls"), both("heron -owls"));
+        assert_eq!(both("heron AND owls"), both("heron owls"));
+        assert_eq!(both("heron NOT \"barn owl\""), both("heron -\"barn owl\""));
+        assert_eq!(both("heron NOT"), both("heron"));
+        assert_eq!(
+            Query::parse("NOT owls"),
+            None,
+            "exclusions alone are no query"
+        );
+        assert_eq!(
+            both("heron not owls").0,
+            "((\"heron\") AND (\"not\") AND (\"owls\"))"
+        );
     }
 
     #[test]

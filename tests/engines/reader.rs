@@ -363,6 +363,24 @@ fn the_archive_reads_in_a_browser() {
             !without.contains(&holder),
             "{comment_word} -{other_word} leaves out comment {first_holder}"
         );
+        let not = search(format!("{comment_word} NOT {other_word}")).await;
+        assert!(
+            !not.contains(&holder),
+            "{comment_word} NOT {other_word} leaves out comment {first_holder}"
+        );
+        // The count is what is listed; each hit names its blog by title.
+        let hits = either.matches("<li class=\"hit\"").count();
+        assert!(
+            either.contains(&format!("Posts 1–{hits}")),
+            "{hits} hits listed: {either}"
+        );
+        let hit = &either[either.find("<li class=\"hit\"").unwrap()..];
+        let meta = &hit[hit.find("class=\"meta\"").unwrap()..];
+        let meta = &meta[..meta.find("</div>").unwrap()];
+        assert!(
+            !meta.contains("http"),
+            "the blog's title, not its address: {meta}"
+        );
         assert!(search(format!("zzqxvw {comment_word}"))
             .await
             .contains("Nothing found"));
