@@ -43,9 +43,9 @@ const NO_DATE: &str = "0000-00-00 00:00:00";
 /// written. Call it inside [`Store::snapshot`]: the channel's authors and tags are read
 /// before the posts.
 ///
-/// Each item: `title`, `link` and `guid` = the permalink, `pubDate` (RFC 2822), `dc:creator`
-/// (the first author's login; further authors in the post meta `everblog_authors`, a JSON
-/// array of names), `content:encoded` (article HTML), `wp:post_id` (1 = the oldest post),
+/// Each item: `title`, `link` and `guid` = the permalink, `pubDate` (RFC 2822; every item has
+/// one, an undated one the time the archive fetched it), `dc:creator` (the first author's
+/// login; further authors in the post meta `everblog_authors`, a JSON array of names), `content:encoded` (article HTML), `wp:post_id` (1 = the oldest post),
 /// `wp:post_date` (blog-local, the offset the post was stored with) and `wp:post_date_gmt`,
 /// `wp:post_modified`/`_gmt` (the update, else the publication), `wp:post_name` (the
 /// permalink's last segment), `wp:status` publish, `wp:post_type` post, a `category
@@ -145,9 +145,8 @@ pub fn write_wxr(
         seen += 1;
         let none = PageFacts::default();
         let page = facts.get(&post.url).unwrap_or(&none);
-        let date = (local(post.published), gmt(post.published));
         for shown in shown_images(&post.content_html, &post.url) {
-            attachments.add(&post, post_id, date.clone(), &shown);
+            attachments.add(&post, post_id, &shown);
         }
         let thumbnail = page.featured.as_ref().and_then(|(src, alt)| {
             let src = url::Url::parse(&post.url).ok()?.join(src).ok()?;
@@ -155,7 +154,7 @@ pub fn write_wxr(
                 src: src.into(),
                 alt: alt.clone(),
             };
-            attachments.add(&post, post_id, date.clone(), &shown)
+            attachments.add(&post, post_id, &shown)
         });
         let item = Item {
             post: &post,
@@ -223,9 +222,7 @@ fn write_item<W: Write>(
             &untexturized(post.title.as_deref().unwrap_or("")),
         )?;
         text(w, "link", &post.url)?;
-        if let Some(p) = post.published {
-            text(w, "pubDate", &p.to_rfc2822())?;
-        }
+        text(w, "pubDate", &pub_date(post.published, post.fetched_at))?;
         let creator = post.authors.first().and_then(|a| logins.get(a));
         cdata(w, "dc:creator", creator.map_or("", String::as_str))?;
         w.create_element("guid")
@@ -370,6 +367,7 @@ fn write_page<W: Write>(w: &mut Writer<W>, page: &BlogPage, id: u64) -> std::io:
             &untexturized(page.title.as_deref().unwrap_or("")),
         )?;
         text(w, "link", &page.url)?;
+        text(w, "pubDate", &pub_date(None, page.fetched_at))?;
         cdata(w, "dc:creator", "")?;
         w.create_element("guid")
             .with_attribute(("isPermaLink", "true"))
@@ -407,6 +405,7 @@ fn write_attachment<W: Write>(
     w.create_element("item").write_inner_content(|w| {
         text(w, "title", stem)?;
         text(w, "link", &a.url)?;
+        text(w, "pubDate", &pub_date(a.published, a.archived))?;
         w.create_element("guid")
             .with_attribute(("isPermaLink", "false"))
             .write_text_content(BytesText::new(&xml_chars(&a.url)))?;
@@ -414,10 +413,10 @@ fn write_attachment<W: Write>(
         cdata(w, "content:encoded", "")?;
         cdata(w, "excerpt:encoded", "")?;
         text(w, "wp:post_id", &a.id.to_string())?;
-        cdata(w, "wp:post_date", &a.post.0)?;
-        cdata(w, "wp:post_date_gmt", &a.post.1)?;
-        cdata(w, "wp:post_modified", &a.post.0)?;
-        cdata(w, "wp:post_modified_gmt", &a.post.1)?;
+        cdata(w, "wp:post_date", &local(a.published))?;
+        cdata(w, "wp:post_date_gmt", &gmt(a.published))?;
+        cdata(w, "wp:post_modified", &local(a.published))?;
+        cdata(w, "wp:post_modified_gmt", &gmt(a.published))?;
         cdata(w, "wp:comment_status", "closed")?;
         cdata(w, "wp:ping_status", "closed")?;
         cdata(w, "wp:post_name", &stem.to_lowercase())?;
@@ -663,6 +662,13 @@ fn local(d: Option<DateTime<FixedOffset>>) -> String {
     d.map_or(NO_DATE.into(), |d| {
         d.format("%Y-%m-%d %H:%M:%S").to_string()
     })
+}
+
+/// An item's `pubDate` (RFC 2822): its publication time, else when the archive fetched it.
+/// WordPress gives every item one, and readers of the format expect it (PyPI `wpparser`
+/// fails on an item without).
+fn pub_date(published: Option<DateTime<FixedOffset>>, archived: DateTime<Utc>) -> String {
+    published.map_or_else(|| archived.to_rfc2822(), |p| p.to_rfc2822())
 }
 
 /// `YYYY-MM-DD HH:MM:SS` in UTC, or WordPress's zero date.

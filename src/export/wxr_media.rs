@@ -88,8 +88,11 @@ pub(super) struct Attachment {
     pub alt: String,
     /// MIME type of the stored file.
     pub mime: Option<String>,
-    /// The parent post's date (WordPress files an upload by it when no path says otherwise).
-    pub post: (String, String),
+    /// The parent post's publication time (WordPress files an upload by it when no path says
+    /// otherwise).
+    pub published: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// When the archive fetched the parent post: the item's `pubDate` when it has no date.
+    pub archived: chrono::DateTime<chrono::Utc>,
 }
 
 /// The attachments of a blog's export, numbered after its posts.
@@ -118,17 +121,11 @@ impl Attachments {
         }
     }
 
-    /// The attachment of an image `post` (item `post_id`, dated `date` local and GMT) shows,
+    /// The attachment of an image `post` (item `post_id`, dated as the post) shows,
     /// when the archive holds its file: the full-size file when the archive holds it too
     /// (WordPress's `name-1024x683.jpg` → `name.jpg`), else the file shown. An image shown by
     /// several posts is one attachment, the first post's. Returns its id.
-    pub fn add(
-        &mut self,
-        post: &Post,
-        post_id: u64,
-        date: (String, String),
-        shown: &Shown,
-    ) -> Option<u64> {
+    pub fn add(&mut self, post: &Post, post_id: u64, shown: &Shown) -> Option<u64> {
         let held = |u: &str| post.media.iter().find(|m| m.url == u && m.is_held());
         let full = full_size(&shown.src);
         let media: &Media = full
@@ -148,7 +145,8 @@ impl Attachments {
             file: attached_file(&media.url),
             alt: shown.alt.clone(),
             mime: media.mime.clone(),
-            post: date,
+            published: post.published,
+            archived: post.fetched_at,
         });
         Some(id)
     }

@@ -432,6 +432,15 @@ fn wxr_items_comments_threads_and_dates() {
     ] {
         assert!(raw.contains(ns), "{ns}");
     }
+    // Every item has a pubDate, attachments and pages too, as WordPress's export has (PyPI
+    // wpparser fails on an item without).
+    for item in raw.split("<item>").skip(1) {
+        let item = &item[..item.find("</item>").unwrap()];
+        assert!(
+            item.contains("<pubDate>"),
+            "an item without pubDate: {item}"
+        );
+    }
     let mut wxr = parse_wxr(&dir.join("wordpress.xml"));
     assert_eq!(wxr.wxr_version, "1.2");
     // The images come after the posts, as attachment items (tests/engines/wxr_restore.rs).
