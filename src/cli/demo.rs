@@ -69,6 +69,18 @@ pub(super) async fn demo(keep: Option<PathBuf>, db: Option<DatabaseSettings>) ->
         println!();
         read::print_post(p);
     }
+    println!();
+    if kept {
+        println!(
+            "next: archive --db {} serve, to read, search and cite it in a browser at http://{}/",
+            db.shown(),
+            config.serve.bind
+        );
+    } else {
+        println!(
+            "to read it in a browser: run the demo with --keep DIR, then `archive serve` with --db DIR/demo.db"
+        );
+    }
     let _ = std::io::stdout().flush();
     Ok(())
 }

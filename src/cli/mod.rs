@@ -398,7 +398,14 @@ pub async fn run(cli: Cli) -> Result<()> {
             c.max_per_template = max_per_template.unwrap_or(c.max_per_template);
             p.delay = delay.map(secs).unwrap_or(p.delay);
             p.per_host = per_host.unwrap_or(p.per_host).max(1);
-            jobs::crawl(&db, blog.as_deref(), &config).await.map(|_| ())
+            let crawled = jobs::crawl(&db, blog.as_deref(), &config).await?;
+            if !crawled.is_empty() {
+                println!(
+                    "next: archive serve, to read, search and cite it at http://{}/ (a running `archive daemon` keeps it current)",
+                    config.serve.bind
+                );
+            }
+            Ok(())
         }
         Command::Update { blog } => jobs::update(&db, blog.as_deref(), &config).await,
         Command::List { blog } => read::list(&db, blog.as_deref()),

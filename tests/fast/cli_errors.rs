@@ -137,6 +137,10 @@ fn crawl_errors_are_reported_and_the_crawl_goes_on() {
     ));
     let out = ok(&archive(&db, &["crawl"]));
     assert!(out.contains("crawl complete"), "{out}");
+    assert!(
+        out.contains("next: archive serve"),
+        "where to read it: {out}"
+    );
     assert!(out.contains("HTTP 404") && out.contains(&victim), "{out}");
     let export = ok(&archive(&db, &["export"]));
     assert_eq!(export.lines().count(), posts.len() - 1);
@@ -291,6 +295,10 @@ fn the_demo_archives_into_the_database_db_names_and_never_points_at_one_it_remov
     assert!(
         out.contains(&format!("archive --db {} show", db.display())),
         "{out}"
+    );
+    assert!(
+        out.contains(&format!("next: archive --db {} serve", db.display())),
+        "where to read it: {out}"
     );
     drop(store);
     one_error_line(
