@@ -204,38 +204,65 @@ impl Store {
     }
 
     /// The posts just newer and just older than `url` in its blog's list, in the order
-    /// [`Store::post_page`] lists them (published, newest first, undated last).
+    /// [`Store::post_page`] lists them (published, newest first, undated last; the URL, last
+    /// first, between posts of one time). Each is one seek in `posts_listing` from the post's
+    /// own key, so a post page costs the same on a blog of ten posts or ten thousand.
     ///
     /// # Errors
     /// The database failed.
     pub fn neighbours(&self, blog_id: BlogId, url: &str) -> Result<Neighbours> {
         let url = url.to_owned();
         self.read(move |db| {
-            let rows = db.query_map(
-                "WITH ordered AS (
-                     SELECT url, title,
-                            ROW_NUMBER() OVER (ORDER BY published DESC NULLS LAST, url DESC) AS n
-                     FROM posts WHERE blog_id = ?1),
-                 me AS (SELECT n FROM ordered WHERE url = ?2)
-                 SELECT o.url, o.title, o.n - me.n FROM ordered o, me
-                 WHERE o.n = me.n - 1 OR o.n = me.n + 1",
+            let undated = db.query_opt(
+                "SELECT CASE WHEN published IS NULL THEN 1 ELSE 0 END FROM posts
+                 WHERE blog_id = ?1 AND url = ?2",
                 args![blog_id, &url],
-                |r| {
-                    Ok((
-                        r.get::<String>(0)?,
-                        r.get::<Option<String>>(1)?,
-                        r.get::<i64>(2)?,
-                    ))
-                },
             )?;
-            let mut n = Neighbours::default();
-            for (url, title, step) in rows {
-                if step < 0 {
-                    n.newer = Some(Neighbour { url, title });
-                } else {
-                    n.older = Some(Neighbour { url, title });
+            let Some(undated) = undated else {
+                return Ok(Neighbours::default());
+            };
+            let undated = undated.get::<i64>(0)? == 1;
+            // The first post of the blog meeting `after` (a condition on `o`, beside the post
+            // itself as `me`) in `order`.
+            let mut first = |after: &str, order: &str| -> Result<Option<Neighbour>> {
+                db.query_map(
+                    &format!(
+                        "WITH me AS (SELECT published AS p, url AS u FROM posts
+                                     WHERE blog_id = ?1 AND url = ?2)
+                         SELECT o.url, o.title FROM me, posts o
+                         WHERE o.blog_id = ?1 AND {after} ORDER BY {order} LIMIT 1"
+                    ),
+                    args![blog_id, &url],
+                    |r| {
+                        Ok(Neighbour {
+                            url: r.get(0)?,
+                            title: r.get(1)?,
+                        })
+                    },
+                )
+                .map(|mut rows| rows.pop())
+            };
+            const UP: &str = "o.published ASC, o.url ASC";
+            const DOWN: &str = "o.published DESC, o.url DESC";
+            let n = if undated {
+                Neighbours {
+                    newer: match first("o.published IS NULL AND o.url > me.u", "o.url ASC")? {
+                        Some(n) => Some(n),
+                        // The oldest dated post comes just before the undated ones.
+                        None => first("o.published IS NOT NULL", UP)?,
+                    },
+                    older: first("o.published IS NULL AND o.url < me.u", "o.url DESC")?,
                 }
-            }
+            } else {
+                Neighbours {
+                    newer: first("(o.published, o.url) > (me.p, me.u)", UP)?,
+                    older: match first("(o.published, o.url) < (me.p, me.u)", DOWN)? {
+                        Some(n) => Some(n),
+                        // The newest undated post comes just after the dated ones.
+                        None => first("o.published IS NULL", "o.url DESC")?,
+                    },
+                }
+            };
             Ok(n)
         })
     }
@@ -364,4 +391,57 @@ fn capture_row(r: &Row) -> Result<Capture> {
         status: u16::try_from(r.get::<i64>(2)?).context("stored status out of range")?,
         fetched_at: r.time_req(3)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neighbours_follow_the_listing_dated_then_undated() {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            Store::open(&super::super::DatabaseSettings::at(dir.path().join("a.db"))).unwrap();
+        // Eight posts: two on one day (ordered by URL), three on others, three undated.
+        store
+            .sqlite_connection()
+            .execute_batch(
+                "INSERT INTO blogs (id, home_url, feed_url, feed_kind, added_at)
+                   VALUES (1, 'http://b/', 'http://b/feed', 'rss', '2026-01-01T00:00:00Z');
+                 INSERT INTO posts (blog_id, url, title, authors, published, content_html,
+                                    content_text, fetched_at, extracted_at, tags)
+                 VALUES (1, 'http://b/a', 'A', '[]', '2026-03-01T00:00:00+00:00', '', '', '', '', '[]'),
+                        (1, 'http://b/b', 'B', '[]', '2026-03-01T00:00:00+00:00', '', '', '', '', '[]'),
+                        (1, 'http://b/c', NULL, '[]', '2026-01-01T00:00:00+00:00', '', '', '', '', '[]'),
+                        (1, 'http://b/d', 'D', '[]', '2026-05-01T00:00:00+00:00', '', '', '', '', '[]'),
+                        (1, 'http://b/e', 'E', '[]', '2025-12-01T00:00:00+00:00', '', '', '', '', '[]'),
+                        (1, 'http://b/u1', 'U1', '[]', NULL, '', '', '', '', '[]'),
+                        (1, 'http://b/u2', 'U2', '[]', NULL, '', '', '', '', '[]'),
+                        (1, 'http://b/u3', 'U3', '[]', NULL, '', '', '', '', '[]');",
+            )
+            .unwrap();
+        let blog = BlogId::new(1);
+        let list: Vec<String> = store
+            .post_page(blog, &PostFilter::default(), 100, 0)
+            .unwrap()
+            .posts
+            .into_iter()
+            .map(|p| p.url)
+            .collect();
+        assert_eq!(list.len(), 8);
+        assert_eq!(list[0], "http://b/d");
+        assert_eq!(list[7], "http://b/u1");
+        for (i, url) in list.iter().enumerate() {
+            let n = store.neighbours(blog, url).unwrap();
+            let newer = i.checked_sub(1).map(|j| list[j].clone());
+            let older = list.get(i + 1).cloned();
+            assert_eq!(
+                (n.newer.map(|p| p.url), n.older.map(|p| p.url)),
+                (newer, older),
+                "{url}"
+            );
+        }
+        let none = store.neighbours(blog, "http://b/missing").unwrap();
+        assert_eq!(none, Neighbours::default());
+    }
 }
