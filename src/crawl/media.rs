@@ -62,7 +62,8 @@ pub struct MediaSummary {
     /// Files whose fetch failed (network, cap, robots.txt with `requisites = "obey"`).
     pub failed: u64,
     /// Files left for a later job: their host asked to wait (429/503 with a long
-    /// `Retry-After`), so this one did not.
+    /// `Retry-After`), or its robots.txt could not be read (the host not found, say), so this
+    /// one did not.
     pub deferred: u64,
     /// Files not fetched: the blog's media budget was spent.
     pub skipped: u64,
@@ -85,7 +86,7 @@ impl std::fmt::Display for MediaSummary {
         if self.deferred > 0 {
             write!(
                 f,
-                ", {} left for a later job (their host asked to wait)",
+                ", {} left for a later job (their host asked to wait, or could not be reached)",
                 self.deferred
             )?;
         }

@@ -723,13 +723,24 @@ fn error_record(url: &str, error: &str) -> FetchRecord {
     }
 }
 
+/// A failed request in a few words (what failed: "timed out", "host not found", "cannot
+/// connect"…), then the innermost cause.
 fn error_text(e: &reqwest::Error) -> String {
     let mut innermost: &dyn std::error::Error = e;
     while let Some(inner) = innermost.source() {
         innermost = inner;
     }
+    let detail = innermost.to_string();
+    // The resolver's words for a name that does not exist (getaddrinfo's EAI_NONAME, through
+    // hyper's "dns error").
+    let unresolved = e.is_connect()
+        && (detail.contains("failed to lookup address")
+            || std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source())
+                .any(|e| e.to_string().starts_with("dns error")));
     let what = if e.is_timeout() {
         "timed out"
+    } else if unresolved {
+        "host not found"
     } else if e.is_connect() {
         "cannot connect"
     } else if e.is_redirect() {
@@ -739,7 +750,6 @@ fn error_text(e: &reqwest::Error) -> String {
     } else {
         "request failed"
     };
-    let detail = innermost.to_string();
     if std::ptr::addr_eq(innermost, e as &dyn std::error::Error) || detail.is_empty() {
         what.to_string()
     } else {

@@ -50,6 +50,11 @@ fn bad_urls_are_rejected_and_nothing_is_stored() {
         &archive(&db, &["add", "http://127.0.0.1:1/feed"]),
         &["127.0.0.1:1", "cannot connect"],
     );
+    // A name no resolver knows (.invalid never resolves: RFC 2606).
+    one_error_line(
+        &archive(&db, &["add", "http://nothing.invalid/feed"]),
+        &["nothing.invalid", "host not found"],
+    );
     one_error_line(
         &archive(&db, &["add", &format!("{o}/missing.xml")]),
         &["missing.xml", "404"],
