@@ -233,6 +233,17 @@ pub async fn capture(
         ),
         (h::LINK, header_value(&links(&origin, &url))),
     ];
+    if raw {
+        // The bytes as received never change: named by the stored response, kept for good.
+        out_headers.push((
+            h::ETAG,
+            header_value(&format!("\"capture-{}\"", capture.id)),
+        ));
+        out_headers.push((
+            h::CACHE_CONTROL,
+            HeaderValue::from_static("max-age=31536000, immutable"),
+        ));
+    }
     if status.is_redirection() {
         if let Some(to) =
             header(&response, "location").and_then(|l| url::Url::parse(&url).ok()?.join(&l).ok())

@@ -17,6 +17,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod caching;
 pub mod diff;
 pub mod failure;
 pub mod layout;
@@ -163,6 +164,7 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
             Arc::clone(&reader),
             guard,
         ))
+        .layer(axum::middleware::from_fn(caching::conditional))
         .layer(
             tower::ServiceBuilder::new()
                 .layer(axum::error_handling::HandleErrorLayer::new(

@@ -86,6 +86,32 @@ fn the_reader_speaks_plainly_and_errors_are_pages() {
         assert!(!page.contains("0 comments"), "{page}");
     }
 
+    // Conditional requests: a page is tagged and revalidated; held, it is a 304 without a body.
+    let (_, home) = raw_get(port, "/");
+    assert_eq!(header(&home, "cache-control"), Some("no-cache"), "{home}");
+    let tag = header(&home, "etag").expect("an ETag").to_string();
+    let again = get_with(port, "/", &format!("If-None-Match: {tag}\r\n"));
+    assert!(again.starts_with("HTTP/1.1 304"), "{again}");
+    assert_eq!(again.split("\r\n\r\n").nth(1), Some(""), "{again}");
+    let other = get_with(port, "/", "If-None-Match: \"other\"\r\n");
+    assert!(other.starts_with("HTTP/1.1 200"), "{other}");
+    // A capture's bytes as received never change: named by the stored response, immutable.
+    let (status, moved) = raw_get(port, &format!("/web/2100id_/{}", unescape_url(hrefs[0])));
+    assert_eq!(status, 302, "{moved}");
+    let exact = header(&moved, "location").unwrap().to_string();
+    let (status, bytes) = raw_get(port, &exact);
+    assert_eq!(status, 200, "{bytes}");
+    assert_eq!(
+        header(&bytes, "cache-control"),
+        Some("max-age=31536000, immutable")
+    );
+    let tag = header(&bytes, "etag")
+        .expect("the capture's ETag")
+        .to_string();
+    assert!(tag.starts_with("\"capture-"), "{tag}");
+    let again = get_with(port, &exact, &format!("If-None-Match: {tag}\r\n"));
+    assert!(again.starts_with("HTTP/1.1 304"), "{again}");
+
     // An address the archive does not hold: a 404 that offers the live address.
     let (status, gone) = raw_get(port, "/go?url=https%3A%2F%2Fexample.org%2Felsewhere");
     assert_eq!(status, 404);
@@ -107,4 +133,26 @@ fn the_reader_speaks_plainly_and_errors_are_pages() {
         );
         assert!(answer.contains("everblog"), "{target}: {answer}");
     }
+}
+
+/// A raw GET with extra header lines (each ending in CRLF): the whole answer as text.
+fn get_with(port: u16, target: &str, extra: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        s,
+        "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A query value as it was before encoding (`%3A` → `:`).
+fn unescape_url(v: &str) -> String {
+    url::form_urlencoded::parse(format!("v={v}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_default()
 }
