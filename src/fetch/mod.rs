@@ -739,6 +739,8 @@ fn error_text(e: &reqwest::Error) -> String {
                 .any(|e| e.to_string().starts_with("dns error")));
     let what = if e.is_timeout() {
         "timed out"
+    } else if unresolved && detail.contains("Temporary failure") {
+        "name lookup failed"
     } else if unresolved {
         "host not found"
     } else if e.is_connect() {

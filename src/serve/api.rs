@@ -1,7 +1,8 @@
 //! The reader's JSON API, for scripts (documented in README.md, "Reading the archive"):
 //! `/api/blogs`, `/api/blog/{id}/posts`, `/api/post?url=`, `/api/search?q=`. Every error,
 //! whoever answers it (a handler, a rejected query, the guard, the load shedder), is
-//! `{"error": CODE, "message": "…"}` with the HTTP status; CODE is stable ([`code`]).
+//! `{"error": CODE, "message": "…"}` with the HTTP status; CODE is stable
+//! ([`failure::code`]).
 
 use super::failure::{self, ApiFailure, Failure};
 use super::layout;
@@ -17,9 +18,9 @@ use std::sync::Arc;
 
 /// A layer over every route, so every error reaches a client in the form its route speaks: an
 /// error answered in another form (a rejected query string, 401, 414, 503 from the load
-/// shedder) is answered under `/api/` as [`error`] (JSON) and elsewhere as the reader's HTML
-/// message page ([`layout::message`]), with the same status and headers; plain-text
-/// messages are kept, pages replaced by the status's reason. Captures under `/web/` are the
+/// shedder) is answered under `/api/` as [`failure::error`] (JSON) and elsewhere as the
+/// reader's HTML message page ([`layout::message`]), with the same status and headers;
+/// plain-text messages are kept, pages replaced by the status's reason. Captures under `/web/` are the
 /// archived answers as they were and are never touched.
 pub async fn uniform_errors(req: Request, next: Next) -> Response {
     let path = req.uri().path();

@@ -2,7 +2,8 @@
 //! `ETag` (a hash of its bytes, weak) unless its handler gave one (a capture names itself), and
 //! a `Cache-Control` unless its handler set one: the reader's pages are revalidated each time
 //! (`no-cache`: the archive grows while people read it), so an unchanged page costs a `304 Not
-//! Modified` without a body. A request whose `If-None-Match` names the answer's tag gets 304.
+//! Modified` without a body. A request whose `If-None-Match` names the answer's tag gets 304,
+//! with every header of the full answer but its length (a capture keeps its policy).
 
 use axum::body::{Body, HttpBody};
 use axum::extract::Request;
@@ -32,8 +33,12 @@ pub async fn conditional(req: Request, next: Next) -> Response {
     let body = match parts.headers.get(header::ETAG) {
         Some(_) => body,
         None if body.size_hint().exact().is_some_and(|n| n <= MAX_HASHED) => {
-            let Ok(bytes) = axum::body::to_bytes(body, MAX_HASHED as usize).await else {
-                return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+            let bytes = match axum::body::to_bytes(body, MAX_HASHED as usize).await {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::error!("serve: reading an answer to tag it: {e}");
+                    return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+                }
             };
             let mut h = std::collections::hash_map::DefaultHasher::new();
             bytes.hash(&mut h);
@@ -50,13 +55,11 @@ pub async fn conditional(req: Request, next: Next) -> Response {
         _ => false,
     };
     if matched {
-        let mut not_modified = StatusCode::NOT_MODIFIED.into_response();
-        for name in [header::ETAG, header::CACHE_CONTROL] {
-            if let Some(v) = parts.headers.get(&name) {
-                not_modified.headers_mut().insert(name, v.clone());
-            }
-        }
-        return not_modified;
+        // Every header the full answer has but its length: a browser updates what it holds
+        // from them (RFC 9111 §4.3.4), a capture's sandboxing policy and `Vary` among them.
+        parts.status = StatusCode::NOT_MODIFIED;
+        parts.headers.remove(header::CONTENT_LENGTH);
+        return Response::from_parts(parts, Body::empty());
     }
     Response::from_parts(parts, body)
 }

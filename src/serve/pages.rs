@@ -10,6 +10,7 @@ use super::routes::{go_href, post_href, query_value, replay_href, timestamp, web
 use super::views::{
     self, capture_or_canonical, sanitize, BlogView, ListParams, SearchParams, UrlParam,
 };
+use crate::core::extract::GapField;
 use crate::core::requisites::Kind;
 use crate::store::Post;
 use crate::store::{BlogId, Count, Neighbours, PostPage};
@@ -154,9 +155,15 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
                 captures.sort_by_key(|c| c.fetched_at);
             }
             let blog = s.find_blog(&post.blog)?;
+            // Asked only where the answer shows: a post without comments or a recorded gap.
+            let silent = post.comments.is_empty()
+                && !post.gaps.iter().any(|g| g.field == GapField::Comments);
             let around = match &blog {
-                Some(b) => (s.neighbours(b.id, &post.url)?, s.has_comments(b.id)?),
-                None => (Neighbours::default(), false),
+                Some(b) => (
+                    s.neighbours(b.id, &post.url)?,
+                    !silent || s.has_comments(b.id)?,
+                ),
+                None => (Neighbours::default(), !silent),
             };
             let earlier = s.comment_versions(&post.url)?;
             Ok((
@@ -230,15 +237,15 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
 
 /// The post's sound, video and attached files (its podcast enclosures among them), each
 /// playable or downloadable from the archive, or said not to be archived and why; nothing
-/// when it has none. A file the article already plays (its `<audio>`, `<video>`) is not
-/// listed again.
+/// when it has none. A file the article already plays from the archive (its `<audio>`,
+/// `<video>`) is not listed again; one the archive lacks is, with why.
 fn media_and_attachments(post: &Post) -> Markup {
     let played = played_in(&post.content_html, &post.url);
     let files: Vec<_> = post
         .media
         .iter()
         .filter(|m| matches!(m.kind, Kind::Media | Kind::Attachment))
-        .filter(|m| !played.contains(m.url.as_str()))
+        .filter(|m| !m.is_held() || !played.contains(m.url.as_str()))
         .collect();
     html! {
         @if !files.is_empty() {

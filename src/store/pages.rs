@@ -3,7 +3,7 @@
 //! counts.
 
 use super::db::{args, Db};
-use super::responses::Source;
+use super::responses::ReadFrom;
 use super::{BlogId, BlogPage, NewPage, PageOutcome, Store};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
@@ -15,7 +15,7 @@ pub(super) fn put_page(
     db: &mut dyn Db,
     o: &PageOutcome,
     page: &NewPage,
-    source: Source,
+    source: ReadFrom,
     now: DateTime<Utc>,
 ) -> Result<()> {
     let first: Option<String> = db
@@ -46,11 +46,11 @@ fn write_page(
     db: &mut dyn Db,
     blog_id: BlogId,
     p: &NewPage,
-    source: Source,
+    source: ReadFrom,
     now: DateTime<Utc>,
 ) -> Result<()> {
     let fetched_at = source.fetched_at(db, now)?;
-    let response_id = source.0;
+    let response_id = source.response;
     db.execute(
         "INSERT INTO pages (blog_id, url, title, content_html, content_text, response_id, fetched_at, why)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)

@@ -7,7 +7,7 @@
 use super::db::{args, Db, Row};
 use super::frontier::{put_links, put_state};
 use super::media::media_of;
-use super::responses::{put_fetch, put_response, Source};
+use super::responses::{put_fetch, put_response, ReadFrom};
 use super::sql::{POST_AT, POST_AT_FIRST};
 use super::{
     json_list, parse_list, BlogId, Comment, CommentCheck, CommentWrite, NewPost, PageOutcome, Post,
@@ -74,11 +74,11 @@ fn put_post(
     db: &mut dyn Db,
     blog_id: BlogId,
     p: &NewPost,
-    source: Source,
+    source: ReadFrom,
     now: DateTime<Utc>,
 ) -> Result<PostWrite> {
     let fetched_at = source.fetched_at(db, now)?;
-    let response_id = source.0;
+    let response_id = source.response;
     let old = db
         .query_opt(
             "SELECT title, content_text, content_html, authors, published, published_raw, version
@@ -372,12 +372,21 @@ fn record(o: PageOutcome) -> impl Fn(&mut dyn Db) -> Result<Written> + Send + Sy
                 for hop in &o.redirects {
                     put_response(db, o.blog_id, hop)?;
                 }
-                Source(Some(put_response(db, o.blog_id, r)?), Some(r.fetched_at))
+                ReadFrom {
+                    response: Some(put_response(db, o.blog_id, r)?),
+                    arrived: Some(r.fetched_at),
+                }
             }
-            None => Source(o.reused_response, None),
+            None => ReadFrom {
+                response: o.reused_response,
+                arrived: None,
+            },
         };
         if let Some(r) = &o.rendered {
-            source = Source(Some(put_response(db, o.blog_id, r)?), Some(r.fetched_at));
+            source = ReadFrom {
+                response: Some(put_response(db, o.blog_id, r)?),
+                arrived: Some(r.fetched_at),
+            };
         }
         let mut written = Written::default();
         // One post, one identity: an archived post either address answers keeps its own.

@@ -94,22 +94,24 @@ pub(super) fn response_time(db: &mut dyn Db, id: Option<ResponseId>) -> Result<D
     }
 }
 
-/// The response a post is extracted from: its id, and when it arrived when that is known
-/// without reading it back (a response stored by the same write).
+/// The response a post or page is extracted from (not the frontier's `Source` of a URL).
 #[derive(Clone, Copy)]
-pub(super) struct Source(
-    pub(super) Option<ResponseId>,
-    pub(super) Option<DateTime<Utc>>,
-);
+pub(super) struct ReadFrom {
+    /// The stored response, when one was fetched or reused.
+    pub(super) response: Option<ResponseId>,
+    /// When it arrived, when that is known without reading it back (a response stored by
+    /// the same write).
+    pub(super) arrived: Option<DateTime<Utc>>,
+}
 
-impl Source {
+impl ReadFrom {
     /// When what a record is read from arrived: the response's own time (known, or read back),
     /// `now` when nothing was fetched.
     pub(super) fn fetched_at(self, db: &mut dyn Db, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
-        Ok(match self {
-            Source(Some(_), Some(at)) => at,
-            Source(id @ Some(_), None) => response_time(db, id)?,
-            Source(None, _) => now,
+        Ok(match (self.response, self.arrived) {
+            (Some(_), Some(at)) => at,
+            (id @ Some(_), None) => response_time(db, id)?,
+            (None, _) => now,
         })
     }
 }

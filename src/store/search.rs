@@ -65,7 +65,6 @@ impl Query {
                 rest = &rest[1..];
             }
             let not = minus || negated;
-            negated = false;
             let term = if let Some(inner) = rest.strip_prefix('"') {
                 let end = inner.find('"').unwrap_or(inner.len());
                 let words = inner[..end]
@@ -105,6 +104,7 @@ impl Query {
             rest = rest.trim_start();
             if !term.words.is_empty() {
                 terms.push((term, or));
+                negated = false;
             }
             or = false;
         }
@@ -233,6 +233,8 @@ mod tests {
         assert_eq!(both("heron AND owls"), both("heron owls"));
         assert_eq!(both("heron NOT \"barn owl\""), both("heron -\"barn owl\""));
         assert_eq!(both("heron NOT"), both("heron"));
+        assert_eq!(both("heron NOT - owls"), both("heron -owls"));
+        assert_eq!(both("heron NOT ... owls"), both("heron -owls"));
         assert_eq!(
             Query::parse("NOT owls"),
             None,

@@ -111,6 +111,21 @@ fn the_reader_speaks_plainly_and_errors_are_pages() {
     assert!(tag.starts_with("\"capture-"), "{tag}");
     let again = get_with(port, &exact, &format!("If-None-Match: {tag}\r\n"));
     assert!(again.starts_with("HTTP/1.1 304"), "{again}");
+    // A 304 carries the full answer's headers: a capture keeps its sandboxing policy.
+    let policy = |answer: &str| {
+        header(answer, "content-security-policy")
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(policy(&again).starts_with("sandbox"), "{again}");
+    let framed = exact.replacen("id_/", "fr_/", 1);
+    let (status, page) = raw_get(port, &framed);
+    assert_eq!(status, 200, "{page}");
+    let tag = header(&page, "etag").expect("an ETag").to_string();
+    let again = get_with(port, &framed, &format!("If-None-Match: {tag}\r\n"));
+    assert!(again.starts_with("HTTP/1.1 304"), "{again}");
+    assert_eq!(policy(&again), policy(&page), "{again}");
+    assert!(policy(&again).contains("allow-top-navigation"), "{again}");
 
     // An address the archive does not hold: a 404 that offers the live address.
     let (status, gone) = raw_get(port, "/go?url=https%3A%2F%2Fexample.org%2Felsewhere");

@@ -230,58 +230,115 @@ fn library_modules() -> BTreeMap<Module, PathBuf> {
     out
 }
 
-/// A file's code as imports are read from it: without comments, string literals and its unit
-/// tests (a `#[cfg(test)] mod … { … }`, wherever it stands).
+/// A file's code as imports are read from it: without comments (line and block), string and
+/// character literals (raw ones included, across lines) and items under `#[cfg(test)]` (a
+/// unit-test module wherever it stands, on one line with its attribute or not).
 fn code_of(text: &str) -> String {
-    let mut out = String::new();
-    // Braces still open in the unit tests being skipped; `Some(0)` right after their attribute.
-    let mut skipping: Option<i64> = None;
-    for line in text.lines() {
-        if line.trim_start().starts_with("//") {
-            continue;
-        }
-        let chars: Vec<char> = line.chars().collect();
-        let mut code = String::new();
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            if c == '/' && chars.get(i + 1) == Some(&'/') {
-                break;
+    let chars: Vec<char> = text.chars().collect();
+    let mut code = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
             }
-            let char_literal = i > 0 && chars[i - 1] == '\'' && chars.get(i + 1) == Some(&'\'');
-            if char_literal {
-                i += 2;
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if c == 'r' && matches!(next, Some('"' | '#')) && {
+            // After a word boundary, or a `b` after one (`br#"…"#`).
+            let word = |k: Option<&char>| k.is_some_and(|p| p.is_alphanumeric() || *p == '_');
+            let before = &chars[..i];
+            !word(before.last())
+                || (before.last() == Some(&'b') && !word(before.iter().rev().nth(1)))
+        } {
+            // A raw string: r"…", r#"…"#, br#"…"#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                code.push(c);
+                i += 1;
                 continue;
             }
-            if c == '"' {
-                i += 1;
-                while i < chars.len() && chars[i] != '"' {
-                    i += if chars[i] == '\\' { 2 } else { 1 };
+            j += 1;
+            loop {
+                if j >= chars.len() {
+                    break;
                 }
-            } else {
-                code.push(c);
+                if chars[j] == '"' && (1..=hashes).all(|k| chars.get(j + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            code.push_str("\"\"");
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
             }
             i += 1;
+            code.push_str("\"\"");
+        } else if c == '\'' && (next == Some('\\') || chars.get(i + 2) == Some(&'\'')) {
+            // A character literal ('x', '\n', '\u{1}'), not a lifetime.
+            i += 1;
+            while i < chars.len() && chars[i] != '\'' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            code.push_str("' '");
+        } else {
+            code.push(c);
+            i += 1;
         }
-        if code.trim() == "#[cfg(test)]" {
-            skipping = Some(0);
-            continue;
-        }
-        if let Some(open) = skipping {
-            let depth = open + code.matches('{').count() as i64 - code.matches('}').count() as i64;
-            let entered = open > 0 || code.contains('{');
-            // An attribute on anything but a braced module (a `use`, a function) ends at `;` or
-            // at its closing brace, like the module does.
-            skipping = if entered && depth <= 0 || !entered && code.trim_end().ends_with(';') {
-                None
-            } else {
-                Some(depth)
-            };
-            continue;
-        }
-        out.push_str(&code);
-        out.push('\n');
     }
+    // Items under #[cfg(test)]: to the end of their braces, or their `;`.
+    let mut out = String::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        out.push_str(&rest[..at]);
+        let item = &rest[at + "#[cfg(test)]".len()..];
+        let (mut depth, mut end) = (0i64, item.len());
+        for (k, c) in item.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = k + 1;
+                        break;
+                    }
+                }
+                ';' if depth == 0 => {
+                    end = k + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        rest = &item[end..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -416,6 +473,10 @@ fn resolve(
         at = c;
         rest = &rest[1..];
     }
+    if rest.first().is_some_and(|n| n == "*") {
+        // A glob import takes from the module itself.
+        return Some(at);
+    }
     if let (Some(name), true) = (rest.first(), depth < 5) {
         if let Some(target) = reexports.get(&at).and_then(|r| r.get(name)) {
             let mut longer = target.clone();
@@ -426,8 +487,11 @@ fn resolve(
     Some(at)
 }
 
-/// Who imports whom in `src/`, and by which paths: `use` lines (not `pub use`, a re-export)
-/// and paths written in code, each resolved to the module that defines what it names.
+/// Who imports whom in `src/`, and by which paths: `use` lines and paths written in code,
+/// each resolved to the module that defines what it names. Not read: `pub use` (a re-export
+/// is a facade: a `mod.rs` re-exporting its children's items is their parent, not their
+/// user) and method calls (an `impl` of a module's type in a child file, as in
+/// `crawl::new_crawl::page_step`, is one concept over two files, counted as the parent's).
 fn imports() -> BTreeMap<Module, BTreeMap<Module, Vec<String>>> {
     let modules = library_modules();
     let codes: BTreeMap<Module, String> = modules
@@ -476,6 +540,7 @@ fn imports() -> BTreeMap<Module, BTreeMap<Module, Vec<String>>> {
     }
     let mut edges: BTreeMap<Module, BTreeMap<Module, Vec<String>>> = Default::default();
     for (m, code) in &codes {
+        // A `pub use` re-exports (a facade over the module's children): not counted.
         let (uses, code) = uses_of(code);
         let mut paths: Vec<Vec<String>> = uses
             .into_iter()
