@@ -11,7 +11,7 @@ use super::views::{
     self, capture_or_canonical, sanitize, BlogView, ListParams, SearchParams, UrlParam,
 };
 use crate::core::extract::GapField;
-use crate::core::requisites::Kind;
+use crate::core::requisites::{of_page, Kind};
 use crate::store::Post;
 use crate::store::{BlogId, Count, Neighbours, PostPage};
 use axum::extract::{Path, Query, State};
@@ -277,20 +277,17 @@ fn media_and_attachments(post: &Post) -> Markup {
     }
 }
 
-/// The absolute addresses `html` plays: the `src` of its `<audio>`, `<video>`, `<source>` and
-/// `<track>` elements, resolved against `base`.
+/// The absolute addresses `html` plays (its `<audio>`, `<video>` and their sources), as the
+/// crawl recorded the post's media from its page (`core::requisites::of_page`, resolved
+/// against `base`).
 fn played_in(html: &str, base: &str) -> HashSet<String> {
-    let base = url::Url::parse(base).ok();
-    let doc = scraper::Html::parse_fragment(html);
-    let players = scraper::Selector::parse("audio[src], video[src], source[src], track[src]")
-        .expect("a valid selector");
-    doc.select(&players)
-        .filter_map(|e| e.value().attr("src"))
-        .filter_map(|src| match &base {
-            Some(b) => b.join(src.trim()).ok(),
-            None => url::Url::parse(src.trim()).ok(),
-        })
-        .map(|u| u.to_string())
+    let Ok(base) = url::Url::parse(base) else {
+        return HashSet::new();
+    };
+    of_page(&scraper::Html::parse_fragment(html), &base)
+        .into_iter()
+        .filter(|r| r.kind == Kind::Media)
+        .map(|r| r.url)
         .collect()
 }
 

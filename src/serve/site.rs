@@ -138,7 +138,7 @@ pub fn write_blog(
     // The posts, and the images they show.
     let post_links = links(2);
     let mut copied: HashSet<String> = HashSet::new();
-    let blog_has_comments = store.has_comments(blog.id)?;
+    let blog_has_comments = view.coverage.comments_archived > 0;
     store.for_each_post(Some(blog.id), |post| {
         let Some(file) = posts.get(&post.url) else {
             return Ok(());
