@@ -6,7 +6,7 @@
 //! cargo bench --bench deep_pages            # depths 1,000 … 100,000, median of 5 runs each
 //! ```
 
-use everblog::core::extract::{extract, ExtractContext, RuleSet};
+use everblog::core::extract::{extract, AuthorMetadata, ExtractContext, RuleSet};
 use everblog::core::feed::Target;
 use everblog::core::learn::score_elements;
 use everblog::core::page::Page;
@@ -47,7 +47,7 @@ fn main() {
         title: Some(Rule::parse("//title").unwrap()),
         exclude: Vec::new(),
         author: Vec::new(),
-        declared_authors: true,
+        author_metadata: AuthorMetadata::Fallback,
         declared_dates: true,
         date: None,
         people: Vec::new(),

@@ -18,7 +18,7 @@
 mod common;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use everblog::core::extract::{extract, RuleSet};
+use everblog::core::extract::{extract, AuthorMetadata, RuleSet};
 use everblog::core::page::Page;
 use everblog::core::rules::{absolute_path, Rule, RuleKind};
 use std::time::Duration;
@@ -40,7 +40,7 @@ fn benches(c: &mut Criterion) {
         title: Some(Rule::parse(common::SYN_TITLE).unwrap()),
         exclude: Vec::new(),
         author: Vec::new(),
-        declared_authors: true,
+        author_metadata: AuthorMetadata::Fallback,
         declared_dates: true,
         date: None,
         people: Vec::new(),
@@ -50,7 +50,7 @@ fn benches(c: &mut Criterion) {
         title: Some(Rule::parse(&sxd_spelling(common::SYN_TITLE)).unwrap()),
         exclude: Vec::new(),
         author: Vec::new(),
-        declared_authors: true,
+        author_metadata: AuthorMetadata::Fallback,
         declared_dates: true,
         date: None,
         people: Vec::new(),

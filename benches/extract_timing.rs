@@ -22,7 +22,7 @@
 
 mod common;
 
-use everblog::core::extract::{extract, RuleSet};
+use everblog::core::extract::{extract, AuthorMetadata, RuleSet};
 use everblog::core::page::Page;
 use everblog::core::rules::Field;
 use everblog::core::rules::Rule;
@@ -151,7 +151,7 @@ fn run(job: &Job, reps: usize) -> Value {
             .map(|x| Rule::parse(x).expect("exclude rule"))
             .collect(),
         author: Vec::new(),
-        declared_authors: true,
+        author_metadata: AuthorMetadata::Fallback,
         declared_dates: true,
         date: None,
         people: Vec::new(),

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, FixedOffset, Utc};
 use everblog::core::comments::{self, CommentRules};
-use everblog::core::extract::{self, ExtractContext, RuleSet};
+use everblog::core::extract::{self, AuthorMetadata, ExtractContext, RuleSet};
 use everblog::core::identify::{self, Found, Marks};
 use everblog::core::page::Page;
 use everblog::core::post_url::PostUrlPattern;
@@ -41,7 +41,7 @@ pub fn run(data: &[u8]) {
             title: Some(rule("//*[@class='entry-title']")),
             exclude: vec![rule("//*[@class='byline']")],
             author: vec![rule("//*[@class='author']")],
-            declared_authors: true,
+            author_metadata: AuthorMetadata::Confirms,
             declared_dates: true,
             date: Some((rule("//*[@class='published']"), Some("%B %d, %Y".into()))),
             people: vec!["Ada Quill".into()],
@@ -51,7 +51,7 @@ pub fn run(data: &[u8]) {
             title: Some(rule("/html/body/div/h1")),
             exclude: vec![],
             author: vec![],
-            declared_authors: false,
+            author_metadata: AuthorMetadata::SiteWide,
             declared_dates: false,
             date: Some((rule("//time"), None)),
             people: vec![],
@@ -61,7 +61,7 @@ pub fn run(data: &[u8]) {
             title: Some(rule("//article//h1")),
             exclude: vec![rule("//*[@id='comments']")],
             author: vec![rule("//a[@rel='author']")],
-            declared_authors: true,
+            author_metadata: AuthorMetadata::Fallback,
             declared_dates: true,
             date: None,
             people: vec![],

@@ -192,6 +192,32 @@ pub fn same_person(a: &str, b: &str) -> bool {
     initial(&x, &y) || initial(&y, &x) || strsim::jaro_winkler(&x.join(" "), &y.join(" ")) >= 0.93
 }
 
+/// A page's byline names (`byline`, from the blog's author rule) checked against the authors
+/// its metadata declares (`declared`), on a blog where that metadata was found to name the
+/// feed's authors ([`super::extract::AuthorMetadata::Confirms`], issue 42 part 1): `(names,
+/// replaced)`. When the byline names none of the declared people, the rule missed on this page
+/// (an absolute path that lands on another element, a "Guest post" label): the declared names,
+/// `replaced` true. Otherwise the byline's names, then the declared people it lacks (co-authors
+/// the rule's element leaves out). No declared names: the byline as it is.
+pub fn confirm_byline(byline: Vec<String>, declared: &[String]) -> (Vec<String>, bool) {
+    if declared.is_empty() {
+        return (byline, false);
+    }
+    if !byline
+        .iter()
+        .any(|b| declared.iter().any(|d| same_person(b, d)))
+    {
+        return (declared.to_vec(), true);
+    }
+    let mut names = byline;
+    for d in declared {
+        if !names.iter().any(|n| same_person(n, d)) {
+            names.push(d.clone());
+        }
+    }
+    (names, false)
+}
+
 /// A post's authors from its feed entry (`feed`) and its page (`page`): the feed's, unless
 /// the page names each of them and more (Pelican's RSS keeps only the first of several
 /// authors in `dc:creator`; the byline shows all), then the page's, in its order.
@@ -303,5 +329,22 @@ mod tests {
             v(&["Jonas Öberg"])
         );
         assert_eq!(merge_authors(&[], &v(&["Ann"])), v(&["Ann"]));
+    }
+
+    #[test]
+    fn a_byline_is_confirmed_completed_or_replaced_by_the_declared_authors() {
+        let v = |names: &[&str]| names.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            confirm_byline(v(&["Ann Smith"]), &[]),
+            (v(&["Ann Smith"]), false)
+        );
+        assert_eq!(
+            confirm_byline(v(&["Ann Smith"]), &v(&["ann smith", "Li Wei"])),
+            (v(&["Ann Smith", "Li Wei"]), false)
+        );
+        assert_eq!(
+            confirm_byline(v(&["Guest Post"]), &v(&["Li Wei"])),
+            (v(&["Li Wei"]), true)
+        );
     }
 }

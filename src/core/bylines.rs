@@ -46,7 +46,7 @@ pub fn author_pages(page: &Page, names: &[String]) -> Vec<AuthorPage> {
             };
             if page_like(url) {
                 declared.push(AuthorPage {
-                    name: super::text::collapse_whitespace(name),
+                    name: ld_text(name),
                     url: url.trim().to_string(),
                 });
             }
@@ -96,6 +96,16 @@ pub fn author_pages(page: &Page, names: &[String]) -> Vec<AuthorPage> {
     out
 }
 
+/// A JSON-LD string as text: character references decoded (Ghost writes `O&#x27;Rourke`
+/// into its JSON-LD), whitespace collapsed.
+fn ld_text(s: &str) -> String {
+    if s.contains('&') {
+        super::feed::html_to_text(s)
+    } else {
+        super::text::collapse_whitespace(s)
+    }
+}
+
 /// The site's own name as the page declares it (`og:site_name`, `application-name`, JSON-LD
 /// `WebSite`/`Organization` names): an "author" by that name is the site, not a person.
 fn site_names(page: &Page) -> Vec<String> {
@@ -109,7 +119,7 @@ fn site_names(page: &Page) -> Vec<String> {
         let kind = v.get("@type").and_then(|t| t.as_str()).unwrap_or_default();
         if matches!(kind, "WebSite" | "Organization" | "Blog") {
             if let Some(n) = v.get("name").and_then(|n| n.as_str()) {
-                names.push(super::text::collapse_whitespace(n));
+                names.push(ld_text(n));
             }
         }
     }
@@ -172,8 +182,9 @@ fn metadata_authors(page: &Page) -> Vec<String> {
                 let name = a
                     .get("name")
                     .and_then(|n| n.as_str())
-                    .or_else(|| a.as_str());
-                if let Some(n) = name.and_then(super::feed::author_name) {
+                    .or_else(|| a.as_str())
+                    .map(ld_text);
+                if let Some(n) = name.as_deref().and_then(super::feed::author_name) {
                     names.push(n);
                 }
             }
@@ -378,5 +389,17 @@ mod tests {
                 "Lena Hoffmann=https://lena.example/"
             ]
         );
+    }
+
+    #[test]
+    fn json_ld_names_are_read_as_text() {
+        let page = Page::parse(
+            r#"<html><head><script type="application/ld+json">{"@type":"Article",
+            "author":{"@type":"Person","name":"Declan O&#x27;Rourke","url":"/author/declan/"}}</script>
+            </head><body><article><p>Text</p></article></body></html>"#,
+        );
+        assert_eq!(declared_authors(&page), ["Declan O'Rourke"]);
+        let names = ["Declan O'Rourke".to_string()];
+        assert_eq!(author_pages(&page, &names)[0].name, "Declan O'Rourke");
     }
 }

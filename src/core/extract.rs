@@ -7,6 +7,7 @@
 //! the page has one (it carries the offset), else parsed from the shown text in the blog's
 //! offset. Whatever could not be extracted is listed in [`Extracted::gaps`] with the reason.
 
+use super::authors::confirm_byline;
 use super::bylines::{byline_authors, declared_authors};
 use super::dates::{parse_instant, parse_page_date};
 use super::head::{json_ld, meta, meta_values, select};
@@ -24,11 +25,9 @@ pub struct RuleSet {
     pub exclude: Vec<Rule>,
     /// Byline rules (paper §3.5), tried in order.
     pub author: Vec<Rule>,
-    /// Whether the page's own author metadata (JSON-LD, `meta name=author`, `rel=author`,
-    /// h-card) names the post's authors when no byline rule does: false when learning found
-    /// it the same on every page of a blog with several authors
-    /// ([`crate::core::meta::DECLARED_AUTHORS`]).
-    pub declared_authors: bool,
+    /// What the page's own author metadata (JSON-LD, `meta name=author`, `rel=author`,
+    /// h-card, links to author pages) is worth on this blog, as learning judged it.
+    pub author_metadata: AuthorMetadata,
     /// Whether the page's own publication-date metadata (JSON-LD, `article:published_time`,
     /// `<time datetime>`) is read when the date rule's element carries no machine time: false
     /// when learning found it disagreeing with the feed's dates
@@ -39,6 +38,23 @@ pub struct RuleSet {
     /// The people the blog's feed names as authors ([`super::authors::feed_people`]): a
     /// byline's text is split at commas only into these ([`names_in`]).
     pub people: Vec<String>,
+}
+
+/// What a blog's pages' own author metadata ([`super::bylines::page_authors`]: JSON-LD `author`,
+/// `meta name=author`, `article:author`, `rel=author`, h-card, links to author pages) is worth,
+/// learned from the feed entries (issue 42 part 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthorMetadata {
+    /// The same people on every page of a blog whose feed names several
+    /// ([`crate::core::meta::DECLARED_AUTHORS`] as a site-wide author): never read.
+    SiteWide,
+    /// Read only where no byline rule names anyone.
+    Fallback,
+    /// It varies between posts and names the feed's authors on most sampled pages: it also
+    /// checks each page's byline ([`super::authors::confirm_byline`]). A byline that names
+    /// none of its people is the rule missing on this page; co-authors it names beside the
+    /// byline's are added.
+    Confirms,
 }
 
 /// What extraction needs besides the page: the blog's offset (for local times shown without
@@ -170,12 +186,19 @@ pub fn extract(page: &Page, rules: &RuleSet, ctx: &ExtractContext) -> Option<Ext
         .map(|a| byline_authors(page, a, &rules.people))
         .unwrap_or_default();
     let mut authors_by = (!authors.is_empty()).then_some(Extractor::Rules);
-    if authors.is_empty() && rules.declared_authors {
+    if rules.author_metadata == AuthorMetadata::Confirms && !authors.is_empty() {
+        let (confirmed, replaced) = confirm_byline(authors, &declared_authors(page));
+        authors = confirmed;
+        if replaced {
+            authors_by = Some(Extractor::Fallback);
+        }
+    }
+    if authors.is_empty() && rules.author_metadata != AuthorMetadata::SiteWide {
         authors = declared_authors(page);
         authors_by = (!authors.is_empty()).then_some(Extractor::Fallback);
     }
     if authors.is_empty() {
-        let why = if !rules.declared_authors {
+        let why = if rules.author_metadata == AuthorMetadata::SiteWide {
             "no byline names the post's author and the page's author metadata names the site's owner on every post"
         } else if !rules.author.is_empty() {
             "the author rule matched no name on this page and the page declares none"
@@ -428,5 +451,55 @@ mod tests {
             <article><a href="/tags/rust/" rel="tag">rust</a></article></body></html>"#,
         );
         assert_eq!(declared_tags(&page), ["rust", "web", "Archiving"]);
+    }
+
+    /// Issue 42 part 1: on a blog whose author metadata names the feed's authors, it checks
+    /// each page's byline. An absolute-path rule that lands on a photo credit on a page with a
+    /// featured image gives way to the declared author; co-authors the byline element leaves
+    /// out are added. Where learning found the metadata no evidence, the byline stands.
+    #[test]
+    fn author_metadata_that_confirms_corrects_a_byline_rule_that_misses() {
+        let page = |first: &str, authors: &str| {
+            Page::parse(&format!(
+                r#"<html><head><script type="application/ld+json">{{"@type":"BlogPosting","author":[{authors}]}}</script></head>
+                <body><article><p>{first}</p><p>Posted by Ann Smith</p><div class=entry>Body text of the post, long enough to stand.</div></article></body></html>"#
+            ))
+        };
+        let rules = |author_metadata| RuleSet {
+            article: Rule::parse("//*[@class='entry']").unwrap(),
+            title: None,
+            exclude: Vec::new(),
+            author: vec![Rule::parse("/html/body/article/p[1]").unwrap()],
+            author_metadata,
+            declared_dates: true,
+            date: None,
+            people: vec!["Ann Smith".into(), "Li Wei".into()],
+        };
+        let ctx = ExtractContext {
+            offset: FixedOffset::east_opt(0).unwrap(),
+            fetched_at: DateTime::from_timestamp(1_750_000_000, 0).unwrap(),
+        };
+        let authors = |p: &Page, m| extract(p, &rules(m), &ctx).unwrap().authors;
+        let credit = page(
+            "Photo by Kim Lund",
+            r#"{"@type":"Person","name":"Ann Smith"}"#,
+        );
+        assert_eq!(
+            authors(&credit, AuthorMetadata::Fallback),
+            ["Photo by Kim Lund"]
+        );
+        assert_eq!(authors(&credit, AuthorMetadata::Confirms), ["Ann Smith"]);
+        let two = page(
+            "By Ann Smith",
+            r#"{"@type":"Person","name":"Ann Smith"},{"@type":"Person","name":"Li Wei"}"#,
+        );
+        assert_eq!(authors(&two, AuthorMetadata::Fallback), ["Ann Smith"]);
+        assert_eq!(
+            authors(&two, AuthorMetadata::Confirms),
+            ["Ann Smith", "Li Wei"]
+        );
+        // The byline names one of the declared people in its own spelling: it stands.
+        let initial = page("By A. Smith", r#"{"@type":"Person","name":"Ann Smith"}"#);
+        assert_eq!(authors(&initial, AuthorMetadata::Confirms), ["A. Smith"]);
     }
 }

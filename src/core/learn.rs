@@ -382,6 +382,7 @@ pub fn page_votes(samples: &[Sample<'_>], field: Field) -> Vec<Option<(String, f
                 Field::ArticleExclude
                 | Field::Author
                 | Field::SiteWideAuthor
+                | Field::ConfirmingAuthor
                 | Field::UnreliableDate
                 | Field::PostMark
                 | Field::ListingMark

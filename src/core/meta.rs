@@ -11,6 +11,7 @@
 //! node or its ancestors are candidates. The winning rendering's format is kept with the rule
 //! so dates of other posts parse back with it.
 
+use super::authors::same_person;
 use super::dates::{date_renderings, parse_instant};
 use super::page::{ElementIdx, Page};
 use super::rules::{rule_for, RuleKind};
@@ -374,6 +375,34 @@ impl MetaVotes {
         out
     }
 
+    /// [`DECLARED_AUTHORS`] when the page's own author metadata confirms bylines on this blog
+    /// (issue 42 part 1): at least two sampled pages declare authors, not the same ones on
+    /// every page, and on at least 80 % of them each declared name is one of the entry's
+    /// authors ([`same_person`]). Never with [`Self::site_wide_authors`]' metadata.
+    pub fn confirming_authors(&self) -> Option<&'static str> {
+        let declaring: Vec<&AuthorSample> = self
+            .authors
+            .iter()
+            .filter(|s| !s.declared.is_empty())
+            .collect();
+        let varies = declaring
+            .iter()
+            .map(|s| s.declared.as_str())
+            .collect::<FxHashSet<_>>()
+            .len()
+            >= 2;
+        let agreeing = declaring
+            .iter()
+            .filter(|s| {
+                s.declared
+                    .lines()
+                    .all(|d| s.entry.lines().any(|e| same_person(d, e)))
+            })
+            .count();
+        (declaring.len() >= 2 && varies && agreeing * 10 >= declaring.len() * 8)
+            .then_some(DECLARED_AUTHORS)
+    }
+
     /// The author rules: the winner, and the runner-up as a fallback for pages where the winner
     /// matches nothing (themes show some authors in a byline and others in an author box).
     /// Empty when too few pages agree; never a site-wide text ([`Self::site_wide_authors`]).
@@ -547,5 +576,42 @@ mod tests {
             votes(&|d: &str| format!("{}T00:00:00+00:00", &d[..10])),
             None
         );
+    }
+
+    /// Issue 42 part 1: metadata that varies between posts and names the feed's authors
+    /// confirms bylines; metadata naming one person on every post is site-wide instead, and
+    /// metadata naming others (logins, the site) confirms nothing.
+    #[test]
+    fn author_metadata_confirms_bylines_only_where_it_names_the_feeds_authors() {
+        let page = Page::parse("<article><div class=entry>Body text here.</div></article>");
+        let entries = ["Ann Smith", "Li Wei", "Ann Smith", "Kim Lund"];
+        let votes = |declared: &dyn Fn(&str) -> Vec<String>| {
+            let mut v = MetaVotes::default();
+            for e in entries {
+                v.add(&MetaSample {
+                    page: &page,
+                    article: page.by_class("entry")[0],
+                    authors: vec![e.to_string()],
+                    declared: declared(e),
+                    published: None,
+                    declared_published: None,
+                    fetched_at: at("2020-01-01T00:00:00+00:00").with_timezone(&Utc),
+                });
+            }
+            v
+        };
+        let same = votes(&|e| vec![e.to_string()]);
+        assert_eq!(same.confirming_authors(), Some(DECLARED_AUTHORS));
+        assert!(same.site_wide_authors().is_empty());
+        // One name in a different spelling still agrees.
+        let spelled = votes(&|e| vec![e.replace("Ann", "A.")]);
+        assert_eq!(spelled.confirming_authors(), Some(DECLARED_AUTHORS));
+        let owner = votes(&|_| vec!["Ann Smith".into()]);
+        assert_eq!(owner.confirming_authors(), None);
+        assert_eq!(owner.site_wide_authors(), [DECLARED_AUTHORS]);
+        let logins = votes(&|e| vec![format!("user{}", e.len())]);
+        assert_eq!(logins.confirming_authors(), None);
+        let none = votes(&|_| Vec::new());
+        assert_eq!(none.confirming_authors(), None);
     }
 }

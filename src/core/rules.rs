@@ -284,6 +284,10 @@ super::vocabulary! {
         /// authors (a footer, an "About me" box; `page metadata` for the page's own author
         /// metadata): never read as a post's authors. Learned from the feed entries (issue 13).
         SiteWideAuthor = "site-wide-author",
+        /// The page's own author metadata (`page metadata`) when it varies between posts and
+        /// names the feed's authors on most sampled pages: extraction checks each page's byline
+        /// against it (`core::extract::AuthorMetadata::Confirms`, issue 42 part 1).
+        ConfirmingAuthor = "confirming-author",
         /// The page's own publication-date metadata (JSON-LD `datePublished`,
         /// `article:published_time`, `<time datetime>`) when it disagrees with the feed's dates
         /// on most sampled pages (`page metadata`): never read as a post's date. Learned from the

@@ -8,7 +8,7 @@ use crate::core::comment_data::DataShape;
 use crate::core::comments::CommentRules;
 use crate::core::data_template::DataTemplate;
 use crate::core::dates::blog_offset;
-use crate::core::extract::RuleSet;
+use crate::core::extract::{AuthorMetadata, RuleSet};
 use crate::core::feed::FeedEntry;
 use crate::core::identify::Marks;
 use crate::core::post_url::PostUrlPattern;
@@ -86,8 +86,15 @@ pub(super) fn load_context(store: &Store, blog: &Blog) -> Result<(BlogContext, V
         author: all(Field::Author)
             .map(|r| Rule::parse(&r.xpath))
             .collect::<Result<_, _>>()?,
-        declared_authors: !all(Field::SiteWideAuthor)
-            .any(|r| r.xpath == crate::core::meta::DECLARED_AUTHORS),
+        author_metadata: if all(Field::SiteWideAuthor)
+            .any(|r| r.xpath == crate::core::meta::DECLARED_AUTHORS)
+        {
+            AuthorMetadata::SiteWide
+        } else if first(Field::ConfirmingAuthor).is_some() {
+            AuthorMetadata::Confirms
+        } else {
+            AuthorMetadata::Fallback
+        },
         declared_dates: !all(Field::UnreliableDate)
             .any(|r| r.xpath == crate::core::meta::DECLARED_DATES),
         date: first(Field::Date)

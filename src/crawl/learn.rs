@@ -253,6 +253,10 @@ fn page_rules(
             .map(|xpath| (judged(Field::SiteWideAuthor, xpath), None)),
     );
     learned.extend(
+        meta.confirming_authors()
+            .map(|xpath| (judged(Field::ConfirmingAuthor, xpath.to_string()), None)),
+    );
+    learned.extend(
         meta.unreliable_dates()
             .map(|xpath| (judged(Field::UnreliableDate, xpath.to_string()), None)),
     );
