@@ -1,10 +1,10 @@
 //! `archive export`: JSON Lines of the posts, the captures as WARC, CDXJ or WACZ, each blog
-//! as Atom, JSON Feed or WXR documents in a directory of its own, or a static copy of the
-//! reader's pages (HTML) that opens from disk.
+//! as Atom, JSON Feed or WXR documents in a directory of its own, the blog list as OPML, or a
+//! static copy of the reader's pages (HTML) that opens from disk.
 
 use super::archive::{find, open_to_read};
 use crate::export::feeds::{blog_slug, Documents};
-use crate::export::{atom, jsonfeed, webarchive, wxr};
+use crate::export::{atom, jsonfeed, opml, webarchive, wxr};
 use crate::serve::site;
 use crate::store::DatabaseSettings;
 use crate::store::{Blog, Store};
@@ -31,6 +31,9 @@ pub enum Format {
     Jsonfeed,
     /// WordPress eXtended RSS 1.2 per blog (posts, tags, threaded comments): `wordpress.xml`.
     Wxr,
+    /// OPML 2.0 of the blog list (each blog's title, feed and home page), for feed readers and
+    /// `archive add`: one document, to `--output FILE` or stdout.
+    Opml,
     /// A static copy of the reader's pages that opens from disk: `index.html`, then per blog
     /// its posts ([serve] page_size a page), each post with its comments and versions, and
     /// the images they show.
@@ -79,6 +82,16 @@ pub(super) fn export(
             };
             static_site(&store, blogs, &dir, page_size)
         }
+        Format::Opml => {
+            let blogs = match found {
+                Some(b) => vec![b],
+                None => store.blogs()?,
+            };
+            write_out(output, |out| {
+                let n = opml::write_opml(&blogs, chrono::Utc::now(), out)?;
+                Ok(format!("{n} blogs"))
+            })
+        }
         Format::Jsonl => write_out(output, |out| {
             let n = store.for_each_post(id, |p| Ok(crate::export::write_jsonl(&p, out)?))?;
             Ok(format!("{n} posts"))
@@ -109,7 +122,7 @@ pub(super) fn export(
                     "--format wacz needs --output FILE.wacz (a zip cannot be streamed to stdout)"
                 );
             };
-            let about = wacz_about(&store, found.as_ref())?;
+            let about = webarchive::WaczAbout::of(&store, found.as_ref())?;
             let tmp = partial(&path);
             let f = std::fs::File::create(&tmp)
                 .with_context(|| format!("creating {}", tmp.display()))?;
@@ -379,38 +392,4 @@ impl Documents for Stdout<'_> {
         }
         write(self.out)
     }
-}
-
-/// What the WACZ of `blog` (every blog when `None`) says about itself: the blog's title (its
-/// home URL when the feed has none) and its home page as last captured with 200 as the page a
-/// viewer opens first; for every blog, the one blog's when there is one, else a count and no
-/// main page.
-fn wacz_about(store: &Store, blog: Option<&Blog>) -> Result<webarchive::WaczAbout> {
-    let all;
-    let blog = match blog {
-        Some(b) => b,
-        None => {
-            all = store.blogs()?;
-            let [one] = all.as_slice() else {
-                return Ok(webarchive::WaczAbout {
-                    title: format!("everblog archive of {} blogs", all.len()),
-                    main_page: None,
-                });
-            };
-            one
-        }
-    };
-    let main_page = store
-        .captures_of(&blog.home_url)?
-        .into_iter()
-        .rfind(|c| c.status == 200)
-        .map(|c| (c.url, c.fetched_at));
-    Ok(webarchive::WaczAbout {
-        title: blog
-            .title
-            .clone()
-            .filter(|t| !t.trim().is_empty())
-            .unwrap_or_else(|| blog.home_url.clone()),
-        main_page,
-    })
 }

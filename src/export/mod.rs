@@ -3,13 +3,14 @@
 //! records, their `cdxj` index, both packaged by `webarchive` as WACZ; the daemon's
 //! continuous WARC files, `rolling`); and each blog as a blog-native feed or site export
 //! (`atom` with RFC 5005 archive documents, `jsonfeed`, `wxr` for WordPress), one directory
-//! of documents per blog (`feeds`).
+//! of documents per blog (`feeds`); the blog list as `opml`.
 
 pub mod atom;
 pub mod cdxj;
 pub mod feeds;
 pub mod jsonfeed;
 mod jsonl;
+pub mod opml;
 pub mod rolling;
 pub mod warc;
 pub mod webarchive;

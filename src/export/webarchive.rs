@@ -18,7 +18,7 @@
 use super::cdxj;
 use super::warc::{self, Record, RecordType, WarcWriter};
 use crate::fetch::{Response, USER_AGENT};
-use crate::store::{BlogId, NotModified, ResponseId, Store};
+use crate::store::{Blog, BlogId, NotModified, ResponseId, Store};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
@@ -472,6 +472,45 @@ pub struct WaczAbout {
     /// `mainPageURL` and `mainPageDate`: the page a viewer opens first (the blog's home page,
     /// as last captured); `None` writes `null`.
     pub main_page: Option<(String, DateTime<Utc>)>,
+}
+
+impl WaczAbout {
+    /// What the WACZ of `blog` (every blog when `None`) says about itself: the blog's title
+    /// (its home URL when the feed has none) and its home page as last captured with 200 as
+    /// the page a viewer opens first; for every blog, the one blog's when there is one, else a
+    /// count and no main page.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn of(store: &Store, blog: Option<&Blog>) -> Result<WaczAbout> {
+        let all;
+        let blog = match blog {
+            Some(b) => b,
+            None => {
+                all = store.blogs()?;
+                let [one] = all.as_slice() else {
+                    return Ok(WaczAbout {
+                        title: format!("everblog archive of {} blogs", all.len()),
+                        main_page: None,
+                    });
+                };
+                one
+            }
+        };
+        let main_page = store
+            .captures_of(&blog.home_url)?
+            .into_iter()
+            .rfind(|c| c.status == 200)
+            .map(|c| (c.url, c.fetched_at));
+        Ok(WaczAbout {
+            title: blog
+                .title
+                .clone()
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or_else(|| blog.home_url.clone()),
+            main_page,
+        })
+    }
 }
 
 /// Packages the captures of `blog` (all when `None`) as WACZ 1.1.1 into `out`: the WARC as

@@ -27,6 +27,11 @@ pub const STYLESHEET: &str = STYLE;
 
 /// A whole page: `body` under the site header, `title` in the window's title.
 pub fn layout(links: &dyn Links, title: &str, body: Markup) -> Markup {
+    layout_with_head(links, title, html! {}, body)
+}
+
+/// [`layout`] with more in the page's `head` (a blog's `link rel="alternate"` feed).
+pub fn layout_with_head(links: &dyn Links, title: &str, head: Markup, body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -35,6 +40,7 @@ pub fn layout(links: &dyn Links, title: &str, body: Markup) -> Markup {
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · everblog" }
                 link rel="stylesheet" href=(links.stylesheet());
+                (head)
             }
             body {
                 a.skip href="#main" { "Skip to the content" }

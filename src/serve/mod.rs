@@ -6,8 +6,8 @@
 //!
 //! Layers: the base modules ([`routes`], [`layout`], [`failure`], [`reader`], [`views`],
 //! [`render`], [`diff`]) import no page family; each page family ([`pages`], [`versions`],
-//! [`api`], [`memento`], [`replay`]; the static copy [`site`]) imports only the base and the
-//! store; this module only routes requests to them.
+//! [`api`], [`memento`], [`replay`], [`downloads`]; the static copy [`site`]) imports only
+//! the base and the store; this module only routes requests to them. [`caching`] tags answers.
 //!
 //! Safety: nothing on disk is served but the database's content and the embedded stylesheet;
 //! no script runs on any page (`script-src 'none'` everywhere, captures sandboxed); bound to
@@ -19,6 +19,7 @@ pub mod api;
 pub mod auth;
 pub mod caching;
 pub mod diff;
+pub mod downloads;
 pub mod failure;
 pub mod layout;
 pub mod memento;
@@ -144,6 +145,8 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
     Ok(Router::new()
         .route("/", get(pages::blogs))
         .route("/blog/{id}", get(pages::blog))
+        .route("/blog/{id}/{name}", get(downloads::document))
+        .route("/blogs.opml", get(downloads::blogs_opml))
         .route("/post", get(pages::post))
         .route("/diff", get(versions::diff))
         .route("/version", get(versions::version))

@@ -3,15 +3,19 @@
 //! diff of two versions, search, and `/go` (an archived address to what the archive holds).
 
 use super::failure::Failure;
-use super::layout::{count, layout, time};
+use super::layout::{count, layout, layout_with_head, time};
 use super::reader::Reader;
 use super::render::{article_and_comments, blogs_page, post_list, Around};
-use super::routes::{go_href, post_href, query_value, replay_href, timestamp, web_href, Routes};
+use super::routes::{
+    download_href, go_href, post_href, query_value, replay_href, timestamp, web_href, Routes,
+    WACZ_DOWNLOAD,
+};
 use super::views::{
     self, capture_or_canonical, sanitize, BlogView, ListParams, SearchParams, UrlParam,
 };
 use crate::core::extract::GapField;
 use crate::core::requisites::{of_page, Kind};
+use crate::export::{atom, jsonfeed, wxr};
 use crate::store::Post;
 use crate::store::{BlogId, Count, Neighbours, PostPage};
 use axum::extract::{Path, Query, State};
@@ -90,9 +94,11 @@ pub async fn blog(
         (_, _, Some(t)) => format!("Posts in {t}"),
         _ => "Posts".into(),
     };
-    Ok(layout(
+    let feed = download_href(id, atom::CURRENT);
+    Ok(layout_with_head(
         &Routes,
         blog.name(),
+        html! { link rel="alternate" type="application/atom+xml" title={ (blog.name()) " (archived)" } href=(feed); },
         html! {
             h1 { (blog.name()) }
             p.meta { a href=(go_href(&blog.home_url)) { (blog.home_url) } " · "
@@ -132,6 +138,13 @@ pub async fn blog(
                     @if !tags.is_empty() {
                         h2 { "Tags" }
                         p.tags { @for t in tags.iter().take(80) { a href={ (base) "?tag=" (query_value(&t.value)) } { (t.value) } sup { (t.posts) } " " } }
+                    }
+                    h2 { "Downloads" }
+                    ul.downloads {
+                        li { a href=(feed) { "Atom feed" } " of the newest archived posts, to subscribe to" }
+                        li { a href=(download_href(id, jsonfeed::FILE)) { "JSON Feed" } }
+                        li { a href=(download_href(id, wxr::FILE)) download { "WordPress export (WXR)" } " with the comments; images from this archive" }
+                        li { a href=(download_href(id, WACZ_DOWNLOAD)) download { "Web archive (WACZ)" } " of every capture, for ReplayWeb.page or pywb" }
                     }
                 }
             }

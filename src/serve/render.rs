@@ -71,6 +71,10 @@ pub fn blogs_page(links: &dyn Links, blogs: &[BlogView]) -> Markup {
                     }
                 }
             } }
+            @if let (false, Some(opml)) = (blogs.is_empty(), links.blogs_opml()) {
+                p.downloads { "The blog list as " a href=(opml) download { "OPML" }
+                    " (for a feed reader, or " code { "archive add --from" } " on another machine)." }
+            }
         },
     )
 }

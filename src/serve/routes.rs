@@ -32,6 +32,10 @@ pub trait Links {
     fn author(&self, _id: BlogId, _author: &str) -> Option<String> {
         None
     }
+    /// The blog list as OPML; `None` where it is not offered (a static copy).
+    fn blogs_opml(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The running reader's routes (`/`, `/blog/{id}`, `/post?url=`, `/go?url=`, `/search`).
@@ -62,6 +66,18 @@ impl Links for Routes {
     fn author(&self, id: BlogId, author: &str) -> Option<String> {
         Some(format!("/blog/{id}?author={}", query_value(author)))
     }
+    fn blogs_opml(&self) -> Option<String> {
+        Some("/blogs.opml".into())
+    }
+}
+
+/// The name a blog's WACZ download is asked by (`serve::downloads`).
+pub const WACZ_DOWNLOAD: &str = "archive.wacz";
+
+/// Blog `id`'s document `name` (`index.atom`, `feed.json`, `wordpress.xml`, `archive.wacz`:
+/// `serve::downloads`).
+pub fn download_href(id: BlogId, name: &str) -> String {
+    format!("/blog/{id}/{name}")
 }
 
 /// The reader's page of the archived post `url` (`/post?url=`).

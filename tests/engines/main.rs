@@ -19,6 +19,7 @@ mod backfill;
 mod browser_traffic;
 mod comments_authors_dates;
 mod daemon;
+mod downloads;
 mod exports;
 mod fixture_blogs;
 mod frontier;
