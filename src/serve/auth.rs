@@ -5,10 +5,13 @@
 //!   user's hash, the result thrown away), so names cannot be told apart by timing;
 //! - verifications run on the blocking pool, at most [`ARGON_AT_ONCE`] at a time, never on
 //!   the async threads that answer readers;
-//! - a client (by address) with `max_failures` failed attempts within [`FAILURE_WINDOW`] is
-//!   answered 429 until the window passes, without a verification;
-//! - credentials verified once are remembered (their SHA-256), so a browser's every request
-//!   does not pay argon2 again.
+//! - failed attempts are counted per user name and client address (issue 45): a name tried
+//!   `max_failures` times wrongly from one address within [`FAILURE_WINDOW`] is answered 429
+//!   from there until the window passes, without a verification; a reader behind the same
+//!   proxy or NAT, under another name, is not;
+//! - credentials verified once are remembered (their SHA-256) and let in before any limit is
+//!   asked: a browser's every request does not pay argon2 again, and a flood of guesses never
+//!   refuses a reader already let in.
 
 use anyhow::{bail, Context, Result};
 use argon2::password_hash::{PasswordHash, PasswordVerifier};
@@ -22,7 +25,7 @@ use std::time::{Duration, Instant};
 /// argon2 verifications running at once, at most.
 pub const ARGON_AT_ONCE: usize = 2;
 
-/// The window failed attempts are counted in, per client.
+/// The window failed attempts are counted in, per user name and client.
 pub const FAILURE_WINDOW: Duration = Duration::from_secs(60);
 
 /// What a request's credentials get.
@@ -32,9 +35,16 @@ pub enum Verdict {
     Granted,
     /// 401.
     Refused,
-    /// 429: too many failures from this client; retry after this long.
+    /// 429: too many failures for this name from this client; retry after this long.
     TooMany(Duration),
 }
+
+/// Whom failed attempts are counted against: the name sent (its first [`MAX_NAME`] characters)
+/// and the client's address.
+type Attempted = (String, Option<IpAddr>);
+
+/// Characters of a sent user name kept to count its failures.
+const MAX_NAME: usize = 256;
 
 /// The accepted users and what the checks remember.
 pub struct Credentials {
@@ -42,9 +52,10 @@ pub struct Credentials {
     users: Vec<(String, String)>,
     /// SHA-256 of `name:password` pairs already verified.
     verified: Mutex<HashSet<[u8; 32]>>,
-    /// Per client: failures in the current window, and when it started.
-    failures: Mutex<HashMap<Option<IpAddr>, (u32, Instant)>>,
-    /// Failures allowed per client per window.
+    /// Per user name (as sent, known or not) and client: failures in the current window, and
+    /// when it started.
+    failures: Mutex<HashMap<Attempted, (u32, Instant)>>,
+    /// Failures allowed per name and client per window.
     max_failures: u32,
     argon: tokio::sync::Semaphore,
 }
@@ -52,7 +63,7 @@ pub struct Credentials {
 impl Credentials {
     /// Reads an auth file: one `name:PHC` per line (argon2 PHC strings as `argon2 SALT -id -e`
     /// prints them), `#` comments and blank lines ignored; `max_failures` per client per
-    /// [`FAILURE_WINDOW`].
+    /// [`FAILURE_WINDOW`] per user name and client.
     ///
     /// # Errors
     /// One line naming the file (and line) when it cannot be read, a line has no `name:`, a
@@ -105,9 +116,6 @@ impl Credentials {
         authorization: Option<&HeaderValue>,
         client: Option<IpAddr>,
     ) -> Verdict {
-        if let Some(wait) = self.blocked(client) {
-            return Verdict::TooMany(wait);
-        }
         use base64::Engine;
         let decoded = authorization
             .and_then(|v| v.to_str().ok())
@@ -125,11 +133,16 @@ impl Credentials {
             use sha2::Digest;
             sha2::Sha256::digest(&decoded).into()
         };
+        // Credentials let in before are let in, whatever guesses came since.
         if self.verified.lock().expect("lock").contains(&key) {
             return Verdict::Granted;
         }
         let text = String::from_utf8_lossy(&decoded).into_owned();
         let (name, password) = text.split_once(':').unwrap_or((text.as_str(), ""));
+        let attempted: Attempted = (name.chars().take(MAX_NAME).collect(), client);
+        if let Some(wait) = self.blocked(&attempted) {
+            return Verdict::TooMany(wait);
+        }
         // An unknown name is checked against a known user's hash: the same work, refused.
         let (known, phc) = match self.users.iter().find(|(n, _)| n == name) {
             Some((_, phc)) => (true, phc.clone()),
@@ -152,32 +165,34 @@ impl Credentials {
             self.verified.lock().expect("lock").insert(key);
             Verdict::Granted
         } else {
-            self.failed(client);
+            self.failed(attempted);
             Verdict::Refused
         }
     }
 
-    /// How long `client` must wait, when it has used up its failures.
-    fn blocked(&self, client: Option<IpAddr>) -> Option<Duration> {
+    /// How long `attempted` must wait, when it has used up its failures.
+    fn blocked(&self, attempted: &Attempted) -> Option<Duration> {
         let failures = self.failures.lock().expect("lock");
-        let (n, since) = failures.get(&client)?;
+        let (n, since) = failures.get(attempted)?;
         let elapsed = since.elapsed();
         (*n >= self.max_failures && elapsed < FAILURE_WINDOW).then(|| FAILURE_WINDOW - elapsed)
     }
 
-    fn failed(&self, client: Option<IpAddr>) {
+    fn failed(&self, attempted: Attempted) {
         let mut failures = self.failures.lock().expect("lock");
         // Forget windows that passed, so the map does not grow with every address ever seen.
         if failures.len() > 10_000 {
             failures.retain(|_, (_, since)| since.elapsed() < FAILURE_WINDOW);
         }
-        let entry = failures.entry(client).or_insert((0, Instant::now()));
+        let entry = failures
+            .entry(attempted.clone())
+            .or_insert((0, Instant::now()));
         if entry.1.elapsed() >= FAILURE_WINDOW {
             *entry = (0, Instant::now());
         }
         entry.0 += 1;
         if entry.0 == self.max_failures {
-            tracing::warn!(client = ?client, "serve: too many failed logins; refusing this client for a minute");
+            tracing::warn!(name = attempted.0, client = ?attempted.1, "serve: too many failed logins for this name from this client; refusing them for a minute");
         }
     }
 }
