@@ -229,13 +229,15 @@ search_rank_window = 2000
 header_timeout = "10s"
 # A request not answered within this gets 503 with Retry-After.
 request_timeout = "30s"
-# Connections open at once, at most; past it a new connection is closed at once (the
-# open-files limit is raised to fit, as far as the system allows).
+# Connections open at once, at most; past it the oldest connection that has sent no request
+# is closed to admit a new one (else the new one is closed at once). The open-files limit is
+# raised to fit, as far as the system allows.
 max_connections = 10000
 # Requests being answered at once, at most; past it a request gets 503 with Retry-After.
 max_requests = 256
-# With `auth`: failed logins allowed per client address per minute; past it 429 until the
-# minute is over. A wrong password and an unknown name take the same time to refuse.
+# With `auth`: failed logins allowed per user name and client address per minute; past it
+# that name gets 429 from that address until the minute is over (credentials let in before
+# are still let in). A wrong password and an unknown name take the same time to refuse.
 max_auth_failures = 20
 # A PostgreSQL archive that cannot be reached is tried again this long, then the request gets
 # 503 with Retry-After (the next one tries again).

@@ -79,14 +79,17 @@ pub struct ServeSettings {
     /// A request not answered within this gets 503 with `Retry-After` (default 30 s).
     #[serde(with = "humantime_serde")]
     pub request_timeout: std::time::Duration,
-    /// Connections open at once, at most (default 10,000); past it a new connection is closed
-    /// at once. The process's open-files limit is raised to fit where the system allows.
+    /// Connections open at once, at most (default 10,000); past it the oldest connection that
+    /// has sent no request is closed to admit a new one, and a new one is closed at once only
+    /// when every open connection has sent one. The process's open-files limit is raised to
+    /// fit where the system allows.
     pub max_connections: usize,
     /// Requests answered at once, at most (default 256); past it a request gets 503 with
     /// `Retry-After` at once (tower's load shedding) instead of queueing.
     pub max_requests: usize,
-    /// Failed logins allowed per client address per minute (default 20); past it the client
-    /// gets 429 until the minute is over ([`auth`]).
+    /// Failed logins allowed per user name and client address per minute (default 20); past it
+    /// that name gets 429 from that address until the minute is over; credentials let in
+    /// before are still let in ([`auth`]).
     pub max_auth_failures: u32,
     /// A PostgreSQL archive that cannot be reached is tried again for this long (default 3 s;
     /// `[database] reconnect_for` is the writers'), then the request gets 503 with
@@ -341,10 +344,40 @@ fn room_for_connections(wanted: usize) -> usize {
     }
 }
 
+/// The open connections that have not sent a request yet, oldest first (by accept order), each
+/// with the signal that closes it: at the connection cap, the oldest is closed to admit a new
+/// one (issue 45), as nginx closes idle connections when it runs out.
+#[derive(Default)]
+struct Silent(std::sync::Mutex<std::collections::BTreeMap<u64, Arc<tokio::sync::Notify>>>);
+
+impl Silent {
+    fn add(&self, id: u64) -> Arc<tokio::sync::Notify> {
+        let close = Arc::new(tokio::sync::Notify::new());
+        self.0.lock().expect("lock").insert(id, Arc::clone(&close));
+        close
+    }
+
+    fn spoke(&self, id: u64) {
+        self.0.lock().expect("lock").remove(&id);
+    }
+
+    /// Closes the oldest silent connection; false when every open connection has spoken.
+    fn close_oldest(&self) -> bool {
+        match self.0.lock().expect("lock").pop_first() {
+            Some((_, close)) => {
+                close.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 /// Accepts connections until SIGINT or SIGTERM, each served by hyper with `header_timeout`
-/// (a head not whole by then, or a kept-alive connection idle that long, is closed); past
-/// `max_connections` open at once a new connection is closed at once. On a signal, connections
-/// finish the request they are answering.
+/// (a head not whole by then, or a kept-alive connection idle that long, is closed). Past
+/// `max_connections` open at once, the oldest connection that has not sent a request is
+/// closed to admit the new one; when every open connection has sent one, the new connection
+/// is closed at once. On a signal, connections finish the request they are answering.
 async fn accept(
     listener: tokio::net::TcpListener,
     app: Router,
@@ -353,6 +386,8 @@ async fn accept(
 ) {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let open = Arc::new(tokio::sync::Semaphore::new(max_connections));
+    let silent = Arc::new(Silent::default());
+    let mut accepted: u64 = 0;
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .expect("SIGTERM handler");
@@ -370,16 +405,37 @@ async fn accept(
             _ = tokio::signal::ctrl_c() => break,
             _ = term.recv() => break,
         };
-        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
-            tracing::debug!("serve: {max_connections} connections open; one more closed");
-            drop(stream);
-            continue;
+        let permit = match Arc::clone(&open).try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) if silent.close_oldest() => {
+                // The closed connection's task gives its slot back at once.
+                let freed = tokio::time::timeout(
+                    std::time::Duration::from_secs(1),
+                    Arc::clone(&open).acquire_owned(),
+                )
+                .await;
+                match freed {
+                    Ok(Ok(permit)) => permit,
+                    _ => continue,
+                }
+            }
+            Err(_) => {
+                tracing::debug!("serve: {max_connections} connections open, each has sent a request; one more closed");
+                drop(stream);
+                continue;
+            }
         };
+        accepted += 1;
+        let id = accepted;
+        let close = silent.add(id);
         let _ = stream.set_nodelay(true);
-        // The peer's address, for the per-client limits (`auth`).
+        // The peer's address, for the per-client limits (`auth`); a request makes its
+        // connection one that has spoken.
+        let spoke = Arc::clone(&silent);
         let app = tower::ServiceExt::map_request(
             app.clone(),
             move |mut req: hyper::Request<hyper::body::Incoming>| {
+                spoke.spoke(id);
                 req.extensions_mut()
                     .insert(axum::extract::ConnectInfo(peer));
                 req
@@ -391,10 +447,17 @@ async fn accept(
             .header_read_timeout(header_timeout)
             .serve_connection(TokioIo::new(stream), service);
         let conn = graceful.watch(conn);
+        let silent = Arc::clone(&silent);
         tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!("serve: connection ended: {e}");
+            tokio::select! {
+                ended = conn => if let Err(e) = ended {
+                    tracing::debug!("serve: connection ended: {e}");
+                },
+                () = close.notified() => {
+                    tracing::debug!("serve: closed a connection that sent no request, to admit a new one");
+                }
             }
+            silent.spoke(id);
             drop(permit);
         });
     }
