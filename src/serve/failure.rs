@@ -4,6 +4,8 @@
 //! client is told only what it can act on. Imports no page module.
 
 use super::layout;
+use super::routes::{replay_href, timestamp, Links, Routes};
+use crate::store::{BlogId, Capture};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -13,12 +15,53 @@ use axum::Json;
 pub enum Failure {
     /// 404 with a sentence for the reader.
     NotFound(String),
+    /// 404 for an address the archive holds no capture of, with where to go instead.
+    NotArchived(Box<NotArchived>),
     /// 400 with a sentence for the reader.
     BadRequest(String),
     /// 500; the error is logged, the page says only that it happened.
     Internal(anyhow::Error),
     /// 503 with `Retry-After`: the database cannot be reached now (logged).
     Unavailable(anyhow::Error),
+}
+
+/// An address the archive holds no capture of (issue 45: a link in a capture never
+/// dead-ends): the live address, the nearest capture of its site, the site's captured pages.
+#[derive(Debug)]
+pub struct NotArchived {
+    /// The address asked for.
+    pub url: String,
+    /// The capture nearest the time asked for of its site's home page, when the archive holds
+    /// one.
+    pub nearest: Option<Capture>,
+    /// The archived blog on the same host: its id and name.
+    pub site: Option<(BlogId, String)>,
+}
+
+impl NotArchived {
+    fn page(&self) -> maud::Markup {
+        let live = url::Url::parse(&self.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
+        layout::layout(
+            &Routes,
+            "Not archived",
+            maud::html! {
+                h1 { "Not in the archive" }
+                p { "The archive holds no capture of " code.url { (self.url) } "." }
+                ul.ways {
+                    @if live {
+                        li { "It may still be on the web: " a href=(self.url) rel="noreferrer nofollow" { "open the live address" } "." }
+                    }
+                    @if let Some(c) = &self.nearest {
+                        li { "The nearest capture of its site: " a href=(replay_href(&timestamp(c.fetched_at), &c.url)) { code.url { (c.url) } }
+                            " (" (c.fetched_at.format("%Y-%m-%d %H:%M UTC")) ")." }
+                    }
+                    @if let Some((id, name)) = &self.site {
+                        li { a href=(Routes.blog(*id)) { (name) } " in the archive, and " a href={ (Routes.blog(*id)) "/captures" } { "every page captured of it" } "." }
+                    }
+                }
+            },
+        )
+    }
 }
 
 impl From<anyhow::Error> for Failure {
@@ -35,6 +78,7 @@ impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         let (status, message) = match self {
             Failure::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            Failure::NotArchived(n) => return (StatusCode::NOT_FOUND, n.page()).into_response(),
             Failure::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
             Failure::Internal(e) => {
                 tracing::error!("serve: {e:#}");
@@ -104,6 +148,10 @@ impl IntoResponse for ApiFailure {
     fn into_response(self) -> Response {
         let (status, error) = match self.0 {
             Failure::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            Failure::NotArchived(n) => (
+                StatusCode::NOT_FOUND,
+                format!("{} is not in this archive", n.url),
+            ),
             Failure::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
             Failure::Internal(e) => {
                 tracing::error!("serve api: {e:#}");

@@ -19,7 +19,7 @@ use super::reader::Reader;
 use super::routes::{
     archived_url, parse_stamped, replay_href, timestamp, view_href, web_href, Routes, View,
 };
-use super::views::capture_or_canonical;
+use super::views::{self, capture_or_canonical};
 use crate::fetch::{decode_body, header, mime_type};
 use crate::store::Capture;
 use axum::extract::State;
@@ -202,15 +202,20 @@ pub async fn capture(
     let key = url.clone();
     let found = reader
         .read(move |s| {
-            let Some((matched, c)) = capture_or_canonical(s, &key, at)? else {
-                return Ok(None);
+            let found = match capture_or_canonical(s, &key, at)? {
+                Some((matched, c)) => s.capture_response(c.id)?.map(|r| (matched, c, r)),
+                None => None,
             };
-            Ok(s.capture_response(c.id)?.map(|r| (matched, c, r)))
+            match found {
+                Some(found) => Ok(found),
+                // A page's link to an address not archived: where to go instead. What a
+                // page loads (`id_`) is a plain 404.
+                None if !raw => Err(views::not_archived(s, &key, at)?),
+                None => Err(not_archived(&key)),
+            }
         })
-        .await?;
-    let Some((matched, capture, response)) = found else {
-        return Err(not_archived(&url));
-    };
+        .await;
+    let (matched, capture, response) = found?;
     let exact = timestamp(capture.fetched_at);
     if exact != stamp || matched != url {
         let location = view_href(&exact, view, &matched);

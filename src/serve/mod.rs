@@ -6,8 +6,9 @@
 //!
 //! Layers: the base modules ([`routes`], [`layout`], [`failure`], [`reader`], [`views`],
 //! [`render`], [`diff`]) import no page family; each page family ([`pages`], [`versions`],
-//! [`api`], [`memento`], [`replay`], [`downloads`]; the static copy [`site`]) imports only
-//! the base and the store; this module only routes requests to them. [`caching`] tags answers.
+//! [`api`], [`memento`], [`replay`], [`downloads`], [`captures`]; the static copy [`site`])
+//! imports only the base and the store; this module only routes requests to them. [`caching`]
+//! tags answers.
 //!
 //! Safety: nothing on disk is served but the database's content and the embedded stylesheet;
 //! no script runs on any page (`script-src 'none'` everywhere, captures sandboxed); bound to
@@ -18,6 +19,7 @@
 pub mod api;
 pub mod auth;
 pub mod caching;
+pub mod captures;
 pub mod diff;
 pub mod downloads;
 pub mod failure;
@@ -148,6 +150,7 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
     Ok(Router::new()
         .route("/", get(pages::blogs))
         .route("/blog/{id}", get(pages::blog))
+        .route("/blog/{id}/captures", get(captures::captures))
         .route("/blog/{id}/{name}", get(downloads::document))
         .route("/blogs.opml", get(downloads::blogs_opml))
         .route("/post", get(pages::post))

@@ -19,7 +19,6 @@ use crate::export::{atom, jsonfeed, wxr};
 use crate::store::Post;
 use crate::store::{BlogId, Count, Neighbours, PostPage};
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use maud::{html, Markup, PreEscaped};
 use std::collections::HashSet;
@@ -146,6 +145,7 @@ pub async fn blog(
                         li { a href=(download_href(id, wxr::FILE)) download { "WordPress export (WXR)" } " with the comments; images from this archive" }
                         li { a href=(download_href(id, WACZ_DOWNLOAD)) download { "Web archive (WACZ)" } " of every capture, for ReplayWeb.page or pywb" }
                     }
+                    p { a href={ (base) "/captures" } { "Every page captured" } ", with when" }
                 }
             }
         },
@@ -405,7 +405,8 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
 }
 
 /// `/go?url=`: an address as the archive holds it: the post's page, else its latest
-/// capture, else a page saying it is not archived (the live address shown, not followed).
+/// capture, else a page saying it is not archived, with the live address (not followed) and
+/// the nearest capture of its site ([`views::not_archived`]).
 pub async fn go(
     State(reader): State<Arc<Reader>>,
     Query(q): Query<UrlParam>,
@@ -439,19 +440,9 @@ pub async fn go(
     if let Some((url, c)) = capture {
         return Ok(Redirect::to(&replay_href(&timestamp(c.fetched_at), &url)).into_response());
     }
-    Ok((
-        StatusCode::NOT_FOUND,
-        layout(
-            &Routes,
-            "Not archived",
-            html! {
-                h1 { "Not in the archive" }
-                p { "The archive holds no capture of " code { (q.url) } "." }
-                @if url::Url::parse(&q.url).is_ok_and(|u| matches!(u.scheme(), "http" | "https")) {
-                    p { "It may still be on the web: " a href=(q.url) rel="noreferrer nofollow" { "open the live address" } "." }
-                }
-            },
-        ),
-    )
-        .into_response())
+    let url = q.url;
+    let missing = reader
+        .read(move |s| Ok(views::not_archived(s, &url, chrono::Utc::now())?))
+        .await?;
+    Err(missing)
 }

@@ -10,7 +10,7 @@ use super::failure::Failure;
 use super::layout::layout;
 use super::reader::Reader;
 use super::routes::{parse_stamped, post_href, replay_href, timestamp, view_href, Routes, View};
-use super::views::capture_or_canonical;
+use super::views::{capture_or_canonical, not_archived};
 use crate::store::Capture;
 use axum::extract::State;
 use axum::http::Uri;
@@ -26,19 +26,21 @@ pub async fn replay(State(reader): State<Arc<Reader>>, uri: Uri) -> Result<Respo
     let (stamp, _, url, at) = parse_stamped(&uri, "/replay/")
         .ok_or_else(|| Failure::NotFound("A replay is /replay/YYYYMMDDhhmmss/URL.".into()))?;
     let key = url.clone();
-    let found = reader
+    let (matched, captures, is_post) = reader
         .read(move |s| {
-            let Some((matched, _)) = capture_or_canonical(s, &key, at)? else {
-                return Ok(None);
+            let found = match capture_or_canonical(s, &key, at)? {
+                Some((matched, _)) => Some((s.captures_of(&matched)?, matched)),
+                None => None,
             };
-            let captures = s.captures_of(&matched)?;
-            let is_post = s.has_post(&matched)?;
-            Ok(Some((matched, captures, is_post)))
+            match found {
+                Some((captures, matched)) if !captures.is_empty() => {
+                    let is_post = s.has_post(&matched)?;
+                    Ok((matched, captures, is_post))
+                }
+                _ => Err(not_archived(s, &key, at)?),
+            }
         })
         .await?;
-    let Some((matched, captures, is_post)) = found else {
-        return Err(Failure::NotFound(format!("{url} is not in this archive.")));
-    };
     let Some(i) = nearest(&captures, at) else {
         return Err(Failure::NotFound(format!("{url} is not in this archive.")));
     };

@@ -1,7 +1,7 @@
 //! What the reader's pages and its JSON API both show, gathered once from the store: a blog's
 //! overview, a page of posts, search parameters, and the HTML a snippet or an article becomes.
 
-use super::failure::Failure;
+use super::failure::{Failure, NotArchived};
 use super::routes::{go_href, timestamp, web_href};
 use crate::store::{
     Blog, BlogId, Capture, CoverageCounts, PostFilter, SearchOrder, SearchQuery, Store,
@@ -357,6 +357,64 @@ pub fn capture_or_canonical(
         return Ok(None);
     };
     Ok(s.capture_near(&canonical, at)?.map(|c| (canonical, c)))
+}
+
+/// Why `url` answers nothing at `at`, with where to go instead ([`NotArchived`]): the capture
+/// of its site's home page nearest `at` (the host's root on either scheme, else the home page
+/// of the archived blog on that host), and that blog.
+///
+/// # Errors
+/// The database failed.
+pub fn not_archived(s: &Store, url: &str, at: DateTime<Utc>) -> anyhow::Result<Failure> {
+    let mut out = NotArchived {
+        url: url.to_string(),
+        nearest: None,
+        site: None,
+    };
+    if let Some(u) = url::Url::parse(url).ok().filter(|u| u.host_str().is_some()) {
+        let host = |u: &url::Url| (u.host_str().map(str::to_ascii_lowercase), u.port());
+        let blog = s
+            .blogs()?
+            .into_iter()
+            .filter(|b| url::Url::parse(&b.home_url).is_ok_and(|h| host(&h) == host(&u)))
+            .max_by_key(|b| {
+                // The blog whose home the address lies under, else any on the host.
+                usize::from(url.starts_with(b.home_url.trim_end_matches('/'))) * 10_000
+                    + b.home_url.len()
+            });
+        let root = |scheme: &str| {
+            let mut r = u.clone();
+            r.set_path("/");
+            r.set_query(None);
+            r.set_fragment(None);
+            let _ = r.set_scheme(scheme);
+            r.to_string()
+        };
+        let mut homes = vec![root(u.scheme())];
+        homes.push(root(if u.scheme() == "https" {
+            "http"
+        } else {
+            "https"
+        }));
+        if let Some(b) = &blog {
+            homes.insert(0, b.home_url.clone());
+        }
+        for home in homes {
+            if let Some(c) = s.capture_near(&home, at)? {
+                out.nearest = Some(c);
+                break;
+            }
+        }
+        out.site = blog.map(|b| {
+            let name = b
+                .title
+                .clone()
+                .filter(|t| !t.trim().is_empty())
+                .unwrap_or_else(|| b.home_url.clone());
+            (b.id, name)
+        });
+    }
+    Ok(Failure::NotArchived(Box::new(out)))
 }
 
 #[cfg(test)]

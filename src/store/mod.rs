@@ -64,7 +64,10 @@ pub use kinds::{
 pub use media::{NewMedia, PendingMedia, ResponseStatus};
 pub use pending::Pending;
 pub use posts::{AuthorsAndTags, CommentVersion, CommentsWritten};
-pub use reading::{Capture, Count, Neighbour, Neighbours, PostFilter, PostPage, PostSummary};
+pub use reading::{
+    Capture, CapturedPage, CapturedPages, Count, Neighbour, Neighbours, PostFilter, PostPage,
+    PostSummary,
+};
 pub use records::*;
 pub use responses::{CaptureSpan, NotModified, StoredResponse, WarcRoll};
 pub use revisits::{Revisit, RevisitFigures};

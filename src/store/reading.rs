@@ -95,6 +95,28 @@ pub struct Capture {
     pub fetched_at: DateTime<Utc>,
 }
 
+/// One address a blog's crawls captured: how often and when (pywb's URL query, issue 45).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapturedPage {
+    /// The URL requested.
+    pub url: String,
+    /// Captures of it.
+    pub captures: u64,
+    /// The first capture's time.
+    pub first: DateTime<Utc>,
+    /// The last capture's time.
+    pub last: DateTime<Utc>,
+}
+
+/// One page of a blog's captured addresses, and how many it has in all.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CapturedPages {
+    /// In address order.
+    pub pages: Vec<CapturedPage>,
+    /// Distinct addresses captured in all.
+    pub total: u64,
+}
+
 use super::ResponseKind;
 
 /// A table of the elements of the JSON list of text in column `list`, as `alias`, its element
@@ -328,6 +350,46 @@ impl Store {
                 args![&url, ResponseKind::Rendered],
                 capture_row,
             )
+        })
+    }
+
+    /// The addresses blog `blog_id`'s crawls captured (pages, feeds, media, comment data; not
+    /// renderings), in address order, `limit` from `offset`, each with its number of captures
+    /// and their first and last times; and how many there are in all.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub fn captured_pages(
+        &self,
+        blog_id: BlogId,
+        limit: u32,
+        offset: u32,
+    ) -> Result<CapturedPages> {
+        self.read(move |db| {
+            let total = db.count(
+                "SELECT COUNT(DISTINCT url) FROM responses WHERE blog_id = ?1 AND kind != ?2",
+                args![blog_id, ResponseKind::Rendered],
+            )?;
+            let pages = db.query_map(
+                "SELECT url, COUNT(*), MIN(fetched_at), MAX(fetched_at) FROM responses
+                 WHERE blog_id = ?1 AND kind != ?2
+                 GROUP BY url ORDER BY url LIMIT ?3 OFFSET ?4",
+                args![
+                    blog_id,
+                    ResponseKind::Rendered,
+                    i64::from(limit),
+                    i64::from(offset)
+                ],
+                |r| {
+                    Ok(CapturedPage {
+                        url: r.get(0)?,
+                        captures: u64::try_from(r.get::<i64>(1)?).unwrap_or(0),
+                        first: r.time_req(2)?,
+                        last: r.time_req(3)?,
+                    })
+                },
+            )?;
+            Ok(CapturedPages { pages, total })
         })
     }
 

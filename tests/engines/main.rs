@@ -28,6 +28,7 @@ mod reader_media;
 mod real_themes;
 mod render;
 mod render_holdout;
+mod replay_links;
 mod replay_scripts;
 mod replaywebpage;
 mod revisits;
