@@ -272,7 +272,9 @@ fn the_archive_reads_in_a_browser() {
         .unwrap();
         let html = dom(&page).await;
         assert!(
-            html.contains("class=\"block p\"") && html.contains("class=\"block removed"),
+            html.contains("class=\"block p\"")
+                && (html.contains("class=\"block removed")
+                    || html.contains("class=\"block changed")),
             "block diff: {html}"
         );
         let (status, api) = raw_get(port, &format!("/api/versions?url={}", url_encode(&edited)));
