@@ -51,9 +51,9 @@ pub async fn captures(
                     @for c in &pages {
                         tr {
                             td.url { a href=(replay_href(&timestamp(c.last), &c.url)) { (c.url) } }
-                            td { a href={ "/timemap/link/" (c.url) } title="Every capture of this address" { (c.captures) } }
-                            td { (day(c.first)) }
-                            td { (day(c.last)) }
+                            td data-label="Captures" { a href={ "/timemap/link/" (c.url) } title="Every capture of this address" { (c.captures) } }
+                            td data-label="First" { (day(c.first)) }
+                            td data-label="Last" { (day(c.last)) }
                         }
                     }
                 }

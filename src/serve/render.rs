@@ -59,12 +59,12 @@ pub fn blogs_page(links: &dyn Links, blogs: &[BlogView]) -> Markup {
                                 a href=(links.blog(b.id)) { (b.name()) }
                                 br; small { (b.home_url) " · " a href=(links.go(&b.feed_url)) { "feed" } }
                             }
-                            td { (b.coverage.posts_archived) " of " (b.coverage.posts_known) " known"
+                            td data-label="Posts" { (b.coverage.posts_archived) " of " (b.coverage.posts_known) " known"
                                 @if b.coverage.posts_gone > 0 { br; small { (b.coverage.posts_gone) " deleted by the blog" } } }
-                            td { (b.coverage.comments_archived)
+                            td data-label="Comments" { (b.coverage.comments_archived)
                                 @if b.coverage.comments_declared > 0 { " (" (b.coverage.comments_declared) " declared)" } }
-                            td { (date(b.coverage.oldest_post)) " – " (date(b.coverage.newest_post)) }
-                            td { (b.last_update.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "never".into()))
+                            td data-label="From – to" { (date(b.coverage.oldest_post)) " – " (date(b.coverage.newest_post)) }
+                            td data-label="Last update" { (b.last_update.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "never".into()))
                                 @if b.failed_updates == 1 { br; small.failed { "the last update failed" } }
                                 @if b.failed_updates > 1 { br; small.failed { "the last " (b.failed_updates) " updates failed" } } }
                         }

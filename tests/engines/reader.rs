@@ -540,14 +540,37 @@ fn the_archive_reads_in_a_browser() {
         page.execute(SetDeviceMetricsOverrideParams::new(390, 844, 2.0, true))
             .await
             .unwrap();
+        // Every page kind (issue 45 item 4), and a word longer than the screen.
+        let long_word = "Donaudampfschifffahrtsgesellschaftskapitaensmuetzenabzeichenherstellung";
+        let stamped = page_stamp(port, &edited);
         for target in [
             "/".to_string(),
             "/blog/1".to_string(),
+            "/blog/1/captures".to_string(),
             format!("/post?url={}", url_encode(&commented.url)),
             format!("/post?url={}", url_encode(&edited)),
+            format!("/version?url={}&n=1", url_encode(&edited)),
+            format!("/diff?url={}&from=1&to=2", url_encode(&edited)),
             format!("/search?q={}", url_encode(&comment_word)),
+            format!("/search?q={long_word}"),
+            format!("/replay/{stamped}/{edited}"),
+            format!("/timemap/link/{edited}"),
+            format!("/go?url={}", url_encode(&format!("{edited}{long_word}/{long_word}"))),
+            "/blog/1/no-such-download".to_string(),
         ] {
             page.goto(format!("{base}{target}")).await.unwrap();
+            // Every cell of a table within the screen: none clipped or scrolled out of sight.
+            let past: f64 = page
+                .evaluate(
+                    "Math.max(0, ...[...document.querySelectorAll('main td, main th')]
+                       .filter(c => c.getClientRects().length)
+                       .map(c => c.getBoundingClientRect().right - document.documentElement.clientWidth))",
+                )
+                .await
+                .unwrap()
+                .into_value()
+                .unwrap();
+            assert!(past <= 1.0, "{target}: a table cell ends {past} px past the screen");
             let m = page.execute(GetLayoutMetricsParams {}).await.unwrap();
             // A page too wide for the phone widens the layout viewport (the phone zooms out):
             // compare with the screen's width, the visual viewport.
@@ -568,6 +591,14 @@ fn the_archive_reads_in_a_browser() {
         terminate(serve.0.take().unwrap()).success(),
         "serve stops on SIGTERM"
     );
+}
+
+/// The timestamp of the latest capture of `url` (its TimeGate's choice).
+fn page_stamp(port: u16, url: &str) -> String {
+    let (status, answer) = raw_get(port, &format!("/timegate/{url}"));
+    assert_eq!(status, 302, "{answer}");
+    let location = header(&answer, "location").unwrap();
+    location.split("/web/").nth(1).unwrap()[..14].to_string()
 }
 
 fn unescape(s: &str) -> String {
