@@ -20,12 +20,14 @@ use std::sync::Arc;
 /// error answered in another form (a rejected query string, 401, 414, 503 from the load
 /// shedder) is answered under `/api/` as [`failure::error`] (JSON) and elsewhere as the
 /// reader's HTML message page ([`layout::message`]), with the same status and headers;
-/// plain-text messages are kept, pages replaced by the status's reason. Captures under `/web/` are the
+/// plain-text messages are said in plain words ([`failure::in_plain_words`]), pages replaced
+/// by the status's reason. Captures under `/web/` are the
 /// archived answers as they were and are never touched.
 pub async fn uniform_errors(req: Request, next: Next) -> Response {
     let path = req.uri().path();
     let api = path.starts_with("/api/");
     let capture = path.starts_with("/web/");
+    let query = req.uri().query().map(str::to_string);
     let r = next.run(req).await;
     let content_type = r
         .headers()
@@ -45,7 +47,9 @@ pub async fn uniform_errors(req: Request, next: Next) -> Response {
     let (mut parts, body) = r.into_parts();
     let plain = content_type.starts_with("text/plain");
     let text = match axum::body::to_bytes(body, 16 * 1024).await {
-        Ok(b) if plain => String::from_utf8_lossy(&b).trim().to_string(),
+        Ok(b) if plain => {
+            failure::in_plain_words(String::from_utf8_lossy(&b).trim(), query.as_deref())
+        }
         _ => String::new(),
     };
     let message = if text.is_empty() {

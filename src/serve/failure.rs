@@ -111,6 +111,66 @@ pub fn busy() -> Response {
         .into_response()
 }
 
+/// A request the routing layer refused (axum's rejection texts, "Cannot parse `abc` to a
+/// `i64`"), said in the reader's plain words: what was wrong in the address and what to give
+/// instead (issue 45 item 6). `query` is the request's query string, to name the value given.
+/// Any other text is returned as it is.
+pub fn in_plain_words(message: &str, query: Option<&str>) -> String {
+    let quoted = |s: &str| -> Option<String> {
+        let start = s.find('`')? + 1;
+        let end = start + s[start..].find('`')?;
+        Some(s[start..end].to_string())
+    };
+    if let Some(rest) = message.strip_prefix("Invalid URL: Cannot parse ") {
+        let value = match rest.split_once(" with value ") {
+            Some((_, v)) => quoted(v),
+            None => quoted(rest),
+        }
+        .unwrap_or_default();
+        return format!(
+            "`{value}` is not a number, and this address takes one there (as in /blog/1): follow the links the pages give."
+        );
+    }
+    if message.starts_with("Invalid URL") {
+        return "This address is not one the reader makes: follow the links the pages give.".into();
+    }
+    let Some(rest) = message.strip_prefix("Failed to deserialize query string") else {
+        return message.to_string();
+    };
+    let rest = rest.trim_start_matches(':').trim();
+    let (field, reason) = match rest.split_once(": ") {
+        Some((f, r)) if !f.contains(' ') => (Some(f), r),
+        _ => (None, rest),
+    };
+    let given = field.and_then(|f| {
+        url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+            .find(|(k, _)| k == f)
+            .map(|(_, v)| v.into_owned())
+    });
+    let what = match (field, &given) {
+        (Some(f), Some(v)) => format!("`{f}={v}` is not understood"),
+        (Some(f), None) => format!("`{f}` is not understood"),
+        _ => "The address's query is not understood".into(),
+    };
+    let number = [
+        "invalid digit",
+        "number too large",
+        "cannot parse integer",
+        "invalid value: integer",
+        "invalid type",
+    ]
+    .iter()
+    .any(|r| reason.contains(r));
+    match (field, reason.split_once("expected ")) {
+        (Some(f), _) if number => format!("{what}: {f} takes a whole number from 1, as in {f}=2."),
+        (Some(f), Some((_, expected))) if reason.contains("unknown variant") => format!(
+            "{what}: {f} takes {}.",
+            expected.replace('`', "").replace(", ", ", or ")
+        ),
+        _ => format!("{what}: leave it out, or give it as the pages' own links do."),
+    }
+}
+
 /// A failure as JSON.
 pub struct ApiFailure(Failure);
 
@@ -169,5 +229,33 @@ impl IntoResponse for ApiFailure {
             }
         };
         self::error(status, &error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_plain_words;
+
+    #[test]
+    fn the_routing_layers_refusals_are_said_in_plain_words() {
+        assert_eq!(
+            in_plain_words("Invalid URL: Cannot parse `abc` to a `i64`", None),
+            "`abc` is not a number, and this address takes one there (as in /blog/1): follow the links the pages give."
+        );
+        assert_eq!(
+            in_plain_words(
+                "Failed to deserialize query string: page: invalid digit found in string",
+                Some("q=owl&page=abc")
+            ),
+            "`page=abc` is not understood: page takes a whole number from 1, as in page=2."
+        );
+        assert_eq!(
+            in_plain_words(
+                "Failed to deserialize query string: sort: unknown variant `new`, expected `relevance` or `date`",
+                Some("sort=new")
+            ),
+            "`sort=new` is not understood: sort takes relevance or date."
+        );
+        assert_eq!(in_plain_words("Not Found", None), "Not Found");
     }
 }

@@ -126,7 +126,7 @@ impl ListParams {
                     })
                     .ok_or_else(|| {
                         Failure::BadRequest(format!(
-                            "month {m:?} is not YYYY-MM (0001-01 to 9999-12)"
+                            "`month={m}` is not understood: month takes YYYY-MM, from 0001-01 to 9999-12."
                         ))
                     })?,
             ),
@@ -184,7 +184,7 @@ impl SearchParams {
                     .map(Some)
                     .ok_or_else(|| {
                         Failure::BadRequest(format!(
-                            "{name} {s:?} is not YYYY-MM-DD (0001-01-01 to 9999-12-31)"
+                            "`{name}={s}` is not understood: {name} takes a day as YYYY-MM-DD, from 0001-01-01 to 9999-12-31."
                         ))
                     }),
             }
@@ -193,13 +193,15 @@ impl SearchParams {
             None => None,
             Some(b) => Some(
                 b.parse()
-                    .map_err(|_| Failure::BadRequest(format!("blog {b:?} is not a blog id")))?,
+                    .map_err(|_| Failure::BadRequest(format!("`blog={b}` is not understood: blog takes a blog's number, as the home page's links give it.")))?,
             ),
         };
         let order = match self.sort.as_deref().filter(|s| !s.is_empty()) {
             None => SearchOrder::default(),
             Some(o) => o.parse().map_err(|_| {
-                Failure::BadRequest(format!("sort {o:?} is neither relevance nor date"))
+                Failure::BadRequest(format!(
+                    "`sort={o}` is not understood: sort takes relevance or date."
+                ))
             })?,
         };
         Ok(SearchQuery {

@@ -244,6 +244,27 @@ fn every_answer_carries_the_headers_and_api_errors_are_json() {
         }
     }
     assert_eq!(raw_get(port, &format!("/api{long}")).0, 414);
+    // The routing layer's refusals in plain words, naming what was wrong (issue 45 item 6).
+    for (target, words) in [
+        ("/blog/x", "`x` is not a number"),
+        (
+            "/search?q=owl&page=abc",
+            "`page=abc` is not understood: page takes a whole number",
+        ),
+        (
+            "/api/blog/1/posts?page=-1",
+            "`page=-1` is not understood: page takes a whole number",
+        ),
+        ("/search?q=owl&sort=newest", "sort takes relevance or date"),
+    ] {
+        let (status, answer) = raw_get(port, target);
+        assert_eq!(status, 400, "{target}: {answer}");
+        assert!(answer.contains(words), "{target}: {answer}");
+        assert!(
+            !answer.contains("Cannot parse") && !answer.contains("deserialize"),
+            "{target}: {answer}"
+        );
+    }
 
     // Behind a password: 401 carries the headers too, and is JSON under /api/.
     let users = reader_users(dir.path());
