@@ -8,6 +8,15 @@ use crate::store::DatabaseSettings;
 use crate::store::{JobKind, RenderMode};
 use anyhow::{bail, Context, Result};
 
+/// Whether `archive add` ends by saying what to run next: not when the demo crawls at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NextStep {
+    /// "next: archive crawl".
+    Say,
+    /// Nothing: the caller goes on itself.
+    Quiet,
+}
+
 /// Adds each URL; with one URL its error is the command's error, with several each failure is
 /// printed and the command fails at the end if any did.
 pub(super) async fn add(
@@ -16,6 +25,7 @@ pub(super) async fn add(
     urls: &[String],
     start: Option<&str>,
     render: RenderMode,
+    next: NextStep,
 ) -> Result<()> {
     let mut store = open(db)?;
     let fetcher = config.fetcher(None)?;
@@ -68,9 +78,11 @@ pub(super) async fn add(
                 if summaries > 0 {
                     println!("  note   {summaries} entries carry only a summary; rules are learned from those");
                 }
-                println!(
+                if next == NextStep::Say {
+                    println!(
                     "next: archive crawl (or a running `archive daemon` takes it within seconds)"
                 );
+                }
             }
             Err(e) => {
                 failed += 1;

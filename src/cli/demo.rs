@@ -46,6 +46,7 @@ pub(super) async fn demo(keep: Option<PathBuf>, db: Option<DatabaseSettings>) ->
         std::slice::from_ref(&feed),
         None,
         RenderMode::Auto,
+        add::NextStep::Quiet,
     )
     .await?;
     println!();

@@ -373,7 +373,15 @@ pub async fn run(cli: Cli) -> Result<()> {
             if let Some(f) = from {
                 all.extend(crate::blog_list::read(&f)?);
             }
-            add::add(&db, &config, &all, start.as_deref(), render).await
+            add::add(
+                &db,
+                &config,
+                &all,
+                start.as_deref(),
+                render,
+                add::NextStep::Say,
+            )
+            .await
         }
         Command::Crawl {
             blog,

@@ -15,7 +15,9 @@ use super::frontier::{BreadthFirst, Frontier, KnnFrontier};
 use super::page::{process_safely, schedule_comment_check, Processed};
 use super::page_comments::comment_write;
 use super::ready::{judge, Found, Got, Ready, Rendering};
-use super::stopping::{digits_to_zero, stopping_rule, BarrenStreaks, StopEvidence};
+use super::stopping::{
+    digits_to_zero, reported_unseen, stopping_rule, BarrenStreaks, StopEvidence,
+};
 use super::traffic::BrowserTraffic;
 use super::{learn, rendering, seed, CrawlOptions, FrontierKind};
 use crate::core::extract::GapField;
@@ -84,7 +86,9 @@ pub struct CrawlSummary {
     /// Pages a server asked to retry later, left for the next crawl, and when the first is due.
     pub deferred: Option<(u64, DateTime<Utc>)>,
     /// Posts still unseen when the crawl stopped, estimated by capture–recapture over how often
-    /// each known post was found (`core::listing::unseen_posts`).
+    /// each known post was found (`core::listing::unseen_posts`); 0 when the crawl followed
+    /// every link and read every page shaped like a post (what the listings, sitemaps and
+    /// posts name is all archived).
     pub unseen_estimate: f64,
 }
 
@@ -302,6 +306,11 @@ impl<'a> NewCrawl<'a> {
             if early.is_none() && !batch.is_empty() {
                 return Ok(Some(batch));
             }
+            self.summary.unseen_estimate = reported_unseen(
+                self.summary.unseen_estimate,
+                early.is_none() && batch.is_empty(),
+                self.summary.unread,
+            );
             let reason = early.map_or_else(|| "frontier exhausted".into(), |r| r.to_string());
             match self.end_or_wait(reason, batch.is_empty()).await? {
                 Ending::Ended => return Ok(None),

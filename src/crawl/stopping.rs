@@ -109,6 +109,19 @@ pub(super) fn stopping_rule(evidence: &StopEvidence) -> Option<StopReason> {
     })
 }
 
+/// The posts a crawl that ends reports unseen: capture–recapture's `estimate`, except 0 when
+/// the frontier is `exhausted` (every link followed) and no page shaped like a post was left
+/// `unread`: each post a listing, sitemap or post names is then archived, and an estimate that
+/// assumes posts are found at random is no evidence of more (issue 45: a blog archived whole
+/// had been said to hide 18.8).
+pub(super) fn reported_unseen(estimate: f64, exhausted: bool, unread: u64) -> f64 {
+    if exhausted && unread == 0 {
+        0.0
+    } else {
+        estimate
+    }
+}
+
 /// Per kind of page ([`kind`]): pages processed in a row that linked no new post.
 #[derive(Debug, Default)]
 pub(super) struct BarrenStreaks(HashMap<String, u32>);
@@ -406,5 +419,12 @@ mod tests {
         // A page of the kind that links a new post resets its streak.
         streaks.observe("https://b.example/page/6/", 2);
         assert!(streaks.promising(next, 3.0));
+    }
+
+    #[test]
+    fn a_crawl_that_followed_every_link_reports_no_post_unseen() {
+        assert_eq!(reported_unseen(18.8, true, 0), 0.0);
+        assert_eq!(reported_unseen(18.8, true, 2), 18.8);
+        assert_eq!(reported_unseen(18.8, false, 0), 18.8);
     }
 }
