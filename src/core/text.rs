@@ -54,6 +54,17 @@ pub fn normalise(text: &str) -> Vec<char> {
     out
 }
 
+/// `text` folded as the search index folds words (SQLite's `unicode61 remove_diacritics 2`,
+/// PostgreSQL's `unaccent` and `lower`): compatibility-decomposed, combining marks dropped,
+/// lower case ("Zoë" and "ZOE" are "zoe"; "François" is "francois").
+pub fn fold(text: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    text.nfkd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// Collapses whitespace runs to single spaces and trims; keeps case; leaves out soft hyphens
 /// ([`SOFT_HYPHEN`]). For human-facing text (titles, `content_text`) and for the title
 /// comparison of the evaluation.

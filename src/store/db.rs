@@ -400,6 +400,25 @@ pub(crate) fn marks(first: usize, n: usize) -> String {
 /// Statements are prepared once per connection (`prepare_cached`).
 pub(crate) struct SqliteDb<'c>(pub(crate) &'c rusqlite::Connection);
 
+/// Registers the functions everblog's SQL calls on SQLite: `fold(text)`
+/// ([`crate::core::text::fold`]: lower case without diacritics, as the search index folds
+/// words), for the search's author and tag filters. NULL stays NULL.
+///
+/// # Errors
+/// SQLite refused the function.
+pub(crate) fn register_functions(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    use rusqlite::functions::FunctionFlags;
+    conn.create_scalar_function(
+        "fold",
+        1,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            let text: Option<String> = ctx.get(0)?;
+            Ok(text.map(|t| crate::core::text::fold(&t)))
+        },
+    )
+}
+
 impl rusqlite::types::ToSql for Value {
     fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
         use rusqlite::types::{ToSqlOutput, ValueRef};

@@ -175,9 +175,8 @@ impl Fts {
     }
 }
 
-/// `text` for a `LIKE … ESCAPE '\'` pattern: `\`, `%` and `_` taken literally. Folded to
-/// lower case by the database's `lower`, as the names it is compared with are (SQLite's folds
-/// ASCII only, so both sides fold alike).
+/// `text` for a `LIKE … ESCAPE '\\' pattern: `\\`, `%` and `_` taken literally. Folded (case
+/// and diacritics) in the database, as the names it is compared with are ([`filter_sql`]).
 fn like_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.trim().chars() {
@@ -200,11 +199,17 @@ fn filter_sql(d: Dialect, n: usize, comment: bool) -> String {
         instant(d, &format!("CAST(?{} AS TEXT)", n + 3)),
         instant(d, &format!("CAST(?{} AS TEXT)", n + 4)),
     );
+    // Names and what was typed folded alike, as the index folds words: case and diacritics.
+    let fold = |e: &str| match d {
+        Dialect::Sqlite => format!("fold({e})"),
+        Dialect::Postgres => format!("lower(unaccent({e}))"),
+    };
     let by = |e: &str| {
         format!(
-            "(lower({e}) LIKE lower(CAST(?{a} AS TEXT)) ESCAPE '\\' OR lower({e}) LIKE lower(CAST(?{b} AS TEXT)) ESCAPE '\\')",
-            a = n + 1,
-            b = n + 2
+            "({x} LIKE {a} ESCAPE '\\' OR {x} LIKE {b} ESCAPE '\\')",
+            x = fold(e),
+            a = fold(&format!("CAST(?{} AS TEXT)", n + 1)),
+            b = fold(&format!("CAST(?{} AS TEXT)", n + 2)),
         )
     };
     let by_comment = if comment {
@@ -218,12 +223,14 @@ fn filter_sql(d: Dialect, n: usize, comment: bool) -> String {
               OR EXISTS (SELECT 1 FROM {authors} WHERE {by_post}){by_comment})
          AND (CAST(?{f} AS TEXT) IS NULL OR {published} >= {first})
          AND (CAST(?{t} AS TEXT) IS NULL OR {published} < {next})
-         AND (CAST(?{g} AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM {tags} WHERE lower(t.value) = lower(?{g})))",
+         AND (CAST(?{g} AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM {tags} WHERE {tag} = {given_tag}))",
         a = n + 1,
         f = n + 3,
         t = n + 4,
         g = n + 5,
         by_post = by("a.value"),
+        tag = fold("t.value"),
+        given_tag = fold(&format!("CAST(?{} AS TEXT)", n + 5)),
     )
 }
 
@@ -516,6 +523,40 @@ mod tests {
             .into_iter()
             .map(|h| (h.url, !h.post_matches))
             .collect()
+    }
+
+    /// Issue 45 item 2: the author and tag filters fold case and diacritics as the words do.
+    #[test]
+    fn author_and_tag_filters_fold_accents_as_words_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = archive(dir.path());
+        store
+            .sqlite_connection()
+            .execute_batch(
+                "UPDATE posts SET authors = '[\"Zoë Castellanos\",\"François Lée\"]',
+                                  tags = '[\"Café Culture\"]' WHERE id = 4;",
+            )
+            .unwrap();
+        let filtered = |author: Option<&str>, tag: Option<&str>| {
+            let q = SearchQuery {
+                author: author.map(str::to_string),
+                tag: tag.map(str::to_string),
+                limit: 10,
+                rank_window: 100,
+                ..SearchQuery::default()
+            };
+            urls(&store, &q)
+        };
+        let four = [("http://b/4".to_string(), true)];
+        for author in ["zoe", "ZOË", "francois", "castel"] {
+            assert_eq!(filtered(Some(author), None), four, "{author}");
+        }
+        // "Lée" and every post's "Ann Lee" are one name folded.
+        assert_eq!(filtered(Some("lée"), None).len(), 5);
+        for tag in ["cafe culture", "CAFÉ CULTURE"] {
+            assert_eq!(filtered(None, Some(tag)), four, "{tag}");
+        }
+        assert!(filtered(Some("zoo"), None).is_empty());
     }
 
     #[test]

@@ -338,6 +338,7 @@ impl Store {
             _ => anyhow::Error::new(e).context(format!("opening database {}", path.display())),
         })?;
         conn.busy_timeout(settings.busy_timeout)?;
+        db::register_functions(&conn)?;
         // Switching a new file to WAL needs it to itself, and SQLite answers "database is
         // locked" at once, without the busy handler, when another process is opening the same
         // new file (daemons started together): try again for as long as the busy timeout.
@@ -456,6 +457,7 @@ impl Store {
             });
         }
         conn.busy_timeout(settings.busy_timeout)?;
+        db::register_functions(&conn)?;
         Ok(Store(Backend::Sqlite(SqliteStore { conn })))
     }
 

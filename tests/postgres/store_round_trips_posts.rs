@@ -461,7 +461,11 @@ macro_rules! reading_round_trip {
                     } else {
                         format!("Post {n}")
                     }),
-                    authors: vec!["Ann".into()],
+                    authors: if n == 4 {
+                        vec!["Ann".into(), "Zoë Castellanos".into()]
+                    } else {
+                        vec!["Ann".into()]
+                    },
                     author_pages: vec![],
                     published: Some(
                         DateTime::parse_from_rfc3339(&format!("2026-0{n}-01T00:00:00+00:00"))
@@ -473,7 +477,9 @@ macro_rules! reading_round_trip {
                     content_text:
                         "a long text about a lantern and many other words to weigh it down".into(),
                     gaps: vec![],
-                    tags: if n % 2 == 0 {
+                    tags: if n == 4 {
+                        vec!["even".into(), "Café Culture".into()]
+                    } else if n % 2 == 0 {
                         vec!["even".into()]
                     } else {
                         vec![]
@@ -601,6 +607,19 @@ macro_rules! reading_round_trip {
             "{backend}: a tag's posts, newest first"
         );
         assert_eq!(listing(None, Some("an")).len(), 5, "{backend}");
+        // Case and diacritics folded as the words are (issue 45 item 2).
+        let four = [("http://b/4".to_string(), true)];
+        assert_eq!(
+            listing(None, Some("zoe")),
+            four,
+            "{backend}: an author, folded"
+        );
+        assert_eq!(listing(None, Some("CASTEL")), four, "{backend}");
+        assert_eq!(
+            listing(Some("cafe culture"), None),
+            four,
+            "{backend}: a tag, folded"
+        );
         assert_eq!(listing(None, None), [], "{backend}: nothing asked");
         let spring = SearchQuery {
             from: chrono::NaiveDate::from_ymd_opt(2026, 3, 1),
@@ -678,18 +697,30 @@ macro_rules! reading_round_trip {
         );
         assert_eq!(
             s.post_authors(blog).unwrap(),
-            vec![Count {
-                value: "Ann".to_string(),
-                posts: 5
-            }],
+            vec![
+                Count {
+                    value: "Ann".to_string(),
+                    posts: 5
+                },
+                Count {
+                    value: "Zoë Castellanos".to_string(),
+                    posts: 1
+                }
+            ],
             "{backend}"
         );
         assert_eq!(
             s.post_tags(blog).unwrap(),
-            vec![Count {
-                value: "even".to_string(),
-                posts: 2
-            }],
+            vec![
+                Count {
+                    value: "even".to_string(),
+                    posts: 2
+                },
+                Count {
+                    value: "Café Culture".to_string(),
+                    posts: 1
+                }
+            ],
             "{backend}"
         );
 
