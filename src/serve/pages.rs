@@ -7,8 +7,8 @@ use super::layout::{count, layout, layout_with_head, time};
 use super::reader::Reader;
 use super::render::{article_and_comments, blogs_page, post_list, Around};
 use super::routes::{
-    download_href, go_href, post_href, query_value, replay_href, timestamp, web_href, Routes,
-    WACZ_DOWNLOAD,
+    download_href, go_href, post_href, query_value, replay_href, timestamp, web_href, Links,
+    Routes, WACZ_DOWNLOAD,
 };
 use super::views::{
     self, capture_or_canonical, sanitize, BlogView, ListParams, SearchParams, UrlParam,
@@ -341,6 +341,7 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
         )
     };
     let by_date = p.sort.as_deref() == Some("date");
+    let named = views::blogs_named(&blogs, &text);
     Ok(layout(
         &Routes,
         if text.is_empty() { "Search" } else { &text },
@@ -364,7 +365,15 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
                 }
                 button { "Search" }
             }
-            p.meta { "Words, \"a phrase\", -without or NOT without, this OR that, prefix*. Titles, articles, comments, authors, tags and blog names are searched." }
+            p.meta { "Words, \"a phrase\", -without or NOT without, this OR that, prefix*. Titles, articles, comments, authors and tags are searched; blogs by their names." }
+            @if page == 1 && !named.is_empty() {
+                p.blogs-named { "Blogs named so: "
+                    @for (i, b) in named.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        a href=(Routes.blog(b.id)) { (b.title.as_deref().unwrap_or(&b.home_url)) }
+                    }
+                }
+            }
             @if asked {
                 @if hits.is_empty() { p { "Nothing found." } }
                 @else {
@@ -377,7 +386,12 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
                     @for h in &hits {
                         li.hit {
                             a href=(post_href(&h.url)) { (h.title.as_deref().unwrap_or(&h.url)) }
-                            div.meta { (time(h.published, false)) " · " (h.blog_title.as_deref().unwrap_or(&h.blog)) }
+                            div.meta { (time(h.published, false)) " · " (h.blog_title.as_deref().unwrap_or(&h.blog))
+                                @if !h.matched.is_empty() {
+                                    " · " span.matched { "found in "
+                                        (h.matched.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")) }
+                                }
+                            }
                             @if h.post_matches || h.comments.is_empty() {
                                 p.snippet { (PreEscaped(views::snippet_html(&h.marked))) }
                             }

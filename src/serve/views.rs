@@ -224,6 +224,45 @@ impl SearchParams {
     }
 }
 
+/// The blogs whose title holds every word searched for (case and diacritics folded, a word
+/// or its beginning; excluded words and `AND`, `OR`, `NOT` aside): shown above the posts, since
+/// a word of a blog's name no longer lists every post of the blog (issue 45).
+pub fn blogs_named<'b>(blogs: &'b [crate::store::Blog], text: &str) -> Vec<&'b crate::store::Blog> {
+    use crate::core::text::fold;
+    let words: Vec<String> = text
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "AND" | "OR" | "NOT") && !w.starts_with('-'))
+        .flat_map(|w| {
+            fold(w)
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|r| !r.is_empty())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    if words.is_empty() {
+        return Vec::new();
+    }
+    blogs
+        .iter()
+        .filter(|b| {
+            let Some(title) = b.title.as_deref() else {
+                return false;
+            };
+            let title = fold(title);
+            let title: Vec<&str> = title
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|r| !r.is_empty())
+                .collect();
+            words.iter().all(|w| {
+                title
+                    .iter()
+                    .any(|t| t.starts_with(w.as_str()) || (t.len() >= 3 && w.starts_with(t)))
+            })
+        })
+        .collect()
+}
+
 /// A search snippet as HTML: the text escaped, each match in `<mark>`.
 pub fn snippet_html(marked: &str) -> String {
     quick_xml::escape::escape(marked)

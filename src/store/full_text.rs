@@ -1,19 +1,21 @@
 //! Full-text search for the reader (`archive serve`): the words (in [`super::search`]'s
-//! grammar) over the posts' titles, articles, authors, categories and tags, their blogs'
-//! titles, and the comments (FTS5 table `search`, kept by triggers, migrations 14, 23 and 25;
-//! PostgreSQL's `search` table with a `tsvector`); filters by blog, author (any word's
-//! prefix), category or tag and dates; best first or newest first; one hit per post, its
-//! matching comments under it. With filters and no word, the posts the filters keep, newest
-//! first.
+//! grammar) over the posts' titles, articles, authors, categories and tags, and the comments
+//! (FTS5 table `search`, kept by triggers, migrations 14, 23, 25 and 29; PostgreSQL's `search`
+//! table with a `tsvector`); filters by blog, author (any word's prefix) and category or tag,
+//! folded as the words are, and dates; best first or newest first; one hit per post
+//! (`store::hits`), its matching comments under it. With filters and no word, the posts the
+//! filters keep, newest first.
 //!
 //! Written once for both back ends, over [`super::db::Db`]; only the words differ (see
 //! [`Fts`]).
 
 use super::db::{args, Dialect};
+use super::fts::Fts;
+use super::hits::{hit, matching_comments, Hit, MatchedIn, COMMENTS_PER_HIT};
 use super::reading::{instant, json_elements};
 use super::{BlogId, Store};
 use anyhow::Result;
-use chrono::{DateTime, FixedOffset, NaiveDate};
+use chrono::NaiveDate;
 
 crate::core::vocabulary! {
     /// How search hits are ordered.
@@ -68,111 +70,10 @@ impl SearchQuery {
     }
 }
 
-/// One search hit: a post, with its matching comments.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Hit {
-    /// The post's permalink.
-    pub url: String,
-    /// The post's title.
-    pub title: Option<String>,
-    /// The blog's home page.
-    pub blog: String,
-    /// The blog's title, when its feed gives one.
-    pub blog_title: Option<String>,
-    /// The post's publication time.
-    #[serde(serialize_with = "super::records::rfc3339::local")]
-    pub published: Option<DateTime<FixedOffset>>,
-    /// Whether the post itself holds the words (title, article, authors, terms, its blog's
-    /// title); false when only comments do, and for a listing without words.
-    pub post_matches: bool,
-    /// Text around the post's matches, each match between `\u{1}` and `\u{2}`; the article's
-    /// opening words when the post itself does not match.
-    #[serde(skip)]
-    pub marked: String,
-    /// Its comments holding the words (at most [`COMMENTS_PER_HIT`]), in thread order.
-    pub comments: Vec<HitComment>,
-}
-
-/// A comment holding the words, under its post's hit.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct HitComment {
-    /// Its id within the post (`Comment::id`).
-    pub id: String,
-    /// Its author.
-    pub author: Option<String>,
-    /// Text around the matches, marked as [`Hit::marked`].
-    #[serde(skip)]
-    pub marked: String,
-}
-
-/// Matching comments shown under a post's hit.
-pub const COMMENTS_PER_HIT: u32 = 3;
-
 /// The FTS5 query for what a user typed ([`super::search::Query`]); `None` when nothing
 /// searchable is left.
 pub fn fts_query(text: &str) -> Option<String> {
     super::search::Query::parse(text).map(|q| q.fts5())
-}
-
-/// What full-text search says differently on each back end: SQLite's FTS5 table `search`
-/// (migration 14) and PostgreSQL's `search` table with a `tsvector` (schema version 2). The
-/// statements around these fragments are written once.
-///
-/// The two rank alike: BM25 on SQLite, `ts_rank` on PostgreSQL with the same column weights
-/// (title 8, author 2, text 1, in proportion), lower scores first. A typed word holding
-/// punctuation (`l'été`) is one FTS5 phrase on SQLite and each of its parts on PostgreSQL.
-struct Fts {
-    /// The query text for parameter `?1` ([`super::search::Query`]).
-    query: String,
-    /// Condition on `search` (unaliased or as `s`): the row matches the query in `?1`.
-    matches: &'static str,
-    /// The column of `search` holding the row's id: 2 × posts.id, or 2 × comments.id + 1.
-    row: &'static str,
-    /// A matching row's score, best lowest (only in a statement reading `search` unaliased).
-    rank: &'static str,
-    /// Text around the matches of row `s`, each match between `\u{1}` and `\u{2}`.
-    snippet: &'static str,
-}
-
-impl Fts {
-    /// The fragments of `db`'s dialect for what the user typed; `None` when it holds no
-    /// word. On PostgreSQL the text is folded by `unaccent` first, as the index is, and only
-    /// then compiled: `unaccent` writes punctuation (`ʻ` → `'`, `⑴` → `(1)`) that would
-    /// otherwise be `tsquery` syntax.
-    fn new(db: &mut dyn super::db::Db, text: &str) -> Result<Option<Self>> {
-        use super::search::Query;
-        Ok(Some(match db.dialect() {
-            Dialect::Sqlite => Fts {
-                query: match Query::parse(text) {
-                    Some(q) => q.fts5(),
-                    None => return Ok(None),
-                },
-                matches: "search MATCH ?1",
-                row: "rowid",
-                rank: "bm25(search, 8.0, 1.0, 2.0)",
-                snippet: "snippet(search, 1, char(1), char(2), '…', 24)",
-            },
-            Dialect::Postgres => Fts {
-                query: {
-                    let folded: String = db
-                        .query_one("SELECT unaccent(CAST(?1 AS TEXT))", args![text])?
-                        .get(0)?;
-                    match Query::parse(&folded) {
-                        Some(q) => q.tsquery(),
-                        None => return Ok(None),
-                    }
-                },
-                matches: "doc @@ to_tsquery('everblog', CAST(?1 AS TEXT))",
-                row: "row_id",
-                rank: "-ts_rank('{0.125, 0, 0.25, 1}', doc,
-                                to_tsquery('everblog', CAST(?1 AS TEXT)))::float8",
-                snippet: "ts_headline('everblog', COALESCE(s.body, s.title, ''),
-                                      to_tsquery('everblog', CAST(?1 AS TEXT)),
-                                      'StartSel=' || chr(1) || ', StopSel=' || chr(2)
-                                      || ', MaxWords=24, MinWords=12, MaxFragments=1, FragmentDelimiter=…')",
-            },
-        }))
-    }
 }
 
 /// `text` for a `LIKE … ESCAPE '\\' pattern: `\\`, `%` and `_` taken literally. Folded (case
@@ -369,6 +270,9 @@ impl Store {
                 .map(|f| {
                     let mut h = hit(db, Some(&fts), f.post)?;
                     h.comments = matching_comments(db, &fts, &f.comment_rows)?;
+                    if !h.comments.is_empty() {
+                        h.matched.push(MatchedIn::Comments);
+                    }
                     Ok(h)
                 })
                 .collect()
@@ -412,78 +316,6 @@ fn group(rows: &[(i64, i64, Option<f64>, i64)], order: SearchOrder) -> Vec<Found
         });
     }
     out
-}
-
-/// The comments of index rows `rows` with their snippets, in thread order.
-fn matching_comments(
-    db: &mut dyn super::db::Db,
-    fts: &Fts,
-    rows: &[i64],
-) -> Result<Vec<HitComment>> {
-    let (matches, row, snippet) = (fts.matches, fts.row, fts.snippet);
-    let mut out: Vec<(i64, HitComment)> = Vec::new();
-    for &r in rows {
-        if let Some(c) = db.query_opt(
-            &format!(
-                "SELECT c.key, c.author, {snippet}, c.position FROM search s
-                 JOIN comments c ON c.id = (s.{row} - 1) / 2
-                 WHERE {matches} AND s.{row} = ?2"
-            ),
-            args![&fts.query, r],
-        )? {
-            out.push((
-                c.get(3)?,
-                HitComment {
-                    id: c.get(0)?,
-                    author: c.get(1)?,
-                    marked: c.get(2)?,
-                },
-            ));
-        }
-    }
-    out.sort_by_key(|(position, _)| *position);
-    Ok(out.into_iter().map(|(_, c)| c).collect())
-}
-
-/// Post `id`'s hit: its own match's snippet for `fts`, else the article's opening words
-/// (comments are the caller's).
-fn hit(db: &mut dyn super::db::Db, fts: Option<&Fts>, id: i64) -> Result<Hit> {
-    let own = match fts {
-        Some(f) => format!(
-            "(SELECT {} FROM search s WHERE {} AND s.{} = 2 * p.id)",
-            f.snippet, f.matches, f.row
-        ),
-        None => "CAST(NULL AS TEXT)".into(),
-    };
-    let query = fts.map_or(String::new(), |f| f.query.clone());
-    let r = db.query_one(
-        &format!(
-            "SELECT p.url, p.title, b.home_url, p.published, {own}, b.title
-             FROM posts p JOIN blogs b ON b.id = p.blog_id
-             WHERE p.id = ?2 AND (CAST(?1 AS TEXT) IS NULL OR TRUE)"
-        ),
-        args![&query, id],
-    )?;
-    let marked: Option<String> = r.get(4)?;
-    let mut out = Hit {
-        url: r.get(0)?,
-        title: r.get(1)?,
-        blog: r.get(2)?,
-        blog_title: r.get(5)?,
-        published: r.local(3)?,
-        post_matches: marked.is_some(),
-        marked: marked.unwrap_or_default(),
-        comments: Vec::new(),
-    };
-    if !out.post_matches {
-        out.marked = db
-            .query_one(
-                "SELECT substr(content_text, 1, 240) FROM posts WHERE id = ?1",
-                args![id],
-            )?
-            .get(0)?;
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -639,18 +471,33 @@ mod tests {
                 ("http://b/3".to_string(), false)
             ]
         );
-        // A tag and the blog's title are searched; a tag filters; filters alone list.
-        assert_eq!(
-            urls(
-                &store,
-                &SearchQuery {
-                    text: "moth".into(),
-                    ..q(100)
-                }
+        // A tag is searched, below the text (issue 45); each hit says where its words are.
+        // The blog's title lists no post: "owls" is in "Night Owls" only.
+        store
+            .sqlite_connection()
+            .execute_batch(
+                "UPDATE posts SET content_text = content_text || ' a moth' WHERE id = 5;",
             )
-            .len(),
-            1
+            .unwrap();
+        let moth = store
+            .search(&SearchQuery {
+                text: "moth".into(),
+                ..q(100)
+            })
+            .unwrap();
+        let found: Vec<(&str, &[super::MatchedIn])> = moth
+            .iter()
+            .map(|h| (h.url.as_str(), h.matched.as_slice()))
+            .collect();
+        use super::MatchedIn::{Comments, Tags, Text, Title};
+        assert_eq!(
+            found,
+            [("http://b/5", &[Text][..]), ("http://b/3", &[Tags][..])]
         );
+        let lantern = store.search(&q(100)).unwrap();
+        assert_eq!(lantern[0].matched, [Title, Text]);
+        let two = lantern.iter().find(|h| h.url == "http://b/2").unwrap();
+        assert_eq!(two.matched, [Text, Comments]);
         assert_eq!(
             urls(
                 &store,
@@ -658,9 +505,8 @@ mod tests {
                     text: "owls".into(),
                     ..q(100)
                 }
-            )
-            .len(),
-            5
+            ),
+            []
         );
         let tagged = SearchQuery {
             text: String::new(),

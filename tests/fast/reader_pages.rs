@@ -137,6 +137,27 @@ fn the_reader_speaks_plainly_and_errors_are_pages() {
     let (_, odd) = raw_get(port, "/go?url=javascript%3Aalert(1)");
     assert!(!odd.contains("href=\"javascript"), "{odd}");
 
+    // A word of the blog's name finds the blog, not each of its posts; each hit says where
+    // its words are (issue 45 item 2).
+    let (status, named) = raw_get(port, "/search?q=crooked");
+    assert_eq!(status, 200);
+    assert!(
+        named.contains("Blogs named so: <a href=\"/blog/1\">The Crooked Allotment</a>"),
+        "{named}"
+    );
+    let listed = named.matches("class=\"hit\"").count();
+    assert!(
+        listed < 20,
+        "the blog's name listed {listed} posts: {named}"
+    );
+    let (_, herbs) = raw_get(port, "/search?q=herb");
+    assert!(herbs.contains("found in title"), "{herbs}");
+    assert_eq!(
+        herbs.matches("class=\"hit\"").count(),
+        herbs.matches("found in ").count(),
+        "{herbs}"
+    );
+
     // The framework's own rejections (a blog id that is not a number, a bad query string)
     // come as the reader's page, not as plain text.
     for target in ["/blog/not-a-number", "/post?nourl=1", "/search?page=x"] {

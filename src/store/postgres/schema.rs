@@ -390,4 +390,37 @@ CREATE TABLE author_pages (
     PRIMARY KEY (blog_id, name)
 );
 "#,
+    // A word in a blog's name no longer lists every post of the blog, and a tag ranks below
+    // the title and the text (SQLite's migration 29): `terms` holds a post's categories and
+    // tags at weight C; `title` its title alone.
+    r#"
+ALTER TABLE search ADD COLUMN terms TEXT;
+CREATE FUNCTION everblog_search_doc(title TEXT, body TEXT, author TEXT, terms TEXT)
+RETURNS tsvector LANGUAGE sql STABLE AS $$
+    SELECT setweight(to_tsvector('everblog', unaccent(coalesce(title, ''))), 'A')
+        || setweight(to_tsvector('everblog', unaccent(coalesce(author, ''))), 'B')
+        || setweight(to_tsvector('everblog', unaccent(coalesce(terms, ''))), 'C')
+        || setweight(to_tsvector('everblog', unaccent(coalesce(body, ''))), 'D')
+$$;
+CREATE OR REPLACE FUNCTION everblog_search_post() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        DELETE FROM search WHERE row_id = 2 * OLD.id;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO search (row_id, title, body, author, post_url, doc, terms)
+            VALUES (2 * NEW.id, NEW.title, NEW.content_text, NEW.authors, NEW.url,
+                    everblog_search_doc(NEW.title, NEW.content_text, NEW.authors, NEW.tags),
+                    NEW.tags);
+    END IF;
+    RETURN NULL;
+END $$;
+DROP TRIGGER search_blog ON blogs;
+DROP FUNCTION everblog_search_blog();
+UPDATE search s
+    SET title = p.title, terms = p.tags,
+        doc = everblog_search_doc(p.title, p.content_text, p.authors, p.tags)
+    FROM posts p
+    WHERE s.row_id = 2 * p.id;
+"#,
 ];
