@@ -10,9 +10,7 @@ use super::routes::{
     download_href, go_href, post_href, query_value, replay_href, timestamp, web_href, Links,
     Routes, WACZ_DOWNLOAD,
 };
-use super::views::{
-    self, capture_or_canonical, sanitize, BlogView, ListParams, SearchParams, UrlParam,
-};
+use super::views::{self, capture_or_canonical, BlogView, ListParams, SearchParams, UrlParam};
 use crate::core::extract::GapField;
 use crate::core::requisites::{of_page, Kind};
 use crate::export::{atom, jsonfeed, wxr};
@@ -199,7 +197,7 @@ pub async fn post(State(reader): State<Arc<Reader>>, Query(q): Query<UrlParam>) 
             .map(|m| m.url.clone())
             .collect(),
     );
-    let clean = |html: &str| sanitize(html, &post.url, at, &held);
+    let clean = reader.sanitized.for_page(&post.url, at, &held);
     Ok(layout(
         &Routes,
         &title,

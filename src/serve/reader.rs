@@ -1,9 +1,10 @@
 //! [`Reader`], what every request of `archive serve` shares: where the archive is, a pool of
-//! read-only connections used off the async threads, the credentials, the page size. Imports
-//! no page module.
+//! read-only connections used off the async threads, the credentials, the page size, the
+//! sanitised HTML kept per version. Imports no page module.
 
 use super::auth;
 use super::failure::Failure;
+use super::views::SanitizedCache;
 use crate::store::{DatabaseSettings, Store};
 use std::sync::{Arc, Mutex};
 
@@ -19,7 +20,13 @@ pub struct Reader {
     connections: usize,
     /// A search ranks the newest this many matches (`[serve] search_rank_window`).
     pub search_rank_window: u32,
+    /// Posts' and comments' HTML made safe, kept per version ([`SANITIZED_BYTES`]).
+    pub sanitized: SanitizedCache,
 }
+
+/// Bytes of sanitised HTML the reader keeps ([`SanitizedCache`]): the articles and comments
+/// of a few hundred recently read posts.
+pub const SANITIZED_BYTES: usize = 32 * 1024 * 1024;
 
 impl Reader {
     /// The reader of the archive at `db` (opened on demand, read-only): `auth` checks every
@@ -39,6 +46,7 @@ impl Reader {
             page_size: page_size.clamp(1, 1000),
             connections,
             search_rank_window: search_rank_window.max(1),
+            sanitized: SanitizedCache::new(SANITIZED_BYTES),
         }
     }
 

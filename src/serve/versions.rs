@@ -8,7 +8,6 @@ use super::failure::{ApiFailure, Failure};
 use super::layout::{layout, time};
 use super::reader::Reader;
 use super::routes::{query_value, Routes};
-use super::views::sanitize;
 use crate::store::{CommentVersion, Post, PostVersion};
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Json, Response};
@@ -114,7 +113,8 @@ pub async fn version(
         )));
     };
     let title = v.title.clone().unwrap_or_else(|| post.url.clone());
-    let html = sanitize(&v.html, &post.url, v.fetched_at, &Arc::default());
+    let none = Arc::default();
+    let html = reader.sanitized.for_page(&post.url, v.fetched_at, &none)(&v.html);
     Ok(layout(
         &Routes,
         &format!("{title} (version {})", v.n),

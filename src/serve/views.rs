@@ -313,6 +313,69 @@ pub fn sanitize(
     })
 }
 
+/// Sanitised HTML kept per version (issue 45 item 7): [`sanitize`]'s output for the same
+/// archived HTML, page address, capture time and held images is the same, so each post or
+/// comment version is made safe once, not on every request. Keyed by a hash of all four
+/// (SipHash with this process's random keys: archived text cannot choose a collision); the
+/// least recently used go first past `budget` bytes.
+pub struct SanitizedCache {
+    kept: std::sync::Mutex<(hashlink::LinkedHashMap<u64, std::sync::Arc<str>>, usize)>,
+    keys: std::collections::hash_map::RandomState,
+    budget: usize,
+}
+
+impl SanitizedCache {
+    /// An empty cache holding at most `budget` bytes of sanitised HTML.
+    pub fn new(budget: usize) -> SanitizedCache {
+        SanitizedCache {
+            kept: std::sync::Mutex::new((hashlink::LinkedHashMap::new(), 0)),
+            keys: std::collections::hash_map::RandomState::new(),
+            budget,
+        }
+    }
+
+    /// A sanitiser for one page's HTML: addresses against `base`, media from the capture
+    /// nearest `at`, images from `held` (as [`sanitize`]).
+    pub fn for_page<'a>(
+        &'a self,
+        base: &'a str,
+        at: DateTime<Utc>,
+        held: &'a std::sync::Arc<std::collections::HashSet<String>>,
+    ) -> impl Fn(&str) -> String + 'a {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let mut page = self.keys.build_hasher();
+        base.hash(&mut page);
+        at.timestamp_micros().hash(&mut page);
+        let mut images: Vec<&String> = held.iter().collect();
+        images.sort_unstable();
+        images.hash(&mut page);
+        let page = page.finish();
+        move |html: &str| {
+            let mut h = self.keys.build_hasher();
+            page.hash(&mut h);
+            html.hash(&mut h);
+            let key = h.finish();
+            if let Some(hit) = self.kept.lock().expect("lock").0.to_back(&key) {
+                return hit.to_string();
+            }
+            let made: std::sync::Arc<str> = sanitize(html, base, at, held).into();
+            let mut kept = self.kept.lock().expect("lock");
+            let (map, bytes) = &mut *kept;
+            if made.len() <= self.budget && map.insert(key, std::sync::Arc::clone(&made)).is_none()
+            {
+                *bytes += made.len();
+            }
+            while *bytes > self.budget {
+                match map.pop_front() {
+                    Some((_, old)) => *bytes -= old.len(),
+                    None => break,
+                }
+            }
+            made.to_string()
+        }
+    }
+}
+
 /// What an image the archive does not hold shows: a labelled grey box (an SVG `data:` URL,
 /// which the reader's policy allows), never a broken image.
 pub const MISSING_IMAGE: &str = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' \
@@ -523,6 +586,40 @@ mod tests {
         assert_eq!(
             snippet_html("a <b> \u{1}night\u{2} & day"),
             "a &lt;b&gt; <mark>night</mark> &amp; day"
+        );
+    }
+
+    /// Issue 45 item 7: a version is made safe once; the held images are part of the key;
+    /// the least recently used go first past the budget.
+    #[test]
+    fn sanitised_html_is_kept_per_version_within_its_budget() {
+        let at = DateTime::parse_from_rfc3339("2026-01-02T03:04:05Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let html = r#"<p>Hi <img src="/a.png"><script>x()</script></p>"#;
+        let none = std::sync::Arc::new(std::collections::HashSet::new());
+        let held = std::sync::Arc::new(std::collections::HashSet::from([
+            "http://blog.test/a.png".to_string()
+        ]));
+        let cache = SanitizedCache::new(10_000);
+        let clean = cache.for_page("http://blog.test/p/", at, &none);
+        let first = clean(html);
+        assert_eq!(first, sanitize(html, "http://blog.test/p/", at, &none));
+        assert_eq!(clean(html), first);
+        assert_eq!(cache.kept.lock().unwrap().0.len(), 1, "made once");
+        let with_image = cache.for_page("http://blog.test/p/", at, &held)(html);
+        assert_ne!(with_image, first, "the held images are part of the key");
+        assert!(with_image.contains("/web/20260102030405id_/http://blog.test/a.png"));
+        let small = SanitizedCache::new(first.len() * 2);
+        let clean = small.for_page("http://blog.test/p/", at, &none);
+        for n in 0..10 {
+            clean(&format!("{html}<p>{n}</p>"));
+        }
+        let (map, bytes) = &*small.kept.lock().unwrap();
+        assert!(
+            *bytes <= first.len() * 2 && map.len() <= 2,
+            "{bytes} bytes, {} kept",
+            map.len()
         );
     }
 }
