@@ -169,7 +169,7 @@ pub fn write_wxr(
         Ok(())
     })?;
     for a in &attachments.items {
-        write_attachment(&mut w, a, media)?;
+        write_attachment(&mut w, a, media, &logins)?;
     }
     // The blog's pages beside its posts, as WordPress exports its pages (issue 42).
     let first_page_id = total + attachments.items.len() as u64 + 1;
@@ -392,13 +392,15 @@ fn write_page<W: Write>(w: &mut Writer<W>, page: &BlogPage, id: u64) -> std::io:
     Ok(())
 }
 
-/// An attachment item, as WordPress exports an uploaded image: `wp:post_type` attachment,
+/// An attachment item, as WordPress exports an uploaded image (its parent's first author's
+/// login as `dc:creator`, which readers such as wpparser require): `wp:post_type` attachment,
 /// `wp:status` inherit, the parent post, `wp:attachment_url` (where the importer downloads
 /// it), the original address as `guid`, `_wp_attached_file` and the alt text.
 fn write_attachment<W: Write>(
     w: &mut Writer<W>,
     a: &Attachment,
     media: &Downloads,
+    logins: &HashMap<String, String>,
 ) -> std::io::Result<()> {
     let name = a.file.rsplit('/').next().unwrap_or_default();
     let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
@@ -406,6 +408,8 @@ fn write_attachment<W: Write>(
         text(w, "title", stem)?;
         text(w, "link", &a.url)?;
         text(w, "pubDate", &pub_date(a.published, a.archived))?;
+        let creator = a.author.as_ref().and_then(|n| logins.get(n));
+        cdata(w, "dc:creator", creator.map_or("", String::as_str))?;
         w.create_element("guid")
             .with_attribute(("isPermaLink", "false"))
             .write_text_content(BytesText::new(&xml_chars(&a.url)))?;

@@ -88,6 +88,9 @@ pub(super) struct Attachment {
     pub alt: String,
     /// MIME type of the stored file.
     pub mime: Option<String>,
+    /// The parent post's first author: the item's `dc:creator`, as WordPress names an upload's
+    /// uploader on every attachment.
+    pub author: Option<String>,
     /// The parent post's publication time (WordPress files an upload by it when no path says
     /// otherwise).
     pub published: Option<chrono::DateTime<chrono::FixedOffset>>,
@@ -145,6 +148,7 @@ impl Attachments {
             file: attached_file(&media.url),
             alt: shown.alt.clone(),
             mime: media.mime.clone(),
+            author: post.authors.first().cloned(),
             published: post.published,
             archived: post.fetched_at,
         });

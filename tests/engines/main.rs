@@ -35,4 +35,5 @@ mod revisits;
 mod update_crawl;
 mod webarchive;
 mod widgets;
+mod wxr_readers;
 mod wxr_restore;
