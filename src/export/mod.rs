@@ -17,5 +17,6 @@ pub mod webarchive;
 pub mod wxr;
 mod wxr_media;
 mod wxr_page;
+mod wxr_xml;
 
 pub use jsonl::write_jsonl;

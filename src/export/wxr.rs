@@ -12,12 +12,13 @@
 
 use super::feeds::{dashed, tags_of, xml_chars};
 pub use super::wxr_media::MediaSource;
-use super::wxr_media::{rewritten, shown_images, Attachment, Attachments, Downloads, Shown};
+use super::wxr_media::{rewritten, shown_images, write_attachment, Attachments, Downloads, Shown};
 use super::wxr_page::{facts_of_blog, slug, untexturized, PageFacts, Term};
+use super::wxr_xml::{cdata, cdata_events, gmt, local, meta, pub_date, text, NO_DATE};
 use crate::store::{Blog, BlogPage, Comment, CommentSource, Post, Store};
 use anyhow::{bail, Result};
-use chrono::{DateTime, FixedOffset, Utc};
-use quick_xml::events::{BytesCData, BytesDecl, BytesEnd, BytesStart, BytesText, Event};
+use chrono::{DateTime, FixedOffset};
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event};
 use quick_xml::Writer;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -35,9 +36,6 @@ const CATEGORY_DOMAIN: &str = "category";
 
 /// What WordPress shows for a comment left without a name (English sites).
 const WORDPRESS_ANONYMOUS: &str = "Anonymous";
-
-/// WordPress's "no date" (what it writes for drafts), for posts and comments without one.
-const NO_DATE: &str = "0000-00-00 00:00:00";
 
 /// Writes `blog`'s posts as one WXR 1.2 document to `out` and returns (posts, comments)
 /// written. Call it inside [`Store::snapshot`]: the channel's authors and tags are read
@@ -103,7 +101,10 @@ pub fn write_wxr(
     text(&mut w, "wp:base_site_url", &blog.home_url)?;
     text(&mut w, "wp:base_blog_url", &blog.home_url)?;
     for (i, name) in authors.iter().enumerate() {
-        w.create_element("wp:author").write_inner_content(|w| {
+        // On one line, as WordPress writes it: the importer's regex parser (hosts without
+        // PHP's XML extensions) reads an author only so.
+        let mut one = Writer::new(Vec::new());
+        one.create_element("wp:author").write_inner_content(|w| {
             text(w, "wp:author_id", &(i + 1).to_string())?;
             cdata(w, "wp:author_login", &logins[name])?;
             cdata(w, "wp:author_email", "")?;
@@ -111,6 +112,8 @@ pub fn write_wxr(
             cdata(w, "wp:author_first_name", "")?;
             cdata(w, "wp:author_last_name", "")
         })?;
+        w.write_indent()?;
+        w.get_mut().write_all(&one.into_inner())?;
     }
     for (i, c) in terms.categories.iter().enumerate() {
         w.create_element("wp:category").write_inner_content(|w| {
@@ -347,15 +350,6 @@ fn more_tag(html: &str) -> String {
     out
 }
 
-/// One `wp:postmeta`.
-fn meta<W: Write>(w: &mut Writer<W>, key: &str, value: &str) -> std::io::Result<()> {
-    w.create_element("wp:postmeta").write_inner_content(|w| {
-        cdata(w, "wp:meta_key", key)?;
-        cdata(w, "wp:meta_value", value)
-    })?;
-    Ok(())
-}
-
 /// A page beside the posts (About, Contact), as WordPress exports its pages: `wp:post_type`
 /// page, `wp:status` publish, no author, no date (WordPress's zero date: a page's date is not
 /// what it is about), comments closed, `wp:post_name` its address's last segment.
@@ -387,57 +381,6 @@ fn write_page<W: Write>(w: &mut Writer<W>, page: &BlogPage, id: u64) -> std::io:
         cdata(w, "wp:post_type", "page")?;
         cdata(w, "wp:post_password", "")?;
         text(w, "wp:is_sticky", "0")?;
-        Ok(())
-    })?;
-    Ok(())
-}
-
-/// An attachment item, as WordPress exports an uploaded image (its parent's first author's
-/// login as `dc:creator`, which readers such as wpparser require): `wp:post_type` attachment,
-/// `wp:status` inherit, the parent post, `wp:attachment_url` (where the importer downloads
-/// it), the original address as `guid`, `_wp_attached_file` and the alt text.
-fn write_attachment<W: Write>(
-    w: &mut Writer<W>,
-    a: &Attachment,
-    media: &Downloads,
-    logins: &HashMap<String, String>,
-) -> std::io::Result<()> {
-    let name = a.file.rsplit('/').next().unwrap_or_default();
-    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
-    w.create_element("item").write_inner_content(|w| {
-        text(w, "title", stem)?;
-        text(w, "link", &a.url)?;
-        text(w, "pubDate", &pub_date(a.published, a.archived))?;
-        let creator = a.author.as_ref().and_then(|n| logins.get(n));
-        cdata(w, "dc:creator", creator.map_or("", String::as_str))?;
-        w.create_element("guid")
-            .with_attribute(("isPermaLink", "false"))
-            .write_text_content(BytesText::new(&xml_chars(&a.url)))?;
-        text(w, "description", "")?;
-        cdata(w, "content:encoded", "")?;
-        cdata(w, "excerpt:encoded", "")?;
-        text(w, "wp:post_id", &a.id.to_string())?;
-        cdata(w, "wp:post_date", &local(a.published))?;
-        cdata(w, "wp:post_date_gmt", &gmt(a.published))?;
-        cdata(w, "wp:post_modified", &local(a.published))?;
-        cdata(w, "wp:post_modified_gmt", &gmt(a.published))?;
-        cdata(w, "wp:comment_status", "closed")?;
-        cdata(w, "wp:ping_status", "closed")?;
-        cdata(w, "wp:post_name", &stem.to_lowercase())?;
-        cdata(w, "wp:status", "inherit")?;
-        text(w, "wp:post_parent", &a.parent.to_string())?;
-        text(w, "wp:menu_order", "0")?;
-        cdata(w, "wp:post_type", "attachment")?;
-        cdata(w, "wp:post_password", "")?;
-        text(w, "wp:is_sticky", "0")?;
-        cdata(w, "wp:attachment_url", &media.fetch_url(&a.url))?;
-        if let Some(m) = &a.mime {
-            meta(w, "everblog_mime", m)?;
-        }
-        meta(w, "_wp_attached_file", &a.file)?;
-        if !a.alt.is_empty() {
-            meta(w, "_wp_attachment_image_alt", &a.alt)?;
-        }
         Ok(())
     })?;
     Ok(())
@@ -661,29 +604,6 @@ fn thread_order(comments: &[Comment]) -> Vec<&Comment> {
     order
 }
 
-/// `YYYY-MM-DD HH:MM:SS` in the date's own offset, or WordPress's zero date.
-fn local(d: Option<DateTime<FixedOffset>>) -> String {
-    d.map_or(NO_DATE.into(), |d| {
-        d.format("%Y-%m-%d %H:%M:%S").to_string()
-    })
-}
-
-/// An item's `pubDate` (RFC 2822): its publication time, else when the archive fetched it.
-/// WordPress gives every item one, and readers of the format expect it (PyPI `wpparser`
-/// fails on an item without).
-fn pub_date(published: Option<DateTime<FixedOffset>>, archived: DateTime<Utc>) -> String {
-    published.map_or_else(|| archived.to_rfc2822(), |p| p.to_rfc2822())
-}
-
-/// `YYYY-MM-DD HH:MM:SS` in UTC, or WordPress's zero date.
-fn gmt(d: Option<DateTime<FixedOffset>>) -> String {
-    d.map_or(NO_DATE.into(), |d| {
-        d.with_timezone(&Utc)
-            .format("%Y-%m-%d %H:%M:%S")
-            .to_string()
-    })
-}
-
 /// The permalink's last non-empty path segment, lower case, without an `.html`/`.htm`/`.php`
 /// extension in any case (`/2024/05/a-post/` → `a-post`, `/Hello.HTML` → `hello`), as
 /// `taxonomy::page_name` names terms; empty for a home page.
@@ -693,30 +613,6 @@ fn post_name(url: &str) -> String {
         .unwrap_or_default();
     let last = path.rsplit('/').find(|s| !s.is_empty()).unwrap_or("");
     crate::core::taxonomy::page_name(last)
-}
-
-fn text<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> std::io::Result<()> {
-    w.create_element(name)
-        .write_text_content(BytesText::new(&xml_chars(value)))?;
-    Ok(())
-}
-
-/// `<name><![CDATA[value]]></name>`, as WordPress writes text.
-fn cdata<W: Write>(w: &mut Writer<W>, name: &str, value: &str) -> std::io::Result<()> {
-    w.write_event(Event::Start(BytesStart::new(name)))?;
-    cdata_events(w, value)?;
-    w.write_event(Event::End(BytesEnd::new(name)))
-}
-
-fn cdata_events<W: Write>(w: &mut Writer<W>, value: &str) -> std::io::Result<()> {
-    let value = xml_chars(value);
-    if value.is_empty() {
-        return w.write_event(Event::CData(BytesCData::new("")));
-    }
-    for part in BytesCData::escaped(&value) {
-        w.write_event(Event::CData(part))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

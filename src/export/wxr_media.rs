@@ -13,8 +13,13 @@
 //! capture as stored). In the latter case the article's image addresses are written as that
 //! server's too, so the importer's rewriting reaches every size variant.
 
+use super::feeds::xml_chars;
+use super::wxr_xml::{cdata, gmt, local, meta, pub_date, text};
 use crate::store::{Media, Post};
+use quick_xml::events::BytesText;
+use quick_xml::Writer;
 use std::collections::HashMap;
+use std::io::Write;
 
 /// Where the WordPress importer is to download the archived images from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -299,6 +304,57 @@ fn srcset_candidates(v: &str) -> Vec<(&str, &str)> {
         out.push((url, after[..stop].trim()));
         rest = &after[stop..];
     }
+}
+
+/// An attachment item, as WordPress exports an uploaded image (its parent's first author's
+/// login as `dc:creator`, which readers such as wpparser require): `wp:post_type` attachment,
+/// `wp:status` inherit, the parent post, `wp:attachment_url` (where the importer downloads
+/// it), the original address as `guid`, `_wp_attached_file` and the alt text.
+pub(super) fn write_attachment<W: Write>(
+    w: &mut Writer<W>,
+    a: &Attachment,
+    media: &Downloads,
+    logins: &HashMap<String, String>,
+) -> std::io::Result<()> {
+    let name = a.file.rsplit('/').next().unwrap_or_default();
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    w.create_element("item").write_inner_content(|w| {
+        text(w, "title", stem)?;
+        text(w, "link", &a.url)?;
+        text(w, "pubDate", &pub_date(a.published, a.archived))?;
+        let creator = a.author.as_ref().and_then(|n| logins.get(n));
+        cdata(w, "dc:creator", creator.map_or("", String::as_str))?;
+        w.create_element("guid")
+            .with_attribute(("isPermaLink", "false"))
+            .write_text_content(BytesText::new(&xml_chars(&a.url)))?;
+        text(w, "description", "")?;
+        cdata(w, "content:encoded", "")?;
+        cdata(w, "excerpt:encoded", "")?;
+        text(w, "wp:post_id", &a.id.to_string())?;
+        cdata(w, "wp:post_date", &local(a.published))?;
+        cdata(w, "wp:post_date_gmt", &gmt(a.published))?;
+        cdata(w, "wp:post_modified", &local(a.published))?;
+        cdata(w, "wp:post_modified_gmt", &gmt(a.published))?;
+        cdata(w, "wp:comment_status", "closed")?;
+        cdata(w, "wp:ping_status", "closed")?;
+        cdata(w, "wp:post_name", &stem.to_lowercase())?;
+        cdata(w, "wp:status", "inherit")?;
+        text(w, "wp:post_parent", &a.parent.to_string())?;
+        text(w, "wp:menu_order", "0")?;
+        cdata(w, "wp:post_type", "attachment")?;
+        cdata(w, "wp:post_password", "")?;
+        text(w, "wp:is_sticky", "0")?;
+        cdata(w, "wp:attachment_url", &media.fetch_url(&a.url))?;
+        if let Some(m) = &a.mime {
+            meta(w, "everblog_mime", m)?;
+        }
+        meta(w, "_wp_attached_file", &a.file)?;
+        if !a.alt.is_empty() {
+            meta(w, "_wp_attachment_image_alt", &a.alt)?;
+        }
+        Ok(())
+    })?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! blog itself is gone by then); `fixtures/wordpress/lib/roundtrip.sh` builds the original
 //! site again from its configuration (the mirror's source) and imports the WXR with the
 //! official WordPress Importer (0.9.5) into an empty WordPress and next to the original.
+//! Each of the importer's parsers (SimpleXML, XML, Regex, XML processor) reads the WXR alike.
 //! This test compares what WordPress then holds with the original's database: posts,
 //! comments, categories, tags, local and GMT dates, authors' logins, commenters' sites,
 //! images (attachments, featured images, the articles' image addresses), the post, author,
@@ -207,6 +208,38 @@ fn wordpress_restores_the_wxr_export_as_the_original() {
     let restored = read(&results, "restored.json");
     let beside = read(&results, "beside.json");
     let urls = read(&results, "urls.json");
+
+    // Each of the importer's parsers (which one runs depends on the host's PHP) reads the
+    // same: every item, dated, with its comments (issue 45 item 9).
+    let parsers = read(&results, "parsers.json");
+    let parsers = parsers.as_object().unwrap();
+    assert!(parsers.len() >= 3, "{parsers:?}");
+    let first = parsers.values().next().unwrap();
+    for (class, read) in parsers {
+        assert!(read.get("error").is_none(), "{class}: {read}");
+        assert_eq!(read, first, "{class} reads otherwise than the first parser");
+        let items: u64 = read["items"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            read["dated"].as_u64(),
+            Some(items),
+            "{class}: an undated item"
+        );
+    }
+    assert_eq!(
+        first["items"]["post"].as_u64(),
+        Some(original["posts"].as_array().unwrap().len() as u64),
+        "{first}"
+    );
+    assert!(
+        first["items"]["attachment"].as_u64().unwrap_or(0) > 0,
+        "{first}"
+    );
+    eprintln!("the importer's {} parsers each read {first}", parsers.len());
 
     // Into an empty WordPress: every post, at its permalink, as the original.
     let by_path: HashMap<String, &Value> = restored["posts"]
