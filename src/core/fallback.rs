@@ -20,8 +20,9 @@
 //!    the common article-body classes) when it holds most of the best candidate's text, else
 //!    the best candidate: score × (1 − link density), plus its class weight; its siblings join
 //!    it when they score nearly as well or are plain prose, with its repeated blocks and its
-//!    lead, or the page's main text instead of a few words ([`super::extent`]). A candidate
-//!    that is mostly links (an archive page, a tag list) is no article.
+//!    lead, or the page's main text instead of a few words, with its lead
+//!    ([`super::extent`]). A candidate that is mostly links (an archive page, a tag list) is
+//!    no article.
 //! 4. **Inside the article**: boilerplate, link lists, blocks listing other posts (related
 //!    posts, "More posts") and the headline are left out.
 //!
@@ -104,6 +105,8 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
     let (root, skip) = with_repeats(page, stats, root, skip);
     let (root, skip) = with_lead(page, stats, root, skip);
     let (root, skip) = or_main_text(page, stats, root, skip);
+    // The page's main text, taken instead of a few words, has its lead too.
+    let (root, skip) = with_lead(page, stats, root, skip);
     unless_links(stats, root, skip)
 }
 
@@ -503,6 +506,27 @@ mod tests {
         // Without a heading naming the page before the body, nothing moves.
         let no_title = html.replace("<h1>Why the hedges thin</h1>", "");
         assert_eq!(text(&no_title), format!("{PROSE} {PROSE}"));
+    }
+
+    #[test]
+    fn the_main_text_taken_instead_of_a_caption_has_its_lead() {
+        // ok-magazin.de (Drupal): a gallery's caption in `div.image-text` outscores the body,
+        // a few words on a page of far more prose, so the page's main text is taken instead;
+        // the intro between the title and that body joins it as it would the best block.
+        let lead =
+            "Gardeners along the coast have watched the hedges thin out for three winters now.";
+        let html = format!(
+            "<html><head><title>Why the hedges thin | Coast Notes</title></head><body><article>\
+             <h1>Why the hedges thin</h1>\
+             <div class=gallery><div class=image-text><p>Photo: the hedge in May, from the lane</p>\
+             </div></div><div class=intro><p>{lead}</p></div>\
+             <div class=copy><p>{PROSE}</p><p>{PROSE}</p><p>{PROSE}</p><p>{PROSE}</p></div>\
+             </article></body></html>"
+        );
+        assert_eq!(
+            text(&html),
+            format!("{lead} {PROSE} {PROSE} {PROSE} {PROSE}")
+        );
     }
 
     #[test]
