@@ -2,7 +2,7 @@
 //! 3): the siblings that join it, the repeated blocks it is split into (a CMS's text
 //! components, steps), the post's lead above it, the page's main text when the block is only
 //! a few words; and what inside it is left out (boilerplate, link lists, listed posts, the
-//! headline).
+//! headline, the headings left over nothing).
 
 use super::blocks::{lists_a_post, Figures};
 use super::page::{ElementIdx, Page};
@@ -455,5 +455,89 @@ pub(super) fn inner_skips(
         } else {
             i += 1;
         }
+    }
+}
+
+/// Whether an element is a heading below the title: `h2`–`h6`, or any with `role=heading`.
+fn is_heading(page: &Page, i: ElementIdx) -> bool {
+    matches!(
+        page.elements[i as usize].name.as_str(),
+        "h2" | "h3" | "h4" | "h5" | "h6"
+    ) || page
+        .attr(i, "role")
+        .is_some_and(|r| r.eq_ignore_ascii_case("heading"))
+}
+
+/// Chars a heading may hold to be a label ([`orphan_headings`]): a lead or a question set as a
+/// heading is longer.
+const LABEL_CHARS: u32 = 80;
+
+/// The article's last headings are left out when nothing after them is kept: labels over what
+/// the article leaves out ("Share this page" over its share buttons, "Keep reading" over a
+/// list of links, "You might also like" over related posts), of [`LABEL_CHARS`] or fewer and
+/// not a sentence (a pull quote closing a story is one).
+pub(super) fn orphan_headings(page: &Page, root: ElementIdx, skip: &mut Vec<ElementIdx>) {
+    let range = page.subtree(root);
+    let skipped: rustc_hash::FxHashSet<ElementIdx> = skip.iter().copied().collect();
+    // The article's headings outside skipped subtrees, in document order.
+    let mut headings: Vec<ElementIdx> = Vec::new();
+    let mut i = range.start + 1;
+    while i < range.end {
+        if skipped.contains(&i) {
+            i = page.subtree(i).end;
+            continue;
+        }
+        if is_heading(page, i) {
+            headings.push(i);
+            i = page.subtree(i).end;
+            continue;
+        }
+        i += 1;
+    }
+    if headings.is_empty() {
+        return;
+    }
+    // Kept chars (not whitespace) before each position of the article's text.
+    let e = &page.elements[root as usize];
+    let (from, to) = (e.start as usize, e.end as usize);
+    let mut kept: Vec<bool> = page.text[from..to]
+        .iter()
+        .map(|c| !c.is_whitespace())
+        .collect();
+    for &s in skip.iter().filter(|&&s| page.contains(root, s)) {
+        let s = &page.elements[s as usize];
+        let (a, b) = (s.start as usize, s.end as usize);
+        if a < b {
+            kept[a - from..b - from].iter_mut().for_each(|k| *k = false);
+        }
+    }
+    let mut before = Vec::with_capacity(kept.len() + 1);
+    before.push(0u32);
+    for &k in &kept {
+        let last = *before.last().expect("pushed");
+        before.push(last + u32::from(k));
+    }
+    let at = |pos: u32| before[(pos as usize).clamp(from, to) - from];
+    // From the last heading back, while nothing but the headings left out follows.
+    let mut left_out = 0;
+    for &h in headings.iter().rev() {
+        let h_el = &page.elements[h as usize];
+        let own = at(h_el.end) - at(h_el.start);
+        let sentence = page
+            .normalised_text_of(h)
+            .iter()
+            .rev()
+            .find(|c| !c.is_whitespace())
+            == Some(&'.');
+        // A heading with no text kept before it stays: the article is not left empty.
+        if own > LABEL_CHARS
+            || sentence
+            || at(to as u32) - at(h_el.end) > left_out
+            || at(h_el.start) == 0
+        {
+            break;
+        }
+        skip.push(h);
+        left_out += own;
     }
 }

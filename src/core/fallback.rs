@@ -24,7 +24,8 @@
 //!    ([`super::extent`]). A candidate that is mostly links (an archive page, a tag list) is
 //!    no article.
 //! 4. **Inside the article**: boilerplate, link lists, blocks listing other posts (related
-//!    posts, "More posts") and the headline are left out.
+//!    posts, "More posts") and the headline are left out, and the last headings when nothing
+//!    kept follows them (a "Keep reading" over a list of links).
 //!
 //! Whether a page is a post at all is the blog's question (`core::identify`), or without a
 //! blog [`super::listing::is_listing`]'s; [`overrule`]
@@ -37,7 +38,9 @@
 use super::blocks::Figures;
 use super::bylines::declared_authors;
 use super::dates::parse_instant;
-use super::extent::{inner_skips, or_main_text, with_lead, with_repeats, with_siblings};
+use super::extent::{
+    inner_skips, or_main_text, orphan_headings, with_lead, with_repeats, with_siblings,
+};
 use super::extract::{
     declared_description, declared_published, declared_tags, declared_updated, ExtractContext,
     Extracted, ExtractedBy, Extractor, GapField,
@@ -106,7 +109,8 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
     let (root, skip) = with_lead(page, stats, root, skip);
     let (root, skip) = or_main_text(page, stats, root, skip);
     // The page's main text, taken instead of a few words, has its lead too.
-    let (root, skip) = with_lead(page, stats, root, skip);
+    let (root, mut skip) = with_lead(page, stats, root, skip);
+    orphan_headings(page, root, &mut skip);
     unless_links(stats, root, skip)
 }
 
@@ -526,6 +530,30 @@ mod tests {
         assert_eq!(
             text(&html),
             format!("{lead} {PROSE} {PROSE} {PROSE} {PROSE}")
+        );
+    }
+
+    #[test]
+    fn headings_over_nothing_the_article_keeps_are_left_out() {
+        // "Keep reading" over a list of links, "Share this page" over share buttons: labels
+        // of what the article leaves out (wired.com, urania.de). A section heading with its
+        // text stays, and so does a pull quote closing the story.
+        let links: String = (1..=4)
+            .map(|n| format!("<li><a href=/story{n}>Another story about hedges, {n}</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class=story><p>{PROSE}</p><h2>Why it matters</h2><p>{PROSE}</p>\
+             <h3>Share this page</h3><div class=share-buttons><a href=/f>Facebook</a></div>\
+             <h2>Keep reading</h2><ul>{links}</ul></div></body></html>"
+        );
+        assert_eq!(text(&html), format!("{PROSE} Why it matters {PROSE}"));
+        let quote = "<h4>The hedge will outlast us all.</h4>";
+        let html = format!(
+            "<html><body><div class=story><p>{PROSE}</p><p>{PROSE}</p>{quote}</div></body></html>"
+        );
+        assert_eq!(
+            text(&html),
+            format!("{PROSE} {PROSE} The hedge will outlast us all.")
         );
     }
 
