@@ -504,10 +504,10 @@ fn is_heading(page: &Page, i: ElementIdx) -> bool {
 /// heading is longer.
 const LABEL_CHARS: u32 = 80;
 
-/// The article's last headings are left out when nothing after them is kept: labels over what
-/// the article leaves out ("Share this page" over its share buttons, "Keep reading" over a
-/// list of links, "You might also like" over related posts), of [`LABEL_CHARS`] or fewer and
-/// not a sentence (a pull quote closing a story is one).
+/// The article's last headings are left out when nothing after them is kept but links: labels
+/// over what the article leaves out ("Share this page" over its share buttons, "Keep reading"
+/// over a list of links, "You might also like" over related posts), of [`LABEL_CHARS`] or
+/// fewer and not a sentence (a pull quote closing a story is one).
 pub(super) fn orphan_headings(page: &Page, root: ElementIdx, skip: &mut Vec<ElementIdx>) {
     let range = page.subtree(root);
     let skipped: rustc_hash::FxHashSet<ElementIdx> = skip.iter().copied().collect();
@@ -550,11 +550,29 @@ pub(super) fn orphan_headings(page: &Page, root: ElementIdx, skip: &mut Vec<Elem
         before.push(last + u32::from(k));
     }
     let at = |pos: u32| before[(pos as usize).clamp(from, to) - from];
-    // From the last heading back, while nothing but the headings left out follows.
+    // The same outside links: a heading over links alone ("F T I" sharing the page) labels
+    // no text.
+    for l in range.clone() {
+        let x = &page.elements[l as usize];
+        if x.name == "a" && page.attr(l, "href").is_some() && x.start < x.end {
+            kept[x.start as usize - from..x.end as usize - from]
+                .iter_mut()
+                .for_each(|k| *k = false);
+        }
+    }
+    let mut prose_before = Vec::with_capacity(kept.len() + 1);
+    prose_before.push(0u32);
+    for &k in &kept {
+        let last = *prose_before.last().expect("pushed");
+        prose_before.push(last + u32::from(k));
+    }
+    let prose_at = |pos: u32| prose_before[(pos as usize).clamp(from, to) - from];
+    // From the last heading back, while nothing but links and the headings left out follows.
     let mut left_out = 0;
     for &h in headings.iter().rev() {
         let h_el = &page.elements[h as usize];
         let own = at(h_el.end) - at(h_el.start);
+        let own_prose = prose_at(h_el.end) - prose_at(h_el.start);
         let sentence = page
             .normalised_text_of(h)
             .iter()
@@ -564,13 +582,13 @@ pub(super) fn orphan_headings(page: &Page, root: ElementIdx, skip: &mut Vec<Elem
         // A heading with no text kept before it stays: the article is not left empty.
         if own > LABEL_CHARS
             || sentence
-            || at(to as u32) - at(h_el.end) > left_out
+            || prose_at(to as u32) - prose_at(h_el.end) > left_out
             || at(h_el.start) == 0
         {
             break;
         }
         skip.push(h);
-        left_out += own;
+        left_out += own_prose;
     }
 }
 
@@ -606,6 +624,20 @@ mod tests {
             text(&html),
             format!("{PROSE} {PROSE} The hedge will outlast us all.")
         );
+    }
+
+    #[test]
+    fn a_last_heading_over_links_alone_is_left_out() {
+        // urania.de: "Diese Seite teilen" over three one-letter share links, too few words
+        // between them to make a list of links that is left out.
+        let html = format!(
+            "<html><body><div class=story><p>{PROSE}</p><p>{PROSE}</p>\
+             <h2>Diese Seite teilen</h2><p><a href=/f>F</a> <a href=/t>T</a> <a href=/i>I</a></p>\
+             </div></body></html>"
+        );
+        let t = text(&html);
+        assert!(!t.contains("teilen"), "{t}");
+        assert!(t.starts_with(&format!("{PROSE} {PROSE}")), "{t}");
     }
 
     #[test]
