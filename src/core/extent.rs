@@ -1,8 +1,8 @@
 //! How far a page's article reaches beyond the best-scoring block ([`super::fallback`]'s step
-//! 3): the siblings that join it, the repeated blocks it is split into (a CMS's text
+//! 3): the text quoting it, the siblings that join it, the repeated blocks it is split into (a CMS's text
 //! components, steps), the post's lead above it, the page's main text when the block is only
 //! a few words; and what inside it is left out (boilerplate, link lists, listed posts, the
-//! headline).
+//! headline, the headings left over nothing).
 
 use super::blocks::{lists_a_post, Figures};
 use super::page::{ElementIdx, Page};
@@ -50,6 +50,37 @@ pub(super) fn with_siblings(
         (top as ElementIdx, Vec::new())
     } else {
         (parent, skip)
+    }
+}
+
+/// Levels above the best block where a quotation holding it is looked for ([`quoting`]).
+const QUOTE_LEVELS: usize = 6;
+
+/// A quotation is part of the text quoting it: a best block inside a `<blockquote>` (a forum
+/// message quoting an earlier one, a post quoting a press release) whose parent holds prose of
+/// its own beside the quotation climbs to that parent. Otherwise `top` as it is.
+pub(super) fn quoting(page: &Page, stats: &Figures, top: usize) -> usize {
+    let mut quote = None;
+    let mut x = Some(top as ElementIdx);
+    for _ in 0..=QUOTE_LEVELS {
+        let Some(i) = x else { break };
+        if page.elements[i as usize].name == "blockquote" {
+            quote = Some(i);
+        }
+        x = page.elements[i as usize].parent;
+    }
+    let Some(quote) = quote else {
+        return top;
+    };
+    match page.elements[quote as usize].parent {
+        Some(p)
+            if !stats.boiler[p as usize]
+                && prose(stats, p).saturating_sub(prose(stats, quote))
+                    >= 2 * super::blocks::MIN_BLOCK =>
+        {
+            p as usize
+        }
+        _ => top,
     }
 }
 
@@ -117,8 +148,9 @@ fn main_text(page: &Page, stats: &Figures) -> Option<ElementIdx> {
     (main != 0).then_some(main)
 }
 
-/// Levels above the article's root where its repeated blocks are looked for.
-const REPEAT_LEVELS: usize = 6;
+/// Levels above the article's root where its repeated blocks are looked for (XenForo keeps a
+/// message's text seven levels below the message).
+const REPEAT_LEVELS: usize = 8;
 
 /// Levels below the root's siblings where its repeated blocks are looked for (stray wrappers).
 const NESTED_REPEATS: usize = 3;
@@ -454,6 +486,189 @@ pub(super) fn inner_skips(
             i = page.subtree(i).end;
         } else {
             i += 1;
+        }
+    }
+}
+
+/// Whether an element is a heading below the title: `h2`–`h6`, or any with `role=heading`.
+fn is_heading(page: &Page, i: ElementIdx) -> bool {
+    matches!(
+        page.elements[i as usize].name.as_str(),
+        "h2" | "h3" | "h4" | "h5" | "h6"
+    ) || page
+        .attr(i, "role")
+        .is_some_and(|r| r.eq_ignore_ascii_case("heading"))
+}
+
+/// Chars a heading may hold to be a label ([`orphan_headings`]): a lead or a question set as a
+/// heading is longer.
+const LABEL_CHARS: u32 = 80;
+
+/// The article's last headings are left out when nothing after them is kept but links: labels
+/// over what the article leaves out ("Share this page" over its share buttons, "Keep reading"
+/// over a list of links, "You might also like" over related posts), of [`LABEL_CHARS`] or
+/// fewer and not a sentence (a pull quote closing a story is one).
+pub(super) fn orphan_headings(page: &Page, root: ElementIdx, skip: &mut Vec<ElementIdx>) {
+    let range = page.subtree(root);
+    let skipped: rustc_hash::FxHashSet<ElementIdx> = skip.iter().copied().collect();
+    // The article's headings outside skipped subtrees, in document order.
+    let mut headings: Vec<ElementIdx> = Vec::new();
+    let mut i = range.start + 1;
+    while i < range.end {
+        if skipped.contains(&i) {
+            i = page.subtree(i).end;
+            continue;
+        }
+        if is_heading(page, i) {
+            headings.push(i);
+            i = page.subtree(i).end;
+            continue;
+        }
+        i += 1;
+    }
+    if headings.is_empty() {
+        return;
+    }
+    // Kept chars (not whitespace) before each position of the article's text.
+    let e = &page.elements[root as usize];
+    let (from, to) = (e.start as usize, e.end as usize);
+    let mut kept: Vec<bool> = page.text[from..to]
+        .iter()
+        .map(|c| !c.is_whitespace())
+        .collect();
+    for &s in skip.iter().filter(|&&s| page.contains(root, s)) {
+        let s = &page.elements[s as usize];
+        let (a, b) = (s.start as usize, s.end as usize);
+        if a < b {
+            kept[a - from..b - from].iter_mut().for_each(|k| *k = false);
+        }
+    }
+    let mut before = Vec::with_capacity(kept.len() + 1);
+    before.push(0u32);
+    for &k in &kept {
+        let last = *before.last().expect("pushed");
+        before.push(last + u32::from(k));
+    }
+    let at = |pos: u32| before[(pos as usize).clamp(from, to) - from];
+    // The same outside links: a heading over links alone ("F T I" sharing the page) labels
+    // no text.
+    for l in range.clone() {
+        let x = &page.elements[l as usize];
+        if x.name == "a" && page.attr(l, "href").is_some() && x.start < x.end {
+            kept[x.start as usize - from..x.end as usize - from]
+                .iter_mut()
+                .for_each(|k| *k = false);
+        }
+    }
+    let mut prose_before = Vec::with_capacity(kept.len() + 1);
+    prose_before.push(0u32);
+    for &k in &kept {
+        let last = *prose_before.last().expect("pushed");
+        prose_before.push(last + u32::from(k));
+    }
+    let prose_at = |pos: u32| prose_before[(pos as usize).clamp(from, to) - from];
+    // From the last heading back, while nothing but links and the headings left out follows.
+    let mut left_out = 0;
+    for &h in headings.iter().rev() {
+        let h_el = &page.elements[h as usize];
+        let own = at(h_el.end) - at(h_el.start);
+        let own_prose = prose_at(h_el.end) - prose_at(h_el.start);
+        let sentence = page
+            .normalised_text_of(h)
+            .iter()
+            .rev()
+            .find(|c| !c.is_whitespace())
+            == Some(&'.');
+        // A heading with no text kept before it stays: the article is not left empty.
+        if own > LABEL_CHARS
+            || sentence
+            || prose_at(to as u32) - prose_at(h_el.end) > left_out
+            || at(h_el.start) == 0
+        {
+            break;
+        }
+        skip.push(h);
+        left_out += own_prose;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::core::fallback::article_text;
+    use crate::core::page::Page;
+    use crate::core::TEST_PROSE as PROSE;
+
+    fn text(html: &str) -> String {
+        article_text(&Page::parse(html))
+    }
+
+    #[test]
+    fn headings_over_nothing_the_article_keeps_are_left_out() {
+        // "Keep reading" over a list of links, "Share this page" over share buttons: labels
+        // of what the article leaves out (wired.com, urania.de). A section heading with its
+        // text stays, and so does a pull quote closing the story.
+        let links: String = (1..=4)
+            .map(|n| format!("<li><a href=/story{n}>Another story about hedges, {n}</a></li>"))
+            .collect();
+        let html = format!(
+            "<html><body><div class=story><p>{PROSE}</p><h2>Why it matters</h2><p>{PROSE}</p>\
+             <h3>Share this page</h3><div class=share-buttons><a href=/f>Facebook</a></div>\
+             <h2>Keep reading</h2><ul>{links}</ul></div></body></html>"
+        );
+        assert_eq!(text(&html), format!("{PROSE} Why it matters {PROSE}"));
+        let quote = "<h4>The hedge will outlast us all.</h4>";
+        let html = format!(
+            "<html><body><div class=story><p>{PROSE}</p><p>{PROSE}</p>{quote}</div></body></html>"
+        );
+        assert_eq!(
+            text(&html),
+            format!("{PROSE} {PROSE} The hedge will outlast us all.")
+        );
+    }
+
+    #[test]
+    fn a_last_heading_over_links_alone_is_left_out() {
+        // urania.de: "Diese Seite teilen" over three one-letter share links, too few words
+        // between them to make a list of links that is left out.
+        let html = format!(
+            "<html><body><div class=story><p>{PROSE}</p><p>{PROSE}</p>\
+             <h2>Diese Seite teilen</h2><p><a href=/f>F</a> <a href=/t>T</a> <a href=/i>I</a></p>\
+             </div></body></html>"
+        );
+        let t = text(&html);
+        assert!(!t.contains("teilen"), "{t}");
+        assert!(t.starts_with(&format!("{PROSE} {PROSE}")), "{t}");
+    }
+
+    #[test]
+    fn a_forum_message_quoting_another_is_read_with_the_thread() {
+        // XenForo (villagersandheroes.com): each message's text sits seven levels below the
+        // message, and the first quotes a long post whose `bbCodeBlock-content` outscores
+        // every message. The quotation is the message's, and the message one of the thread's.
+        let message = |text: &str| {
+            format!(
+                "<article class='message message--post'><div class=message-inner>\
+                 <div class='message-cell message-cell--main'><div class=message-main>\
+                 <div class=message-content><div class=message-userContent>\
+                 <article class=message-body><div class=bbWrapper>{text}</div></article>\
+                 </div></div></div></div></div></article>"
+            )
+        };
+        let quote = format!(
+            "Our developers read your feedback over the weekend, and these changes follow:\
+             <blockquote class=bbCodeBlock><div class=bbCodeBlock-title>Damon said:</div>\
+             <div class=bbCodeBlock-content><p>{PROSE} Quoted.</p><p>{PROSE}</p><p>{PROSE}</p>\
+             </div></blockquote>"
+        );
+        let html = format!(
+            "<html><body><div class=block-body>{}{}{}</div></body></html>",
+            message(&format!("<p>{PROSE} First.</p>")),
+            message(&quote),
+            message(&format!("<p>{PROSE} Third.</p>"))
+        );
+        let t = text(&html);
+        for part in ["First.", "Our developers read", "Quoted.", "Third."] {
+            assert!(t.contains(part), "{part} missing: {t}");
         }
     }
 }

@@ -18,12 +18,14 @@
 //!    half and further ancestors by a third of their level.
 //! 3. **The article**: an element the page marks as the article body (`itemprop=articleBody`,
 //!    the common article-body classes) when it holds most of the best candidate's text, else
-//!    the best candidate: score × (1 − link density), plus its class weight; its siblings join
-//!    it when they score nearly as well or are plain prose, with its repeated blocks and its
-//!    lead, or the page's main text instead of a few words ([`super::extent`]). A candidate
-//!    that is mostly links (an archive page, a tag list) is no article.
+//!    the best candidate: score × (1 − link density), plus its class weight (or, inside a
+//!    quotation, the text quoting it); its siblings join it when they score nearly as well or
+//!    are plain prose, with its repeated blocks and its lead, or the page's main text instead
+//!    of a few words, with its lead ([`super::extent`]). A candidate that is mostly links (an
+//!    archive page, a tag list) is no article.
 //! 4. **Inside the article**: boilerplate, link lists, blocks listing other posts (related
-//!    posts, "More posts") and the headline are left out.
+//!    posts, "More posts") and the headline are left out, and the last headings when nothing
+//!    kept follows them (a "Keep reading" over a list of links).
 //!
 //! Whether a page is a post at all is the blog's question (`core::identify`), or without a
 //! blog [`super::listing::is_listing`]'s; [`overrule`]
@@ -36,7 +38,9 @@
 use super::blocks::Figures;
 use super::bylines::declared_authors;
 use super::dates::parse_instant;
-use super::extent::{inner_skips, or_main_text, with_lead, with_repeats, with_siblings};
+use super::extent::{
+    inner_skips, or_main_text, orphan_headings, quoting, with_lead, with_repeats, with_siblings,
+};
 use super::extract::{
     declared_description, declared_published, declared_tags, declared_updated, ExtractContext,
     Extracted, ExtractedBy, Extractor, GapField,
@@ -76,18 +80,26 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
             stats.link_chars[i] as f32 / stats.chars[i] as f32
         }
     };
+    let score = |i: usize| {
+        (stats.score[i] + stats.weight[i] + tag_base(&page.elements[i].name)) * (1.0 - density(i))
+    };
     let mut best: Option<(usize, f32)> = None;
     for i in 0..n {
         if stats.boiler[i] || stats.score[i] <= 0.0 {
             continue;
         }
-        let s = (stats.score[i] + stats.weight[i] + tag_base(&page.elements[i].name))
-            * (1.0 - density(i));
+        let s = score(i);
         if best.is_none_or(|(_, b)| s > b) {
             best = Some((i, s));
         }
     }
     let (top, top_score) = best?;
+    let quoted = quoting(page, stats, top);
+    let (top, top_score) = if quoted == top {
+        (top, top_score)
+    } else {
+        (quoted, score(quoted))
+    };
     // A marked article body holding most of the best candidate's text wins (or an ancestor of
     // it that adds little).
     let marked = (0..n).find(|&i| {
@@ -104,6 +116,9 @@ pub(super) fn article_with(page: &Page, stats: &Figures) -> Option<Article> {
     let (root, skip) = with_repeats(page, stats, root, skip);
     let (root, skip) = with_lead(page, stats, root, skip);
     let (root, skip) = or_main_text(page, stats, root, skip);
+    // The page's main text, taken instead of a few words, has its lead too.
+    let (root, mut skip) = with_lead(page, stats, root, skip);
+    orphan_headings(page, root, &mut skip);
     unless_links(stats, root, skip)
 }
 
@@ -503,6 +518,27 @@ mod tests {
         // Without a heading naming the page before the body, nothing moves.
         let no_title = html.replace("<h1>Why the hedges thin</h1>", "");
         assert_eq!(text(&no_title), format!("{PROSE} {PROSE}"));
+    }
+
+    #[test]
+    fn the_main_text_taken_instead_of_a_caption_has_its_lead() {
+        // ok-magazin.de (Drupal): a gallery's caption in `div.image-text` outscores the body,
+        // a few words on a page of far more prose, so the page's main text is taken instead;
+        // the intro between the title and that body joins it as it would the best block.
+        let lead =
+            "Gardeners along the coast have watched the hedges thin out for three winters now.";
+        let html = format!(
+            "<html><head><title>Why the hedges thin | Coast Notes</title></head><body><article>\
+             <h1>Why the hedges thin</h1>\
+             <div class=gallery><div class=image-text><p>Photo: the hedge in May, from the lane</p>\
+             </div></div><div class=intro><p>{lead}</p></div>\
+             <div class=copy><p>{PROSE}</p><p>{PROSE}</p><p>{PROSE}</p><p>{PROSE}</p></div>\
+             </article></body></html>"
+        );
+        assert_eq!(
+            text(&html),
+            format!("{lead} {PROSE} {PROSE} {PROSE} {PROSE}")
+        );
     }
 
     #[test]
