@@ -64,29 +64,27 @@ pub(super) fn export(
     let found = blog.map(|b| find(&store, b)).transpose()?;
     let id = found.as_ref().map(|b| b.id);
     let file_name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    // The blog `--blog` named, else every blog.
+    let chosen = |found: Option<Blog>| -> Result<Vec<Blog>> {
+        Ok(match found {
+            Some(b) => vec![b],
+            None => store.blogs()?,
+        })
+    };
     match format {
         Format::Atom | Format::Jsonfeed | Format::Wxr => {
-            let blogs = match found {
-                Some(b) => vec![b],
-                None => store.blogs()?,
-            };
+            let blogs = chosen(found)?;
             blog_native(&store, &blogs, format, output, native)
         }
         Format::Html => {
             let Some(dir) = output else {
                 bail!("--format html writes a directory of pages: pass --output DIR");
             };
-            let blogs = match found {
-                Some(b) => vec![b],
-                None => store.blogs()?,
-            };
+            let blogs = chosen(found)?;
             static_site(&store, blogs, &dir, page_size)
         }
         Format::Opml => {
-            let blogs = match found {
-                Some(b) => vec![b],
-                None => store.blogs()?,
-            };
+            let blogs = chosen(found)?;
             write_out(output, |out| {
                 let n = opml::write_opml(&blogs, chrono::Utc::now(), out)?;
                 Ok(format!("{n} blogs"))

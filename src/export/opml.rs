@@ -22,12 +22,7 @@ pub fn write_opml(blogs: &[Blog], now: DateTime<Utc>, out: &mut dyn Write) -> Re
     let outlines = blogs
         .iter()
         .map(|blog| {
-            let title = blog
-                .title
-                .as_deref()
-                .filter(|t| !t.trim().is_empty())
-                .unwrap_or(&blog.home_url);
-            let title = xml_chars(title).into_owned();
+            let title = xml_chars(blog.name()).into_owned();
             opml::Outline {
                 text: title.clone(),
                 title: Some(title),

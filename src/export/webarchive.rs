@@ -503,11 +503,7 @@ impl WaczAbout {
             .rfind(|c| c.status == 200)
             .map(|c| (c.url, c.fetched_at));
         Ok(WaczAbout {
-            title: blog
-                .title
-                .clone()
-                .filter(|t| !t.trim().is_empty())
-                .unwrap_or_else(|| blog.home_url.clone()),
+            title: blog.name().to_string(),
             main_page,
         })
     }

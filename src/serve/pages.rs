@@ -368,7 +368,7 @@ pub async fn search(State(reader): State<Arc<Reader>>, Query(p): Query<SearchPar
                 p.blogs-named { "Blogs named so: "
                     @for (i, b) in named.iter().enumerate() {
                         @if i > 0 { ", " }
-                        a href=(Routes.blog(b.id)) { (b.title.as_deref().unwrap_or(&b.home_url)) }
+                        a href=(Routes.blog(b.id)) { (b.name()) }
                     }
                 }
             }

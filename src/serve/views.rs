@@ -228,17 +228,18 @@ impl SearchParams {
 /// or its beginning; excluded words and `AND`, `OR`, `NOT` aside): shown above the posts, since
 /// a word of a blog's name no longer lists every post of the blog (issue 45).
 pub fn blogs_named<'b>(blogs: &'b [crate::store::Blog], text: &str) -> Vec<&'b crate::store::Blog> {
-    use crate::core::text::fold;
+    // Folded letters-and-digits runs, as the filters compare names.
+    let runs = |t: &str| -> Vec<String> {
+        crate::core::text::fold(t)
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|r| !r.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
     let words: Vec<String> = text
         .split_whitespace()
         .filter(|w| !matches!(*w, "AND" | "OR" | "NOT") && !w.starts_with('-'))
-        .flat_map(|w| {
-            fold(w)
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|r| !r.is_empty())
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
+        .flat_map(runs)
         .collect();
     if words.is_empty() {
         return Vec::new();
@@ -249,15 +250,11 @@ pub fn blogs_named<'b>(blogs: &'b [crate::store::Blog], text: &str) -> Vec<&'b c
             let Some(title) = b.title.as_deref() else {
                 return false;
             };
-            let title = fold(title);
-            let title: Vec<&str> = title
-                .split(|c: char| !c.is_alphanumeric())
-                .filter(|r| !r.is_empty())
-                .collect();
+            let title = runs(title);
             words.iter().all(|w| {
-                title
-                    .iter()
-                    .any(|t| t.starts_with(w.as_str()) || (t.len() >= 3 && w.starts_with(t)))
+                title.iter().any(|t| {
+                    t.starts_with(w.as_str()) || (t.len() >= 3 && w.starts_with(t.as_str()))
+                })
             })
         })
         .collect()
@@ -494,29 +491,22 @@ pub fn not_archived(s: &Store, url: &str, at: DateTime<Utc>) -> anyhow::Result<F
             let _ = r.set_scheme(scheme);
             r.to_string()
         };
-        let mut homes = vec![root(u.scheme())];
-        homes.push(root(if u.scheme() == "https" {
+        let other = if u.scheme() == "https" {
             "http"
         } else {
             "https"
-        }));
-        if let Some(b) = &blog {
-            homes.insert(0, b.home_url.clone());
-        }
+        };
+        let homes = blog
+            .iter()
+            .map(|b| b.home_url.clone())
+            .chain([root(u.scheme()), root(other)]);
         for home in homes {
             if let Some(c) = s.capture_near(&home, at)? {
                 out.nearest = Some(c);
                 break;
             }
         }
-        out.site = blog.map(|b| {
-            let name = b
-                .title
-                .clone()
-                .filter(|t| !t.trim().is_empty())
-                .unwrap_or_else(|| b.home_url.clone());
-            (b.id, name)
-        });
+        out.site = blog.map(|b| (b.id, b.name().to_string()));
     }
     Ok(Failure::NotArchived(Box::new(out)))
 }

@@ -69,6 +69,16 @@ pub struct Blog {
     pub language: Option<String>,
 }
 
+impl Blog {
+    /// The blog's name for a person: its feed title, else (none, or blank) its home page.
+    pub fn name(&self) -> &str {
+        self.title
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or(&self.home_url)
+    }
+}
+
 /// A learned rule as stored.
 #[derive(Debug, Clone)]
 pub struct StoredRule {
