@@ -342,7 +342,7 @@ fn robots_txt_that_is_huge_never_stops_the_crawl() {
     assert_eq!(
         ok(&archive(&db, &["export"])).lines().count(),
         truth["posts"].as_array().unwrap().len(),
-        "robots.txt of {} bytes",
+        "robots.txt of {} bytes; the crawl said:\n{out}",
         body.len()
     );
 }
