@@ -191,6 +191,47 @@ pub fn author_links(page: &Page) -> Vec<(String, String)> {
     out
 }
 
+/// The ID WordPress gave the post or page a page shows, as `body_class()` writes it
+/// (`postid-49` on a post, `page-id-7` on a page). `None` on other pages.
+pub fn wordpress_post_id(page: &Page) -> Option<u64> {
+    let body = *select(page, "body").first()?;
+    let id = body.value().classes().find_map(|c| {
+        c.strip_prefix("postid-")
+            .or_else(|| c.strip_prefix("page-id-"))
+            .and_then(|n| n.parse::<u64>().ok())
+    });
+    id.filter(|n| *n > 0)
+}
+
+/// The blog's own users who commented on a page, as WordPress marks their comments
+/// (`comment_class()`: `byuser` and `comment-author-<user_nicename>` on the comment's
+/// element): (name shown, nicename), in page order, each nicename once. The name is the
+/// comment's first text, where every comment template puts its author (≤ 60 characters).
+/// WordPress's login for most sites, where the theme links no author page (issue 45).
+pub fn registered_commenters(page: &Page) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for el in select(page, ".byuser") {
+        let Some(nicename) = el
+            .value()
+            .classes()
+            .find_map(|c| c.strip_prefix("comment-author-"))
+            .filter(|n| !n.is_empty())
+        else {
+            continue;
+        };
+        let name = el
+            .text()
+            .map(super::text::collapse_whitespace)
+            .find(|t| !t.is_empty());
+        if let Some(name) = name.filter(|n| n.chars().count() <= 60) {
+            if !out.iter().any(|(_, n)| n == nicename) {
+                out.push((name, nicename.to_string()));
+            }
+        }
+    }
+    out
+}
+
 /// The slug an author page gives its author: the last path segment (`/author/zoe/` →
 /// `zoe`, `/author/zoe.html` → `zoe`), lower case, as the URL writes it. `None` without a
 /// path segment.
@@ -231,6 +272,21 @@ pub fn featured_image(page: &Page) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wordpress_post_ids_from_the_body_class() {
+        let id = |html: &str| wordpress_post_id(&Page::parse(html));
+        assert_eq!(
+            id(r#"<body class="single single-post postid-49 x"></body>"#),
+            Some(49)
+        );
+        assert_eq!(
+            id(r#"<body class="page-template page page-id-7"></body>"#),
+            Some(7)
+        );
+        assert_eq!(id(r#"<body class="home blog"></body>"#), None);
+        assert_eq!(id(r#"<body class="postid-abc"></body>"#), None);
+    }
 
     #[test]
     fn categories_tags_and_authors_from_a_wordpress_footer() {

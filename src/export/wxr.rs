@@ -13,8 +13,10 @@
 use super::feeds::{dashed, tags_of, xml_chars};
 pub use super::wxr_media::MediaSource;
 use super::wxr_media::{rewritten, shown_images, write_attachment, Attachments, Downloads, Shown};
-use super::wxr_page::{facts_of_blog, slug, untexturized, PageFacts, Term};
-use super::wxr_xml::{cdata, cdata_events, gmt, local, meta, pub_date, text, NO_DATE};
+use super::wxr_page::{
+    add_commenters_below_posts, facts_of_blog, slug, stored_text, untexturized, PageFacts, Term,
+};
+use super::wxr_xml::{cdata, cdata_events, gmt, local, meta, pub_date, text, ItemIds, NO_DATE};
 use crate::store::{Blog, BlogPage, Comment, CommentSource, Post, Store};
 use anyhow::{bail, Result};
 use chrono::{DateTime, FixedOffset};
@@ -43,7 +45,8 @@ const WORDPRESS_ANONYMOUS: &str = "Anonymous";
 ///
 /// Each item: `title`, `link` and `guid` = the permalink, `pubDate` (RFC 2822; every item has
 /// one, an undated one the time the archive fetched it), `dc:creator` (the first author's
-/// login; further authors in the post meta `everblog_authors`, a JSON array of names), `content:encoded` (article HTML), `wp:post_id` (1 = the oldest post),
+/// login; further authors in the post meta `everblog_authors`, a JSON array of names), `content:encoded` (article HTML), `wp:post_id` (the post's own WordPress ID where its page shows one, else a number of
+/// its own: [`ItemIds`]),
 /// `wp:post_date` (blog-local, the offset the post was stored with) and `wp:post_date_gmt`,
 /// `wp:post_modified`/`_gmt` (the update, else the publication), `wp:post_name` (the
 /// permalink's last segment), `wp:status` publish, `wp:post_type` post, a `category
@@ -65,9 +68,16 @@ pub fn write_wxr(
 ) -> Result<(u64, u64)> {
     let total = store.post_count(blog.id)?;
     let crate::store::AuthorsAndTags { authors, tags } = store.authors_and_tags(blog.id)?;
-    let facts = facts_of_blog(store, blog.id)?;
+    let mut facts = facts_of_blog(store, blog.id)?;
+    let kept_pages = store.author_pages(blog.id)?;
+    if authors
+        .iter()
+        .any(|a| page_slug(a, &kept_pages, &facts).is_none())
+    {
+        add_commenters_below_posts(store, blog.id, &mut facts)?;
+    }
     let media = &Downloads::new(media, blog.last_update_at.or(blog.crawled_at));
-    let logins = logins(&authors, &store.author_pages(blog.id)?, &facts);
+    let logins = logins(&authors, &kept_pages, &facts);
     let terms = Terms::of(&tags, &facts);
     let mut w = Writer::new_with_indent(out, b'\t', 1);
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
@@ -141,15 +151,14 @@ pub fn write_wxr(
         )))?;
 
     let mut next_comment_id = 1u64;
-    let mut seen = 0u64;
-    let mut attachments = Attachments::starting_at(total + 1);
+    let mut attachments = Attachments::default();
+    let mut ids = ItemIds::new(facts.values().filter_map(|f| f.post_id));
     let posts = store.for_each_post(Some(blog.id), |post| {
-        let post_id = total.saturating_sub(seen);
-        seen += 1;
         let none = PageFacts::default();
         let page = facts.get(&post.url).unwrap_or(&none);
+        let post_id = ids.take(page.post_id);
         for shown in shown_images(&post.content_html, &post.url) {
-            attachments.add(&post, post_id, &shown);
+            attachments.add(&mut ids, &post, post_id, &shown);
         }
         let thumbnail = page.featured.as_ref().and_then(|(src, alt)| {
             let src = url::Url::parse(&post.url).ok()?.join(src).ok()?;
@@ -157,9 +166,13 @@ pub fn write_wxr(
                 src: src.into(),
                 alt: alt.clone(),
             };
-            attachments.add(&post, post_id, &shown)
+            attachments.add(&mut ids, &post, post_id, &shown)
         });
         let item = Item {
+            title: stored_text(
+                post.title.as_deref().unwrap_or(""),
+                page.raw_title.as_deref(),
+            ),
             post: &post,
             post_id,
             content: more_tag(&rewritten(&post.content_html, &post, media)),
@@ -175,9 +188,8 @@ pub fn write_wxr(
         write_attachment(&mut w, a, media, &logins)?;
     }
     // The blog's pages beside its posts, as WordPress exports its pages (issue 42).
-    let first_page_id = total + attachments.items.len() as u64 + 1;
-    for (i, page) in store.blog_pages(blog.id)?.iter().enumerate() {
-        write_page(&mut w, page, first_page_id + i as u64)?;
+    for page in store.blog_pages(blog.id)? {
+        write_page(&mut w, &page, ids.take(None))?;
     }
     if posts != total {
         bail!(
@@ -194,6 +206,8 @@ pub fn write_wxr(
 /// What one post's item is written from.
 struct Item<'a> {
     post: &'a Post,
+    /// The title as WordPress stores it ([`stored_text`]).
+    title: String,
     post_id: u64,
     /// The article as the item gives it (image addresses per [`MediaSource`]).
     content: String,
@@ -219,11 +233,7 @@ fn write_item<W: Write>(
     let comments = thread_order(&post.comments);
     let modified = post.updated.or(post.published);
     w.create_element("item").write_inner_content(|w| {
-        text(
-            w,
-            "title",
-            &untexturized(post.title.as_deref().unwrap_or("")),
-        )?;
+        text(w, "title", &item.title)?;
         text(w, "link", &post.url)?;
         text(w, "pubDate", &pub_date(post.published, post.fetched_at))?;
         let creator = post.authors.first().and_then(|a| logins.get(a));
@@ -402,34 +412,41 @@ fn comment_local(
     }
 }
 
-/// Each author's WordPress login: the slug of the author's page (`/author/zoe/` → `zoe`, the
-/// `user_nicename` WordPress made from the login), as the crawl kept it (`kept_pages`, issue 42)
-/// or as the post pages link it, else a slug of the name with its accents taken off (`Inês`
-/// → `ines`); unique among `authors`.
+/// The slug of `name`'s author page (`/author/zoe/` → `zoe`, the `user_nicename` WordPress
+/// made from the login), as the crawl kept it (`kept_pages`, issue 42), else as the post
+/// pages link it or mark the author's comments (`PageFacts::authors`, the first post by
+/// permalink that names it).
+fn page_slug(
+    name: &str,
+    kept_pages: &[crate::core::authors::AuthorPage],
+    facts: &HashMap<String, PageFacts>,
+) -> Option<String> {
+    let kept = kept_pages
+        .iter()
+        .find(|p| p.name == name)
+        .and_then(|p| crate::core::taxonomy::author_slug(&p.url));
+    kept.or_else(|| {
+        facts
+            .iter()
+            .flat_map(|(url, f)| f.authors.iter().map(move |a| (url, a)))
+            .filter(|(_, (shown, _))| crate::core::comments::same_author(Some(shown), Some(name)))
+            // The same file whatever the map's order.
+            .min_by_key(|(url, _)| *url)
+            .map(|(_, (_, s))| s.clone())
+    })
+}
+
+/// Each author's WordPress login: the slug of the author's page ([`page_slug`]), else a slug
+/// of the name with its accents taken off (`Inês` → `ines`); unique among `authors`.
 fn logins(
     authors: &[String],
     kept_pages: &[crate::core::authors::AuthorPage],
     facts: &HashMap<String, PageFacts>,
 ) -> HashMap<String, String> {
-    // Pages by permalink: the same file whatever the map's order.
-    let mut pages: Vec<(&String, &PageFacts)> = facts.iter().collect();
-    pages.sort_by_key(|(url, _)| *url);
-    let linked: Vec<&(String, String)> = pages.iter().flat_map(|(_, f)| &f.authors).collect();
     let mut taken = HashSet::new();
     let mut out = HashMap::new();
     for name in authors {
-        let kept = kept_pages
-            .iter()
-            .find(|p| &p.name == name)
-            .and_then(|p| crate::core::taxonomy::author_slug(&p.url));
-        let base = kept
-            .or_else(|| {
-                linked
-                    .iter()
-                    .find(|(shown, _)| crate::core::comments::same_author(Some(shown), Some(name)))
-                    .map(|(_, s)| s.clone())
-            })
-            .unwrap_or_else(|| slug(name, "author"));
+        let base = page_slug(name, kept_pages, facts).unwrap_or_else(|| slug(name, "author"));
         let mut login = base.clone();
         let mut n = 2;
         while !taken.insert(login.clone()) {

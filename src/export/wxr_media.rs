@@ -14,7 +14,7 @@
 //! server's too, so the importer's rewriting reaches every size variant.
 
 use super::feeds::xml_chars;
-use super::wxr_xml::{cdata, gmt, local, meta, pub_date, text};
+use super::wxr_xml::{cdata, gmt, local, meta, pub_date, text, ItemIds};
 use crate::store::{Media, Post};
 use quick_xml::events::BytesText;
 use quick_xml::Writer;
@@ -103,13 +103,12 @@ pub(super) struct Attachment {
     pub archived: chrono::DateTime<chrono::Utc>,
 }
 
-/// The attachments of a blog's export, numbered after its posts.
+/// The attachments of a blog's export.
 #[derive(Debug, Default)]
 pub(super) struct Attachments {
     /// In the order they were first met.
     pub items: Vec<Attachment>,
     by_url: HashMap<String, usize>,
-    next_id: u64,
 }
 
 /// An image a post shows: its address (absolute) and alt text.
@@ -121,19 +120,17 @@ pub(super) struct Shown {
 }
 
 impl Attachments {
-    /// Attachments numbered from `first_id`.
-    pub fn starting_at(first_id: u64) -> Attachments {
-        Attachments {
-            next_id: first_id,
-            ..Attachments::default()
-        }
-    }
-
     /// The attachment of an image `post` (item `post_id`, dated as the post) shows,
     /// when the archive holds its file: the full-size file when the archive holds it too
     /// (WordPress's `name-1024x683.jpg` → `name.jpg`), else the file shown. An image shown by
-    /// several posts is one attachment, the first post's. Returns its id.
-    pub fn add(&mut self, post: &Post, post_id: u64, shown: &Shown) -> Option<u64> {
+    /// several posts is one attachment, the first post's, numbered by `ids`. Returns its id.
+    pub fn add(
+        &mut self,
+        ids: &mut ItemIds,
+        post: &Post,
+        post_id: u64,
+        shown: &Shown,
+    ) -> Option<u64> {
         let held = |u: &str| post.media.iter().find(|m| m.url == u && m.is_held());
         let full = full_size(&shown.src);
         let media: &Media = full
@@ -143,8 +140,7 @@ impl Attachments {
         if let Some(&i) = self.by_url.get(&media.url) {
             return Some(self.items[i].id);
         }
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = ids.take(None);
         self.by_url.insert(media.url.clone(), self.items.len());
         self.items.push(Attachment {
             id,
