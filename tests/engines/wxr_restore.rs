@@ -259,7 +259,8 @@ fn assert_posts_as_the_original(r: &Restore) {
 
 /// The original's users (logins, nicenames, names) and listings (home page, its page 2,
 /// author archives: the posts each lists, in order) are the restored site's; every URL of the
-/// original answers; importing beside the original adds nothing (issue 45 item 9).
+/// original answers; importing beside the original adds nothing, attachments included
+/// (issue 45 item 9).
 fn assert_site_as_the_original(r: &Restore) {
     assert_eq!(
         r.original["users"], r.restored["users"],
@@ -286,7 +287,7 @@ fn assert_site_as_the_original(r: &Restore) {
         .map(|(k, v)| format!("{k} → {}", v["status"]))
         .collect();
     assert!(broken.is_empty(), "URLs of the original lost: {broken:?}");
-    for what in ["posts", "comments", "users", "terms"] {
+    for what in ["posts", "comments", "users", "terms", "attachments"] {
         assert_eq!(
             r.beside[format!("{what}_after")],
             r.beside[format!("{what}_before")],
