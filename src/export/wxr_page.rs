@@ -49,6 +49,17 @@ pub(super) struct PageFacts {
     pub post_id: Option<u64>,
 }
 
+impl PageFacts {
+    /// Adds (name shown, slug) pairs to `authors`, each name once (the first slug kept).
+    fn add_authors(&mut self, found: impl IntoIterator<Item = (String, String)>) {
+        for (name, slug) in found {
+            if !self.authors.iter().any(|(n, _)| *n == name) {
+                self.authors.push((name, slug));
+            }
+        }
+    }
+}
+
 /// The facts of each post of a blog (permalink → facts), gone posts included, for the posts
 /// whose page the archive holds (its latest 2xx answer). One page in memory at a time.
 ///
@@ -111,11 +122,7 @@ pub(super) fn add_commenters_below_posts(
             }
             let page = Page::parse(&crate::fetch::decode(&stored.response));
             if let Some(f) = facts.get_mut(post) {
-                for (name, s) in registered_commenters(&page) {
-                    if !f.authors.iter().any(|(n, _)| *n == name) {
-                        f.authors.push((name, s));
-                    }
-                }
+                f.add_authors(registered_commenters(&page));
             }
         }
     }
@@ -152,11 +159,7 @@ pub(super) fn facts_of_page(page: &Page) -> PageFacts {
     let linked = author_links(page)
         .into_iter()
         .filter_map(|(name, href)| Some((name, author_slug(&href)?)));
-    for (name, s) in linked.chain(registered_commenters(page)) {
-        if !facts.authors.iter().any(|(n, _)| *n == name) {
-            facts.authors.push((name, s));
-        }
-    }
+    facts.add_authors(linked.chain(registered_commenters(page)));
     facts
 }
 
