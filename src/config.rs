@@ -138,6 +138,10 @@ max_pause = "1min"
 lease = "1min"
 # Pause between looks at an empty job queue.
 poll = "2s"
+# Serve /metrics (Prometheus text format), /healthz and /readyz on this address, e.g.
+# "127.0.0.1:9464" (`--metrics` overrides it). Off by default. They show counts and sizes,
+# never archived content; bind beyond loopback only where your scraper needs it.
+# metrics = "127.0.0.1:9464"
 
 [schedule]
 # Bounds of the interval between two UpdateCrawls of a blog. Within them the interval follows

@@ -17,6 +17,8 @@ pub mod daemon;
 pub mod export;
 pub mod fetch;
 pub mod fixture_server;
+pub mod health;
+pub mod meters;
 pub mod render;
 pub mod serve;
 pub mod store;

@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             | Command::Rules { .. }
             | Command::Extract { .. }
             | Command::Coverage { .. }
-            | Command::Status
+            | Command::Status { .. }
             | Command::Config { .. }
             | Command::Export { .. }
     ) {

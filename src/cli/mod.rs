@@ -267,9 +267,19 @@ pub enum Command {
         /// (robots.txt Crawl-delay may ask for more). [politeness.delay, 1]
         #[arg(long, value_name = "SECONDS")]
         delay: Option<f64>,
+        /// Serve /metrics (Prometheus), /healthz and /readyz on this address, e.g.
+        /// 127.0.0.1:9464 (port 0: any free port, printed). [daemon.metrics, off]
+        #[arg(long, value_name = "ADDR")]
+        metrics: Option<std::net::SocketAddr>,
     },
     /// Show blogs (posts, last and next crawl, errors) and the job queue.
-    Status,
+    Status {
+        /// One JSON object for scripts: `blogs` (each with its counts, crawl and update
+        /// times, error streak, coverage and revisits), `latest_jobs` (states of the latest
+        /// 50 jobs) and `jobs` (those not done, at most 20).
+        #[arg(long)]
+        json: bool,
+    },
     /// Move the whole archive to another database: from SQLite to PostgreSQL when one machine
     /// is no longer enough (README.md "Scaling out"), or back. Every row is copied with its id,
     /// then both sides are compared table by table (row counts and digests); a difference
@@ -468,10 +478,12 @@ pub async fn run(cli: Cli) -> Result<()> {
             poll,
             owner,
             delay,
+            metrics,
         } => {
             let d = &mut config.daemon;
             d.lease = lease.map(secs).unwrap_or(d.lease);
             d.poll = poll.map(secs).unwrap_or(d.poll);
+            d.metrics = metrics.or(d.metrics);
             config.politeness.delay = delay.map(secs).unwrap_or(config.politeness.delay);
             let owner = owner.unwrap_or_else(crate::daemon::default_owner);
             let shutdown = crate::daemon::stop_on_signals()?;
@@ -491,7 +503,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             )
             .await
         }
-        Command::Status => status::status(&db, config.update.revisit_within),
+        Command::Status { json } => status::status(&db, config.update.revisit_within, json),
         Command::Migrate { from, to } => {
             let from = match from {
                 Some(p) => DatabaseSettings {

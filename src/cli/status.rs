@@ -3,9 +3,10 @@
 
 use super::archive::{find, open_to_read};
 use crate::store::DatabaseSettings;
-use crate::store::{Coverage, Job, JobState, RevisitFigures};
+use crate::store::{Coverage, Job, JobState, RenderMode, Renders, RevisitFigures};
 use anyhow::{bail, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 fn when(t: Option<DateTime<Utc>>, none: &str) -> String {
@@ -13,10 +14,86 @@ fn when(t: Option<DateTime<Utc>>, none: &str) -> String {
         .unwrap_or_else(|| none.to_string())
 }
 
-/// Prints the blogs and the latest 50 jobs (the ones not done, at most 20, in detail).
-pub(super) fn status(db: &DatabaseSettings, revisit_within: Duration) -> Result<()> {
+/// One blog in `archive status --json`.
+#[derive(serde::Serialize)]
+struct BlogStatus {
+    home_url: String,
+    feed_url: String,
+    title: Option<String>,
+    posts: u64,
+    fetches: u64,
+    errors: u64,
+    queued: u64,
+    crawl_started_at: Option<DateTime<Utc>>,
+    crawled_at: Option<DateTime<Utc>>,
+    last_update_at: Option<DateTime<Utc>>,
+    next_update_at: Option<DateTime<Utc>>,
+    errors_in_a_row: u32,
+    last_error: Option<String>,
+    render: RenderMode,
+    renders: Option<Renders>,
+    render_reason: Option<String>,
+    coverage: Coverage,
+}
+
+/// `archive status --json`: the blogs, the states of the latest 50 jobs, the jobs not done
+/// among them.
+#[derive(serde::Serialize)]
+struct StatusReport {
+    blogs: Vec<BlogStatus>,
+    latest_jobs: BTreeMap<JobState, usize>,
+    jobs: Vec<Job>,
+}
+
+/// Prints the blogs and the latest 50 jobs (the ones not done, at most 20, in detail); with
+/// `json`, the same as one JSON object (`StatusReport`) for scripts.
+pub(super) fn status(db: &DatabaseSettings, revisit_within: Duration, json: bool) -> Result<()> {
     let store = open_to_read(db)?;
     let blogs = store.blogs()?;
+    let jobs = store.jobs(50)?;
+    if json {
+        let report = StatusReport {
+            blogs: blogs
+                .iter()
+                .map(|b| {
+                    let c = store.counts(b.id)?;
+                    let mut coverage = store.coverage(b.id)?;
+                    coverage.revisits =
+                        Some(store.revisit_figures(b.id, Utc::now(), revisit_within)?);
+                    Ok(BlogStatus {
+                        home_url: b.home_url.clone(),
+                        feed_url: b.feed_url.clone(),
+                        title: b.title.clone(),
+                        posts: c.posts,
+                        fetches: c.fetches,
+                        errors: c.errors,
+                        queued: c.queued,
+                        crawl_started_at: b.crawl_started_at,
+                        crawled_at: b.crawled_at,
+                        last_update_at: b.last_update_at,
+                        next_update_at: b.next_update_at,
+                        errors_in_a_row: b.errors_in_a_row,
+                        last_error: b.last_error.clone(),
+                        render: b.render,
+                        renders: b.renders,
+                        render_reason: b.render_reason.clone(),
+                        coverage,
+                    })
+                })
+                .collect::<Result<_>>()?,
+            latest_jobs: JobState::ALL
+                .iter()
+                .map(|st| (*st, jobs.iter().filter(|j| j.state == *st).count()))
+                .collect(),
+            jobs: jobs
+                .into_iter()
+                .filter(|j| j.state != JobState::Done)
+                .take(20)
+                .collect(),
+        };
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
     println!("blogs ({})", blogs.len());
     for b in &blogs {
         let c = store.counts(b.id)?;
@@ -53,7 +130,6 @@ pub(super) fn status(db: &DatabaseSettings, revisit_within: Duration) -> Result<
             );
         }
     }
-    let jobs = store.jobs(50)?;
     let count = |st: JobState| jobs.iter().filter(|j| j.state == st).count();
     println!(
         "jobs: {} queued · {} running · {} done · {} failed (latest 50)",

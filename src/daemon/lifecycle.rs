@@ -16,6 +16,7 @@
 use crate::core::schedule::{self, Bounds};
 use crate::crawl::{self, CrawlOptions, CrawlSummary, Progress, UpdateSummary};
 use crate::fetch::Fetcher;
+use crate::meters::JobOutcome;
 use crate::store::DatabaseSettings;
 use crate::store::JobFilter;
 use crate::store::{storage_fault, BlogId, Job, JobEnd, JobKind, NextJob, Store};
@@ -139,9 +140,12 @@ async fn renewing<F: std::future::Future>(
             let Ok(mut s) = Store::open(&db) else { return };
             while !done.load(Ordering::Relaxed) {
                 sleep_unless(&done, lease / 3).await;
-                if !done.load(Ordering::Relaxed)
-                    && !s.renew_lease(job_id, &owner, lease).unwrap_or(false)
-                {
+                if done.load(Ordering::Relaxed) {
+                    break;
+                }
+                let kept = s.renew_lease(job_id, &owner, lease).unwrap_or(false);
+                crate::meters::lease_renewed(kept);
+                if !kept {
                     tracing::warn!(job = job_id, "lost the lease of a running job");
                 }
             }
@@ -242,6 +246,12 @@ impl Worker {
     /// Returns `ran`, or the storage fault it carries.
     fn finish(&self, store: &mut Store, job: &Job, ran: Ran) -> Result<Ran> {
         let owner = &self.owner;
+        let outcome = match &ran {
+            Ran::Done(_) => JobOutcome::Done,
+            Ran::Stopped(_) => JobOutcome::Stopped,
+            Ran::Failed(_) => JobOutcome::Failed,
+        };
+        crate::meters::job_finished(job.kind.as_str(), outcome);
         match &ran {
             Ran::Stopped(_) => store.release_job(job.id, owner)?,
             Ran::Done(report) => {

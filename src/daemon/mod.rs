@@ -9,7 +9,8 @@
 //! ([`Worker::run_leased`]) is shared with `archive crawl` and `archive update`.
 //!
 //! Under systemd (`systemd/everblog.service`, `Type=notify`) it reports READY, STATUS and
-//! STOPPING, and feeds the watchdog only while its database answers.
+//! STOPPING, and feeds the watchdog only while its database answers. With `[daemon] metrics`
+//! it serves `/metrics`, `/healthz` and `/readyz` (`health`).
 //!
 //! Jobs: NewCrawl (queued by `archive add`), then UpdateCrawl forever: when a job ends, the
 //! blog's next UpdateCrawl is queued in the same transaction, due after an interval set by the
@@ -47,6 +48,10 @@ pub struct DaemonSettings {
     /// Pause between looks at an empty job queue (default 2 s).
     #[serde(with = "humantime_serde")]
     pub poll: Duration,
+    /// Where to serve `/metrics`, `/healthz` and `/readyz` (`health`); off when `None`
+    /// (the default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<std::net::SocketAddr>,
 }
 
 impl Default for DaemonSettings {
@@ -54,6 +59,7 @@ impl Default for DaemonSettings {
         DaemonSettings {
             lease: Duration::from_secs(60),
             poll: Duration::from_secs(2),
+            metrics: None,
         }
     }
 }
@@ -99,6 +105,11 @@ pub async fn run(
     }
     let poll = settings.poll.max(Duration::from_millis(50));
     tracing::info!(owner = %worker.owner, db = %db.shown(), "daemon started");
+    if let Some(bind) = settings.metrics {
+        let bound = crate::health::listen(bind, db, shutdown.clone()).await?;
+        tracing::info!("metrics on http://{bound}/metrics, health on /healthz and /readyz");
+        eprintln!("archive daemon: metrics on http://{bound}/metrics");
+    }
     // The watchdog is fed only while the database answers.
     if let Some(every) = watchdog_interval() {
         let (db, shutdown) = (db.clone(), shutdown.clone());

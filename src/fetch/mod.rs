@@ -547,11 +547,15 @@ impl Fetcher {
                     )
                 };
             }
+            let asked = Instant::now();
             let permit = match host
                 .acquire_within(limit.no_wait.then_some(NO_WAIT_LONGER))
                 .await
             {
-                Ok(p) => p,
+                Ok(p) => {
+                    crate::meters::politeness_wait(asked.elapsed());
+                    p
+                }
                 Err(wait) => {
                     let why = format!(
                         "the host asked to wait ({} more): not waited for, come back later",
@@ -655,6 +659,7 @@ impl Fetcher {
                     .as_ref()
                     .map(|r| r.to_string())
                     .unwrap_or_else(|| error_text(&e));
+                crate::meters::fetched(None, 0, started.elapsed());
                 return Raw {
                     response: None,
                     record: record(None, None, Some(why)),
@@ -694,7 +699,8 @@ impl Fetcher {
                 }
             }
         }
-        let bytes = Some(body.len() as u64);
+        let body_len = body.len() as u64;
+        let bytes = Some(body_len);
         let response = Response {
             url: url.to_string(),
             final_url: url.to_string(),
@@ -703,6 +709,7 @@ impl Fetcher {
             body,
             fetched_at,
         };
+        crate::meters::fetched(Some(status), body_len, started.elapsed());
         Raw {
             response: Some(response),
             record: record(Some(status), bytes, error),

@@ -282,6 +282,7 @@ impl Renderer {
         let result = self.render_attempts(url, network, hints).await;
         self.busy_ms
             .fetch_add(started.elapsed().as_millis() as u64, Ordering::Relaxed);
+        crate::meters::rendered(result.is_ok(), started.elapsed());
         result
     }
 

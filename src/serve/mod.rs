@@ -127,10 +127,11 @@ const PAGE_POLICY: &str =
     "default-src 'none'; img-src 'self' data:; media-src 'self'; frame-src 'self'; style-src 'self'; \
     form-action 'self'; frame-ancestors 'none'; base-uri 'none'; script-src 'none'";
 
-/// The reader's routes over the archive at `db`.
+/// The reader's routes over the archive at `db`, with `/metrics`, `/healthz` and `/readyz`
+/// (`health`; the last two need no credentials).
 ///
 /// # Errors
-/// The auth file is unreadable or malformed.
+/// The auth file is unreadable or malformed, or another Prometheus recorder is installed.
 pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router> {
     let auth = settings
         .auth
@@ -147,6 +148,7 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         settings.connections as usize,
         settings.search_rank_window,
     ));
+    let health = crate::health::Health::new(db)?;
     Ok(Router::new()
         .route("/", get(pages::blogs))
         .route("/blog/{id}", get(pages::blog))
@@ -168,6 +170,7 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .route("/timegate/{*rest}", get(memento::timegate))
         .route("/web/{*rest}", get(memento::capture))
         .route("/replay/{*rest}", get(replay::replay))
+        .merge(crate::health::routes(health))
         .fallback(|| async { Failure::NotFound("No such page.".into()) })
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&reader),
@@ -231,7 +234,8 @@ async fn guard(State(reader): State<Arc<Reader>>, req: Request, next: Next) -> R
         .extensions()
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip());
-    let verdict = match reader.auth() {
+    let open = crate::health::OPEN_PATHS.contains(&req.uri().path());
+    let verdict = match reader.auth().filter(|_| !open) {
         Some(creds) => {
             creds
                 .check(req.headers().get(header::AUTHORIZATION), client)

@@ -6,10 +6,11 @@
 //! database's clock ([`Db::now`]: the server's), never from a worker's: a worker whose clock
 //! runs ahead would otherwise see every other worker's lease as expired and take its job.
 //!
-//! A job is leased by one `UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING …` in a write
-//! transaction: on SQLite (`BEGIN IMMEDIATE`) one writer at a time, so two workers never take
-//! the same job; on PostgreSQL the inner select adds `FOR UPDATE SKIP LOCKED`, so workers
-//! racing for the queue each lock a different row instead of waiting on the same one.
+//! A job is leased by a `SELECT … LIMIT 1` and an `UPDATE … WHERE id = … RETURNING …` in one
+//! write transaction: on SQLite (`BEGIN IMMEDIATE`) one writer at a time, so two workers never
+//! take the same job; on PostgreSQL the select adds `FOR UPDATE SKIP LOCKED`, so workers racing
+//! for the queue each lock a different row instead of waiting on the same one. The select also
+//! tells a job taken again (its worker's lease expired) from a queued one (`meters`).
 
 use super::db::{args, Db, Dialect, Row};
 use super::sql::JOB_COLUMNS;
@@ -102,34 +103,45 @@ impl Store {
                 Dialect::Sqlite => "",
                 Dialect::Postgres => "FOR UPDATE SKIP LOCKED",
             };
-            db.query_opt(
+            // The job to take, and whether a worker held it (its lease expired: that worker
+            // died or hung); PostgreSQL's row lock holds until the update below.
+            let Some(found) = db.query_opt(
                 &format!(
-                    "UPDATE jobs SET state = ?5, owner = ?2, lease_until = ?3, attempts = attempts + 1,
-                       started_at = COALESCE(started_at, ?1)
-                     WHERE id = (
-                       SELECT id FROM jobs
-                        WHERE ((state = ?7 AND (not_before IS NULL OR not_before <= ?1))
-                               OR (state = ?5 AND lease_until < ?1))
-                          AND (CAST(?4 AS BIGINT) IS NULL OR blog_id = ?4)
-                          AND (CAST(?6 AS TEXT) IS NULL OR kind = ?6)
-                        ORDER BY COALESCE(not_before, created_at), id
-                        LIMIT 1
-                        {skip_locked})
-                     RETURNING {JOB_COLUMNS}"
+                    "SELECT id, state FROM jobs
+                      WHERE ((state = ?2 AND (not_before IS NULL OR not_before <= ?1))
+                             OR (state = ?3 AND lease_until < ?1))
+                        AND (CAST(?4 AS BIGINT) IS NULL OR blog_id = ?4)
+                        AND (CAST(?5 AS TEXT) IS NULL OR kind = ?5)
+                      ORDER BY COALESCE(not_before, created_at), id
+                      LIMIT 1
+                      {skip_locked}"
                 ),
                 args![
                     now,
-                    &owner,
-                    until,
-                    filter.blog_id,
+                    JobState::Queued,
                     JobState::Running,
-                    filter.kind,
-                    JobState::Queued
+                    filter.blog_id,
+                    filter.kind
                 ],
             )?
-            .as_ref()
-            .map(job_from_row)
-            .transpose()
+            else {
+                return Ok(None);
+            };
+            let id: i64 = found.get(0)?;
+            let again = found.word::<JobState>(1)? == JobState::Running;
+            let job = db
+                .query_one(
+                    &format!(
+                        "UPDATE jobs SET state = ?2, owner = ?3, lease_until = ?4, attempts = attempts + 1,
+                           started_at = COALESCE(started_at, ?5)
+                         WHERE id = ?1
+                         RETURNING {JOB_COLUMNS}"
+                    ),
+                    args![id, JobState::Running, &owner, until, now],
+                )
+                .and_then(|r| job_from_row(&r))?;
+            crate::meters::job_taken(job.kind.as_str(), again);
+            Ok(Some(job))
         })
     }
 

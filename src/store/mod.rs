@@ -31,6 +31,7 @@ mod aliases;
 mod blogs;
 mod coverage;
 pub(crate) mod db;
+mod figures;
 mod frontier;
 mod fts;
 mod full_text;
@@ -54,6 +55,7 @@ mod sql;
 mod surface;
 pub mod transfer;
 
+pub use figures::ArchiveFigures;
 pub use frontier::{DiscoveredUrl, Findings, FrontierUrl, Observation, StateCount};
 pub use full_text::{fts_query, SearchOrder, SearchQuery};
 pub use hits::{Hit, HitComment, MatchedIn, COMMENTS_PER_HIT};

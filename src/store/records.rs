@@ -427,7 +427,7 @@ pub struct PostVersion {
 }
 
 /// A job of the work queue.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Job {
     /// Row id.
     pub id: i64,

@@ -35,10 +35,15 @@ pub(super) fn put_fetch(db: &mut dyn Db, blog_id: Option<BlogId>, f: &FetchRecor
 /// that received the same bytes). Returns the response id.
 pub(super) fn put_response(db: &mut dyn Db, blog_id: BlogId, r: &Response) -> Result<ResponseId> {
     let sha = sha256_hex(&r.body);
-    db.execute(
+    let packed = compress(&r.body);
+    let packed_len = packed.len() as u64;
+    let new = db.execute(
         "INSERT INTO blobs (sha256, body, bytes) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-        args![sha.as_str(), compress(&r.body), r.body.len()],
+        args![sha.as_str(), packed, r.body.len()],
     )?;
+    if new > 0 {
+        crate::meters::stored(packed_len);
+    }
     db.query_one(
         "INSERT INTO responses (blog_id, url, final_url, status, headers, body, body_len, fetched_at, sha256, kind)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",

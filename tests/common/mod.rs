@@ -517,3 +517,19 @@ pub async fn screenshot(page: &chromiumoxide::Page) -> Vec<u8> {
     .await
     .expect("a screenshot")
 }
+
+/// The body of `GET /metrics` on 127.0.0.1:`port`, or `None` when it does not answer 200.
+pub fn scrape(port: u16) -> Option<String> {
+    std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    let (status, answer) = raw_get(port, "/metrics");
+    let body = answer.split_once("\r\n\r\n")?.1.to_string();
+    (status == 200).then_some(body)
+}
+
+/// The value of the series `series` (its name and labels as the text format writes them, e.g.
+/// `everblog_fetches_total{class="2xx"}`) in a Prometheus text exposition.
+pub fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .and_then(|v| v.trim().parse().ok())
+}

@@ -133,11 +133,37 @@ fn kill_9_mid_crawl_loses_nothing() {
         before < 36,
         "the crawl finished before the kill; slow the server down"
     );
-    let second = daemon(&db, "rescuer", "2");
+    let metrics = free_port();
+    let second = archive_command()
+        .arg("--db")
+        .arg(&db)
+        .args([
+            "daemon", "--poll", "0.1", "--lease", "2", "--owner", "rescuer",
+        ])
+        .arg(format!("--metrics=127.0.0.1:{metrics}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     wait_for(
         "the job to be finished by the second daemon",
         Duration::from_secs(120),
         || all_done(&db, 1),
+    );
+    // Its metrics say it took a job from a dead worker and kept its own lease.
+    let text = scrape(metrics).expect("the rescuer's /metrics");
+    assert_eq!(
+        metric(
+            &text,
+            r#"everblog_jobs_taken_again_total{kind="new-crawl"}"#
+        ),
+        Some(1.0),
+        "{text}"
+    );
+    assert!(
+        metric(&text, r#"everblog_lease_renewals_total{result="renewed"}"#)
+            .is_some_and(|n| n >= 1.0),
+        "{text}"
     );
     assert!(terminate(second).success());
     let job = &new_crawls(&db)[0];

@@ -23,6 +23,7 @@ mod downloads;
 mod exports;
 mod fixture_blogs;
 mod frontier;
+mod health;
 mod reader;
 mod reader_media;
 mod real_themes;

@@ -281,6 +281,11 @@ fn every_answer_carries_the_headers_and_api_errors_are_json() {
     }
     let (_, answer) = raw_get(port, "/api/blogs");
     assert!(answer.contains("\"unauthorized\""), "{answer}");
+    // Probes need no password (they tell only that the reader and its database are up); the
+    // metrics do.
+    assert_eq!(raw_get(port, "/healthz").0, 200);
+    assert_eq!(raw_get(port, "/readyz").0, 200);
+    assert_eq!(raw_get(port, "/metrics").0, 401);
 }
 
 #[test]

@@ -231,3 +231,57 @@ fn politeness_holds_across_three_daemons_on_postgres() {
         "two requests to one host {min_gap:?} apart (delay 150 ms)"
     );
 }
+
+/// `/readyz` follows the database through an outage while `/healthz` keeps answering, and the
+/// metrics say the database is down (issue 44).
+#[test]
+fn readiness_follows_postgres_through_an_outage() {
+    let Some(cluster) = Cluster::start() else {
+        return;
+    };
+    let url = cluster.database("probes");
+    let db = Path::new(&url);
+    drop(Store::open(&DatabaseSettings::at(db)).unwrap());
+    let port = free_port();
+    let d = archive_command()
+        .arg("--db")
+        .arg(db)
+        .args(["daemon", "--poll", "0.2", "--owner", "probed"])
+        .arg(format!("--metrics=127.0.0.1:{port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = |text: &Option<String>| {
+        text.as_deref()
+            .and_then(|t| metric(t, "everblog_database_up"))
+    };
+    wait_for("/readyz", Duration::from_secs(30), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+            && raw_get(port, "/readyz").0 == 200
+    });
+    assert_eq!(up(&scrape(port)), Some(1.0));
+
+    cluster.stop();
+    wait_for("/readyz to say 503", Duration::from_secs(20), || {
+        raw_get(port, "/readyz").0 == 503
+    });
+    let (_, answer) = raw_get(port, "/readyz");
+    assert!(
+        answer.contains("not ready: the database does not answer"),
+        "{answer}"
+    );
+    assert_eq!(raw_get(port, "/healthz").0, 200);
+    wait_for("everblog_database_up 0", Duration::from_secs(30), || {
+        up(&scrape(port)) == Some(0.0)
+    });
+
+    cluster.start_again();
+    wait_for("/readyz to say 200 again", Duration::from_secs(30), || {
+        raw_get(port, "/readyz").0 == 200
+    });
+    wait_for("everblog_database_up 1", Duration::from_secs(30), || {
+        up(&scrape(port)) == Some(1.0)
+    });
+    assert!(terminate(d).success());
+}
