@@ -6,7 +6,7 @@
 //! [`UpdateSettings`], `[fetch]`
 //! [`FetchSettings`], `[politeness]` [`PolitenessSettings`], `[daemon]` [`DaemonSettings`], `[schedule]`
 //! [`Bounds`], `[render]` [`RenderSettings`], `[media]` [`MediaSettings`], `[robots]`
-//! [`RobotsSettings`], `[archive]` [`ArchiveSettings`], `[serve]` [`ServeSettings`]; their `Default` impls hold the defaults. A
+//! [`RobotsSettings`], `[archive]` [`ArchiveSettings`], `[serve]` [`ServeSettings`], `[alerts]` [`AlertSettings`]; their `Default` impls hold the defaults. A
 //! [`Config`] then builds the runtime objects ([`Config::fetcher`], [`Config::crawl_options`]),
 //! as ripgrep's resolved arguments build its searcher.
 //!
@@ -17,7 +17,7 @@
 use crate::core::schedule::Bounds;
 use crate::crawl::media::MediaSettings;
 use crate::crawl::{CrawlOptions, CrawlSettings, UpdateSettings};
-use crate::daemon::{DaemonSettings, Worker};
+use crate::daemon::{AlertSettings, DaemonSettings, Worker};
 use crate::export::rolling::ArchiveSettings;
 use crate::fetch::politeness::{PolitenessSettings, SharedGate};
 use crate::fetch::{FetchSettings, Fetcher, RobotsSettings};
@@ -246,6 +246,28 @@ max_auth_failures = 20
 # A PostgreSQL archive that cannot be reached is tried again this long, then the request gets
 # 503 with Retry-After (the next one tries again).
 database_timeout = "3s"
+
+[alerts]
+# Every daemon judges these this often; `archive status`, the reader's home page and /metrics
+# (`everblog_alerts{kind}`) show the open ones, each raised once and cleared when it no longer
+# holds.
+every = "5min"
+# "failing": a blog's jobs failed this many times in a row (0: never).
+failing_after = 3
+# "silent": a blog has published nothing for this many times its usual interval between posts
+# (the median of its latest 20)...
+silent_factor = 4.0
+# ...and for at least this long.
+silent_at_least = "7days"
+# "database-full": the database reached this share of [database] max_size_mb.
+full_share = 0.9
+# "queue-stalled": a due job has waited this long untaken (no daemon running?).
+stalled_after = "1h"
+# "missing-posts" holds while posts the archive knows of are not archived and no crawl of the
+# blog runs (`archive coverage` lists them).
+# A program and its arguments run with each new alert as one JSON object on stdin (kind,
+# blog, message, raised_at, database), e.g. to send mail or a chat message; at most 30 s.
+# command = ["/usr/local/bin/notify-everblog"]
 "#;
 
 /// The whole configuration: one section per concern.
@@ -276,6 +298,8 @@ pub struct Config {
     pub archive: ArchiveSettings,
     /// `[serve]`.
     pub serve: ServeSettings,
+    /// `[alerts]`.
+    pub alerts: AlertSettings,
 }
 
 /// The default configuration file: `$XDG_CONFIG_HOME/everblog/config.toml`.

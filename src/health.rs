@@ -125,6 +125,9 @@ const DATABASE_BYTES: &str = "everblog_database_bytes";
 const UPDATED_WITHIN: &str = "everblog_blogs_updated_within";
 const NEVER_UPDATED: &str = "everblog_blogs_never_updated";
 const OLDEST_UPDATE: &str = "everblog_oldest_update_age_seconds";
+const ALERTS: &str = "everblog_alerts";
+const JOBS_DUE: &str = "everblog_jobs_due";
+const OLDEST_DUE: &str = "everblog_oldest_due_job_age_seconds";
 
 fn describe() {
     use metrics::{describe_gauge, Unit};
@@ -151,6 +154,16 @@ fn describe() {
         Unit::Seconds,
         "Age of the oldest last successful crawl among blogs crawled at least once"
     );
+    describe_gauge!(JOBS_DUE, "Queued jobs whose time has come");
+    describe_gauge!(
+        OLDEST_DUE,
+        Unit::Seconds,
+        "How long the longest-waiting due job has waited (0: none waits): no daemon takes jobs when it grows"
+    );
+    describe_gauge!(
+        ALERTS,
+        "Open alerts by kind (archive status lists them; [alerts] command is told of each)"
+    );
 }
 
 fn set_gauges(f: &ArchiveFigures, now: DateTime<Utc>) {
@@ -174,6 +187,14 @@ fn set_gauges(f: &ArchiveFigures, now: DateTime<Utc>) {
     }
     gauge!(NEVER_UPDATED).set((f.last_success.len() - ages.len()) as f64);
     gauge!(OLDEST_UPDATE).set(ages.iter().max().copied().unwrap_or(0) as f64);
+    gauge!(JOBS_DUE).set(f.jobs_due as f64);
+    let waited = f
+        .oldest_due_job
+        .map_or(0, |t| (now - t).num_seconds().max(0));
+    gauge!(OLDEST_DUE).set(waited as f64);
+    for (kind, n) in &f.open_alerts {
+        gauge!(ALERTS, "kind" => kind.as_str()).set(*n as f64);
+    }
 }
 
 /// `/metrics`, `/healthz` and `/readyz` over `health`, for any router's state.
@@ -282,6 +303,9 @@ mod tests {
                 None,
             ],
             database_bytes: 0,
+            open_alerts: vec![],
+            jobs_due: 0,
+            oldest_due_job: None,
         };
         let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
         let handle = recorder.handle();

@@ -274,7 +274,7 @@ pub enum Command {
     },
     /// Show blogs (posts, last and next crawl, errors) and the job queue.
     Status {
-        /// One JSON object for scripts: `blogs` (each with its counts, crawl and update
+        /// One JSON object for scripts: `alerts` (the open ones), `blogs` (each with its counts, crawl and update
         /// times, error streak, coverage and revisits), `latest_jobs` (states of the latest
         /// 50 jobs) and `jobs` (those not done, at most 20).
         #[arg(long)]
@@ -499,6 +499,7 @@ pub async fn run(cli: Cli) -> Result<()> {
                 &config.daemon,
                 max_db_bytes,
                 &config.archive,
+                &config.alerts,
                 shutdown,
             )
             .await

@@ -1,9 +1,9 @@
-//! `archive status`: the blogs (posts, crawl state, rendering, last and next update, error
-//! streak) and the job queue.
+//! `archive status`: the open alerts, the blogs (posts, crawl state, rendering, last and next
+//! update, error streak) and the job queue.
 
 use super::archive::{find, open_to_read};
 use crate::store::DatabaseSettings;
-use crate::store::{Coverage, Job, JobState, RenderMode, Renders, RevisitFigures};
+use crate::store::{Coverage, Job, JobState, OpenAlert, RenderMode, Renders, RevisitFigures};
 use anyhow::{bail, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::BTreeMap;
@@ -36,10 +36,11 @@ struct BlogStatus {
     coverage: Coverage,
 }
 
-/// `archive status --json`: the blogs, the states of the latest 50 jobs, the jobs not done
-/// among them.
+/// `archive status --json`: the open alerts, the blogs, the states of the latest 50 jobs, the
+/// jobs not done among them.
 #[derive(serde::Serialize)]
 struct StatusReport {
+    alerts: Vec<OpenAlert>,
     blogs: Vec<BlogStatus>,
     latest_jobs: BTreeMap<JobState, usize>,
     jobs: Vec<Job>,
@@ -51,8 +52,10 @@ pub(super) fn status(db: &DatabaseSettings, revisit_within: Duration, json: bool
     let store = open_to_read(db)?;
     let blogs = store.blogs()?;
     let jobs = store.jobs(50)?;
+    let alerts = store.open_alerts()?;
     if json {
         let report = StatusReport {
+            alerts,
             blogs: blogs
                 .iter()
                 .map(|b| {
@@ -93,6 +96,22 @@ pub(super) fn status(db: &DatabaseSettings, revisit_within: Duration, json: bool
         };
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
+    }
+    if !alerts.is_empty() {
+        println!("alerts ({})", alerts.len());
+        for a in &alerts {
+            println!(
+                "  {} {}{} (since {})",
+                a.alert.kind,
+                a.alert
+                    .blog
+                    .as_deref()
+                    .map(|b| format!("{b}: "))
+                    .unwrap_or_default(),
+                a.alert.message,
+                when(Some(a.raised_at), "")
+            );
+        }
     }
     println!("blogs ({})", blogs.len());
     for b in &blogs {

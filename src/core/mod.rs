@@ -92,6 +92,7 @@ pub(crate) const TEST_PROSE: &str =
     "The hedge was pruned on Sunday, slowly, and it took far longer than planned. \
     Even so, blackbirds and rainy weekends are two sides of the same coin, as ever.";
 
+pub mod alerts;
 pub mod authors;
 pub mod blocks;
 pub mod bylines;

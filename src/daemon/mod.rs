@@ -10,7 +10,8 @@
 //!
 //! Under systemd (`systemd/everblog.service`, `Type=notify`) it reports READY, STATUS and
 //! STOPPING, and feeds the watchdog only while its database answers. With `[daemon] metrics`
-//! it serves `/metrics`, `/healthz` and `/readyz` (`health`).
+//! it serves `/metrics`, `/healthz` and `/readyz` (`health`); every `[alerts] every` it judges
+//! the alerts and reports the new ones ([`alerts`]).
 //!
 //! Jobs: NewCrawl (queued by `archive add`), then UpdateCrawl forever: when a job ends, the
 //! blog's next UpdateCrawl is queued in the same transaction, due after an interval set by the
@@ -18,9 +19,11 @@
 //! when the job failed. A full or read-only database stops the daemon with the reason, leaving
 //! the running job's lease to expire.
 
+pub mod alerts;
 mod lifecycle;
 mod systemd;
 
+pub use alerts::AlertSettings;
 pub use lifecycle::{next_update, stop_on_signals, Ran, Report, Worker};
 pub use systemd::sd_notify;
 
@@ -82,7 +85,7 @@ impl Progress for Quiet {
 /// Runs jobs as `worker` until `shutdown` is set (its crawls stop on the same flag), looking at
 /// an empty queue every `settings.poll`, the database capped at `max_db_bytes`; after each job
 /// its captures are appended to `archive.warc_dir`'s WARC file when one is set
-/// (`export::rolling`). Errors of one
+/// (`export::rolling`); the alerts are judged every `alerts.every` (`daemon::alerts`). Errors of one
 /// job are recorded on the job; only errors of the store itself (a storage fault: full,
 /// read-only, I/O) end the daemon.
 ///
@@ -94,6 +97,7 @@ pub async fn run(
     settings: &DaemonSettings,
     max_db_bytes: Option<u64>,
     archive: &ArchiveSettings,
+    alerts: &AlertSettings,
     shutdown: Arc<AtomicBool>,
 ) -> Result<()> {
     let db: &DatabaseSettings = &worker.db;
@@ -124,6 +128,7 @@ pub async fn run(
             }
         });
     }
+    alerts::spawn(db.clone(), alerts.clone(), max_db_bytes, shutdown.clone());
     sd_notify(&format!(
         "READY=1\nSTATUS=waiting for jobs ({})",
         worker.owner

@@ -26,8 +26,10 @@ type Page = Result<Markup, Failure>;
 
 /// `/`: every blog with what the archive holds of it.
 pub async fn blogs(State(reader): State<Arc<Reader>>) -> Page {
-    let blogs = reader.read(|s| Ok(BlogView::all(s)?)).await?;
-    Ok(blogs_page(&Routes, &blogs))
+    let (blogs, alerts) = reader
+        .read(|s| Ok((BlogView::all(s)?, s.open_alerts()?)))
+        .await?;
+    Ok(blogs_page(&Routes, &blogs, &alerts))
 }
 
 /// `/blog/{id}?page=&month=&author=&tag=`: the blog's posts, newest first, by month.

@@ -7,7 +7,9 @@ use super::layout::{count, date, layout, time};
 use super::routes::Links;
 use super::views::BlogView;
 use crate::core::extract::GapField;
-use crate::store::{BlogId, Comment, CommentVersion, Neighbour, Neighbours, Post, PostSummary};
+use crate::store::{
+    BlogId, Comment, CommentVersion, Neighbour, Neighbours, OpenAlert, Post, PostSummary,
+};
 use maud::{html, Markup, PreEscaped};
 use std::collections::HashMap;
 
@@ -40,13 +42,27 @@ fn month_of(p: &PostSummary) -> String {
         .unwrap_or_else(|| "Undated".into())
 }
 
-/// The list of blogs with what the archive holds of each.
-pub fn blogs_page(links: &dyn Links, blogs: &[BlogView]) -> Markup {
+/// The list of blogs with what the archive holds of each, below the open alerts (none in a
+/// static copy).
+pub fn blogs_page(links: &dyn Links, blogs: &[BlogView], alerts: &[OpenAlert]) -> Markup {
     layout(
         links,
         "Blogs",
         html! {
             h1 { "Blogs" }
+            @if !alerts.is_empty() {
+                section.alerts aria-label="Alerts" {
+                    h2 { "Alerts (" (alerts.len()) ")" }
+                    ul { @for a in alerts {
+                        li {
+                            strong { (a.alert.kind) } " "
+                            @if let Some(blog) = &a.alert.blog { (blog) ": " }
+                            (a.alert.message)
+                            " " small { "since " (a.raised_at.format("%Y-%m-%d %H:%M UTC")) }
+                        }
+                    } }
+                }
+            }
             @if blogs.is_empty() {
                 p { "The archive holds no blog yet: " code { "archive add URL" } ", then " code { "archive crawl" } "." }
             }

@@ -64,7 +64,7 @@ pub fn write_index(
         posts: Arc::default(),
         blog_dir: String::new(),
     };
-    let page = blogs_page(&links, &views);
+    let page = blogs_page(&links, &views, &[]);
     docs.document("index.html", &mut |out| {
         Ok(out.write_all(with_policy(page.clone()).as_bytes())?)
     })?;

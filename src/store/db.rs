@@ -354,6 +354,7 @@ value_as_name!(
     super::kinds::MediaState,
     crate::core::rules::Field,
     crate::core::feed::FeedKind,
+    crate::core::alerts::AlertKind,
 );
 
 /// The parameters of one statement, each converted into a [`Value`]:

@@ -1,11 +1,12 @@
 //! The archive's figures as a whole, for `/metrics` and `/readyz` (issue 44): blogs, posts,
-//! comments, the open jobs by kind and state, the revisits due, each blog's last successful
+//! comments, the open jobs by kind and state, the open alerts by kind, the revisits due, each blog's last successful
 //! update, the database's size, and whether its schema is current. Each query reads an index
 //! or a table with a row per blog, never the captured bodies, so a scrape stays cheap at
 //! 10,000 blogs. Written once for both back ends, over [`super::db::Db`], but the size.
 
-use super::db::{args, Dialect};
+use super::db::{args, Db, Dialect};
 use super::{JobKind, JobState, Store};
+use crate::core::alerts::AlertKind;
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 
@@ -27,6 +28,37 @@ pub struct ArchiveFigures {
     pub last_success: Vec<Option<DateTime<Utc>>>,
     /// The database's size in bytes (SQLite: its pages; PostgreSQL: `pg_database_size`).
     pub database_bytes: u64,
+    /// Open alerts by kind (every kind, zeros included).
+    pub open_alerts: Vec<(AlertKind, u64)>,
+    /// Queued jobs that are due (their `not_before` passed).
+    pub jobs_due: u64,
+    /// Since when the longest-waiting due job has been due.
+    pub oldest_due_job: Option<DateTime<Utc>>,
+}
+
+/// Queued jobs due at `now`, and since when the longest-waiting of them has been due.
+pub(super) fn due_jobs(
+    db: &mut dyn Db,
+    now: DateTime<Utc>,
+) -> Result<(u64, Option<DateTime<Utc>>)> {
+    let r = db.query_one(
+        "SELECT COUNT(*), MIN(COALESCE(not_before, created_at)) FROM jobs
+          WHERE state = ?1 AND COALESCE(not_before, created_at) <= ?2",
+        args![JobState::Queued, now],
+    )?;
+    Ok((r.count(0)?.into(), r.time(1)?))
+}
+
+/// The database's size in bytes (SQLite: its pages; PostgreSQL: `pg_database_size`).
+pub(super) fn database_bytes(db: &mut dyn Db) -> Result<u64> {
+    Ok(match db.dialect() {
+        Dialect::Sqlite => {
+            let pages = db.count("SELECT page_count FROM pragma_page_count()", &[])?;
+            let size = db.count("SELECT page_size FROM pragma_page_size()", &[])?;
+            pages * size
+        }
+        Dialect::Postgres => db.count("SELECT pg_database_size(current_database())", &[])?,
+    })
 }
 
 impl Store {
@@ -58,16 +90,18 @@ impl Store {
                 .iter()
                 .map(|r| Ok(r.time(0)?.or(r.time(1)?)))
                 .collect::<Result<_>>()?;
-            let database_bytes = match db.dialect() {
-                Dialect::Sqlite => {
-                    let pages = db.count("SELECT page_count FROM pragma_page_count()", &[])?;
-                    let size = db.count("SELECT page_size FROM pragma_page_size()", &[])?;
-                    pages * size
-                }
-                Dialect::Postgres => {
-                    db.count("SELECT pg_database_size(current_database())", &[])?
-                }
-            };
+            let database_bytes = database_bytes(db)?;
+            let (jobs_due, oldest_due_job) = due_jobs(db, now)?;
+            let open_alerts = AlertKind::ALL
+                .iter()
+                .map(|kind| {
+                    let n = db.count(
+                        "SELECT COUNT(*) FROM alerts WHERE cleared_at IS NULL AND kind = ?1",
+                        args![*kind],
+                    )?;
+                    Ok((*kind, n))
+                })
+                .collect::<Result<_>>()?;
             Ok(ArchiveFigures {
                 blogs,
                 posts,
@@ -76,6 +110,9 @@ impl Store {
                 revisits_due,
                 last_success,
                 database_bytes,
+                open_alerts,
+                jobs_due,
+                oldest_due_job,
             })
         })
     }

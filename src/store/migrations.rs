@@ -480,4 +480,18 @@ pub const MIGRATIONS: &[&str] = &[
             VALUES (2 * new.id, new.title, new.content_text, new.authors, new.tags, new.url);
     END;
     "#,
+    // 30: alerts (issue 44): each alert that holds, raised once (the open ones are unique by
+    // kind and blog, so daemons sharing the database raise and report it once) and cleared
+    // when it no longer holds; `blog` is the blog's home page, '' for the archive as a whole.
+    r#"
+    CREATE TABLE alerts (
+        id          INTEGER PRIMARY KEY,
+        kind        TEXT NOT NULL,
+        blog        TEXT NOT NULL,
+        message     TEXT NOT NULL,
+        raised_at   TEXT NOT NULL,
+        cleared_at  TEXT
+    );
+    CREATE UNIQUE INDEX alerts_open ON alerts(kind, blog) WHERE cleared_at IS NULL;
+    "#,
 ];

@@ -27,6 +27,7 @@
 //! Instants are written as RFC 3339 UTC with milliseconds (`ts`), so their text order is their
 //! time order and SQL can compare them; a blog's own times keep the offset it wrote.
 
+mod alerts;
 mod aliases;
 mod blogs;
 mod coverage;
@@ -55,6 +56,7 @@ mod sql;
 mod surface;
 pub mod transfer;
 
+pub use alerts::OpenAlert;
 pub use figures::ArchiveFigures;
 pub use frontier::{DiscoveredUrl, Findings, FrontierUrl, Observation, StateCount};
 pub use full_text::{fts_query, SearchOrder, SearchQuery};

@@ -61,6 +61,7 @@ pub(crate) const TABLES: &[Table] = &[
     table("blobs", Order::Key(&["sha256"]), 50),
     table("post_media", Order::Inserted, 1000),
     table("warc_rolls", Order::Key(&["dir"]), 100),
+    table("alerts", Order::Id, 1000),
 ];
 
 const fn table(name: &'static str, order: Order, batch: usize) -> Table {

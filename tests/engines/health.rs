@@ -1,8 +1,10 @@
 //! What an operator's tools read from a running daemon (issue 44): `/metrics` scraped by a real
 //! Prometheus (Debian's `prometheus`) and checked by `promtool check metrics`, `/healthz` and
-//! `/readyz`, `archive status --json`, and the same routes in `archive serve`.
+//! `/readyz`, `archive status --json`, the same routes in `archive serve`, and an alert raised
+//! for a failing blog, told to `[alerts] command` once and shown everywhere.
 
 use crate::common::*;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -189,4 +191,120 @@ fn the_reader_serves_health_to_anyone_and_metrics_behind_its_credentials() {
         Some(1.0),
         "{text}"
     );
+}
+
+/// A blog whose every answer is 500 fails its NewCrawl; the daemon raises "failing" once, runs
+/// `[alerts] command` with it as JSON, and status, the reader's home page and `/metrics` show
+/// it; Prometheus's rules for everblog load (`promtool check rules`).
+#[test]
+fn a_failing_blog_raises_an_alert_that_runs_the_command_once() {
+    use everblog::fixture_server::{Hook, Reply, Root, Server};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir_of = fixture_dir("hexo");
+    let truth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir_of.join("truth.json")).unwrap()).unwrap();
+    let broken = Arc::new(AtomicBool::new(false));
+    let hook: Hook = {
+        let broken = Arc::clone(&broken);
+        Box::new(move |_| {
+            broken.load(Ordering::Relaxed).then(|| Reply {
+                status: 500,
+                headers: vec![],
+                body: b"down".to_vec(),
+            })
+        })
+    };
+    let server = Server::start_with(
+        Root::Disk(dir_of.join("site")),
+        truth["base_url"].as_str().map(str::to_string),
+        Some(hook),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    let feed = format!("{}{}", server.origin, truth["feed_path"].as_str().unwrap());
+    ok(&archive(&db, &["add", &feed]));
+    broken.store(true, Ordering::Relaxed);
+
+    let told = dir.path().join("told.jsonl");
+    let script = dir.path().join("notify.sh");
+    std::fs::write(&script, format!("#!/bin/sh\ncat >> '{}'\n", told.display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let port = free_port();
+    let config = dir.path().join("config.toml");
+    write_config(
+        &config,
+        format!(
+            "[daemon]\npoll = \"100ms\"\nmetrics = \"127.0.0.1:{port}\"\n\
+             [alerts]\nevery = \"1s\"\nfailing_after = 1\ncommand = [\"{}\"]\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let daemon = daemon_with_config(&db, &config, "alerting", Stdio::null());
+    wait_for("the alert command", Duration::from_secs(120), || {
+        std::fs::read_to_string(&told).is_ok_and(|t| t.contains("\"failing\""))
+    });
+    // Sweeps go on; the alert stays open and is not told again.
+    wait_for(
+        "everblog_alerts in /metrics",
+        Duration::from_secs(40),
+        || {
+            scrape(port)
+                .is_some_and(|t| metric(&t, r#"everblog_alerts{kind="failing"}"#) == Some(1.0))
+        },
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&told)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["kind"], "failing");
+    assert_eq!(
+        lines[0]["blog"],
+        format!("{}/", server.origin),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 job failed in a row; last error:"),
+        "{}",
+        lines[0]
+    );
+    assert!(terminate(daemon).success());
+
+    let status: serde_json::Value =
+        serde_json::from_str(&ok(&archive(&db, &["status", "--json"]))).unwrap();
+    assert_eq!(status["alerts"][0]["kind"], "failing", "{status}");
+    assert!(ok(&archive(&db, &["status"])).starts_with("alerts (1)\n  failing "));
+    let (_serving, reader) = serve_archive(&db, &loopback_config(), &[]);
+    let (code, home) = raw_get(reader, "/");
+    assert_eq!(code, 200);
+    assert!(
+        home.contains("Alerts (1)") && home.contains("1 job failed in a row"),
+        "{home}"
+    );
+
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("systemd/everblog.rules.yml");
+    match program("promtool") {
+        Some(promtool) => {
+            let out = Command::new(promtool)
+                .args(["check", "rules"])
+                .arg(&rules)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        None => eprintln!("SKIP promtool: not installed (Debian's prometheus; .ci/setup --tests)"),
+    }
 }
