@@ -24,6 +24,7 @@ fn main() -> ExitCode {
             | Command::Extract { .. }
             | Command::Coverage { .. }
             | Command::Status { .. }
+            | Command::Report { .. }
             | Command::Config { .. }
             | Command::Export { .. }
     ) {

@@ -160,7 +160,10 @@ fn partial(path: &Path) -> PathBuf {
 }
 
 /// Runs `write` on a buffered file written beside `path` and renamed into place once synced.
-fn write_file<T>(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<T> {
+pub(super) fn write_file<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T>,
+) -> Result<T> {
     let tmp = partial(path);
     let mut f = std::io::BufWriter::new(
         std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?,

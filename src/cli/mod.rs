@@ -200,6 +200,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write a blog's history as one HTML file that opens from disk: posts and comments per
+    /// month over the blog's life, its latest 200 jobs (pages fetched, failed, minutes) and
+    /// what revisits found (edits, deletions, moves), in charts (SVG, no script) with the
+    /// figures. The reader shows the same at /blog/ID/charts.
+    Report {
+        /// The blog (its feed or home page URL, as added).
+        #[arg(long, value_name = "BLOG")]
+        blog: String,
+        /// The HTML file to write (written beside it, then renamed).
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
     /// Serve the archive to read in a browser: the blogs, each blog's posts by month, author
     /// and tag, each post with its threaded comments, versions (word diffs) and captures,
     /// full-text search over posts and comments, Memento (TimeMap, TimeGate, captures with
@@ -469,6 +481,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             let cap = config.fetch.cap(crate::fetch::Resource::Page);
             extract::extract(&db, &file, url.as_deref(), blog.as_deref(), cap)
         }
+        Command::Report { blog, output } => status::report(&db, &blog, &output),
         Command::Coverage { blog, json } => {
             status::coverage(&db, blog.as_deref(), json, config.update.revisit_within)
         }

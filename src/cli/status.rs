@@ -1,4 +1,5 @@
-//! `archive status`: the open alerts, the blogs (posts, crawl state, rendering, last and next
+//! `archive status`, `archive coverage` and `archive report`: the open alerts, the blogs (posts,
+//! crawl state, rendering, last and next
 //! update, error streak) and the job queue.
 
 use super::archive::{find, open_to_read};
@@ -320,4 +321,20 @@ fn job_line(j: &Job, blog: &str) -> String {
         _ => String::new(),
     };
     format!("#{} {} {} {blog}{due}{lease}{error}", j.id, j.kind, j.state)
+}
+
+/// `archive report`: `blog`'s history (posts and comments per month, crawls, revisits, in
+/// charts) as one HTML file at `output`, written beside it and renamed.
+pub(super) fn report(db: &DatabaseSettings, blog: &str, output: &std::path::Path) -> Result<()> {
+    let store = open_to_read(db)?;
+    let blog = find(&store, blog)?;
+    let html = store.snapshot(|s| crate::serve::history::report(s, &blog))?;
+    super::export::write_file(output, |w| Ok(w.write_all(html.as_bytes())?))?;
+    eprintln!(
+        "wrote {} ({} bytes): {}'s history",
+        output.display(),
+        html.len(),
+        blog.home_url
+    );
+    Ok(())
 }

@@ -5,8 +5,9 @@
 //! policy that runs no script. A JSON API ([`api`]) for scripts.
 //!
 //! Layers: the base modules ([`routes`], [`layout`], [`failure`], [`reader`], [`views`],
-//! [`render`], [`diff`]) import no page family; each page family ([`pages`], [`versions`],
-//! [`api`], [`memento`], [`replay`], [`downloads`], [`captures`]; the static copy [`site`])
+//! [`render`], [`diff`], [`charts`]) import no page family; each page family ([`pages`], [`versions`],
+//! [`api`], [`memento`], [`replay`], [`downloads`], [`captures`], [`history`]; the static copy
+//! [`site`])
 //! imports only the base and the store; this module only routes requests to them. [`caching`]
 //! tags answers.
 //!
@@ -20,9 +21,11 @@ pub mod api;
 pub mod auth;
 pub mod caching;
 pub mod captures;
+pub mod charts;
 pub mod diff;
 pub mod downloads;
 pub mod failure;
+pub mod history;
 pub mod layout;
 pub mod memento;
 pub mod pages;
@@ -153,6 +156,8 @@ pub fn router(db: &DatabaseSettings, settings: &ServeSettings) -> Result<Router>
         .route("/", get(pages::blogs))
         .route("/blog/{id}", get(pages::blog))
         .route("/blog/{id}/captures", get(captures::captures))
+        .route("/blog/{id}/charts", get(history::charts))
+        .route("/blog/{id}/charts/{file}", get(history::chart))
         .route("/blog/{id}/{name}", get(downloads::document))
         .route("/blogs.opml", get(downloads::blogs_opml))
         .route("/post", get(pages::post))

@@ -7,8 +7,8 @@ use super::layout::{count, layout, layout_with_head, time};
 use super::reader::Reader;
 use super::render::{article_and_comments, blogs_page, post_list, Around};
 use super::routes::{
-    download_href, go_href, post_href, query_value, replay_href, timestamp, web_href, Links,
-    Routes, WACZ_DOWNLOAD,
+    charts_href, download_href, go_href, post_href, query_value, replay_href, timestamp, web_href,
+    Links, Routes, WACZ_DOWNLOAD,
 };
 use super::views::{self, capture_or_canonical, BlogView, ListParams, SearchParams, UrlParam};
 use crate::core::extract::GapField;
@@ -146,6 +146,7 @@ pub async fn blog(
                         li { a href=(download_href(id, WACZ_DOWNLOAD)) download { "Web archive (WACZ)" } " of every capture, for ReplayWeb.page or pywb" }
                     }
                     p { a href={ (base) "/captures" } { "Every page captured" } ", with when" }
+                    p { a href=(charts_href(id)) { "History in charts" } ": posts and comments per month, crawls, revisits" }
                 }
             }
         },

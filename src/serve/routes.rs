@@ -71,6 +71,11 @@ impl Links for Routes {
     }
 }
 
+/// Blog `id`'s history in charts (`serve::history`): `/blog/{id}/charts`.
+pub fn charts_href(id: BlogId) -> String {
+    format!("/blog/{id}/charts")
+}
+
 /// The name a blog's WACZ download is asked by (`serve::downloads`).
 pub const WACZ_DOWNLOAD: &str = "archive.wacz";
 

@@ -17,6 +17,7 @@ const RENDER_BY_DEFAULT: Option<&str> = None;
 
 mod backfill;
 mod browser_traffic;
+mod charts;
 mod comments_authors_dates;
 mod daemon;
 mod downloads;

@@ -547,6 +547,7 @@ fn the_archive_reads_in_a_browser() {
             "/".to_string(),
             "/blog/1".to_string(),
             "/blog/1/captures".to_string(),
+            "/blog/1/charts".to_string(),
             format!("/post?url={}", url_encode(&commented.url)),
             format!("/post?url={}", url_encode(&edited)),
             format!("/version?url={}&n=1", url_encode(&edited)),
