@@ -17,7 +17,9 @@
 //!
 //! Usage: `benches/scale_out.sh` (builds, then runs both), or
 //! `cargo bench --bench scale_out -- throughput|hold --archive target/dist/archive
-//! [--blogs B] [--daemons 1,2,4] [--backends sqlite,postgres] [--max-pages N] [--window SECONDS]`.
+//! [--blogs B] [--daemons 1,2,4] [--backends sqlite,postgres] [--max-pages N] [--window SECONDS]
+//! [--metrics]` (`--metrics`: each daemon serves /metrics, `[daemon] metrics`, as an operator
+//! runs it).
 
 #[allow(dead_code)]
 #[path = "../tests/common/pg_cluster.rs"]
@@ -47,6 +49,8 @@ struct Args {
     backends: Vec<String>,
     max_pages: Option<u64>,
     window: Duration,
+    /// Each daemon serves /metrics (`[daemon] metrics`, a free port), as an operator runs it.
+    metrics: bool,
 }
 
 fn args() -> Args {
@@ -58,6 +62,7 @@ fn args() -> Args {
         backends: vec!["sqlite".into(), "postgres".into()],
         max_pages: None,
         window: Duration::from_secs(240),
+        metrics: false,
     };
     let mut it = std::env::args().skip(1).filter(|a| a != "--bench");
     while let Some(arg) = it.next() {
@@ -69,6 +74,7 @@ fn args() -> Args {
             "--backends" => a.backends = value().split(',').map(String::from).collect(),
             "--max-pages" => a.max_pages = Some(value().parse().unwrap()),
             "--window" => a.window = Duration::from_secs(value().parse().unwrap()),
+            "--metrics" => a.metrics = true,
             "throughput" | "hold" => a.mode = arg.clone(),
             other => {
                 panic!("unknown argument {other}; see the doc comment of benches/scale_out.rs")
@@ -179,6 +185,9 @@ fn throughput(a: &Args, work: &Path) {
     });
     let cfg = work.join("config.toml");
     let mut text = String::from("[daemon]\npoll = \"200ms\"\n");
+    if a.metrics {
+        text += "metrics = \"127.0.0.1:0\"\n";
+    }
     if let Some(p) = a.max_pages {
         text += &format!("[crawl]\nmax_pages = {p}\n");
     }

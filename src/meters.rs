@@ -32,6 +32,8 @@ static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
 /// # Errors
 /// Another recorder was installed in this process first (not done by everblog).
 pub fn install() -> anyhow::Result<PrometheusHandle> {
+    static INSTALLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALLING.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(h) = HANDLE.get() {
         return Ok(h.clone());
     }
