@@ -3,7 +3,7 @@
 //! update, error streak) and the job queue.
 
 use super::archive::{find, open_to_read};
-use crate::store::DatabaseSettings;
+use crate::store::{BlogId, DatabaseSettings, Store};
 use crate::store::{Coverage, Job, JobState, OpenAlert, RenderMode, Renders, RevisitFigures};
 use anyhow::{bail, Result};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -61,9 +61,7 @@ pub(super) fn status(db: &DatabaseSettings, revisit_within: Duration, json: bool
                 .iter()
                 .map(|b| {
                     let c = store.counts(b.id)?;
-                    let mut coverage = store.coverage(b.id)?;
-                    coverage.revisits =
-                        Some(store.revisit_figures(b.id, Utc::now(), revisit_within)?);
+                    let coverage = coverage_with_revisits(&store, b.id, revisit_within)?;
                     Ok(BlogStatus {
                         home_url: b.home_url.clone(),
                         feed_url: b.feed_url.clone(),
@@ -198,6 +196,14 @@ fn revisit_line(r: &RevisitFigures, within: Duration) -> String {
     )
 }
 
+/// Blog `id`'s coverage with what revisits found within `revisit_within`, as `archive coverage
+/// --json` and `archive status --json` print it.
+fn coverage_with_revisits(store: &Store, id: BlogId, revisit_within: Duration) -> Result<Coverage> {
+    let mut c = store.coverage(id)?;
+    c.revisits = Some(store.revisit_figures(id, Utc::now(), revisit_within)?);
+    Ok(c)
+}
+
 /// `archive coverage`: the coverage report of one blog or all; fails (exit 1) when something
 /// known is missing.
 pub(super) fn coverage(
@@ -213,11 +219,7 @@ pub(super) fn coverage(
     };
     let reports: Vec<Coverage> = blogs
         .iter()
-        .map(|b| {
-            let mut c = store.coverage(b.id)?;
-            c.revisits = Some(store.revisit_figures(b.id, Utc::now(), revisit_within)?);
-            Ok(c)
-        })
+        .map(|b| coverage_with_revisits(&store, b.id, revisit_within))
         .collect::<Result<_>>()?;
     if json {
         println!("{}", serde_json::to_string_pretty(&reports)?);
