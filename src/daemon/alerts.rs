@@ -4,7 +4,7 @@
 //! raise each once), logs each new one and runs `[alerts] command` with it as JSON on stdin.
 
 use crate::core::alerts::{Alert, Rules};
-use crate::store::{DatabaseSettings, Store};
+use crate::store::{DatabaseSettings, OpenAlert, Store};
 use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use std::io::Write;
@@ -99,13 +99,11 @@ fn tell(command: &[String], alert: &Alert, at: DateTime<Utc>, db: &DatabaseSetti
     let Some((program, args)) = command.split_first() else {
         return Ok(());
     };
-    let json = serde_json::json!({
-        "kind": alert.kind,
-        "blog": alert.blog,
-        "message": alert.message,
-        "raised_at": at,
-        "database": db.shown(),
-    });
+    let mut json = serde_json::to_value(OpenAlert {
+        alert: alert.clone(),
+        raised_at: at,
+    })?;
+    json["database"] = db.shown().into();
     let mut child = std::process::Command::new(program)
         .args(args)
         .stdin(std::process::Stdio::piped())

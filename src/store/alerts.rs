@@ -50,6 +50,8 @@ impl Store {
                     |r| r.time(0),
                 )
             })?;
+            // Dates are stored with the blog's own offsets, so text order is not quite time
+            // order: sorted again as instants.
             let mut published: Vec<DateTime<Utc>> = published.into_iter().flatten().collect();
             published.sort_by(|a, b| b.cmp(a));
             blogs.push(BlogFacts {
